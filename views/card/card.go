@@ -1,0 +1,234 @@
+package card
+
+import "encoding/json"
+
+// Kind is the ACP ToolCallKind a generic card uses to choose an icon.
+type Kind string
+
+// The tool call kinds (contract §3). KindOther is the default.
+const (
+	KindRead    Kind = "read"
+	KindEdit    Kind = "edit"
+	KindDelete  Kind = "delete"
+	KindMove    Kind = "move"
+	KindSearch  Kind = "search"
+	KindExecute Kind = "execute"
+	KindFetch   Kind = "fetch"
+	KindOther   Kind = "other"
+)
+
+// FileLocation is a file a call reads or changes, for editors to follow.
+// Line is 1-based; 0 means no line.
+type FileLocation struct {
+	Path string `json:"path"`
+	Line int    `json:"line,omitempty"`
+}
+
+// FileDiff is one file's change. OldText is nil for a new file (and for a
+// call-time overwrite, whose prior content a pure presenter cannot see).
+type FileDiff struct {
+	Path    string  `json:"path"`
+	OldText *string `json:"oldText"`
+	NewText string  `json:"newText"`
+}
+
+// ReadFileLine is one line of a read window: the file's own 1-based line
+// number and the line's (already truncated) text without its newline.
+type ReadFileLine struct {
+	Number int    `json:"number"`
+	Text   string `json:"text"`
+}
+
+// SearchLineMatch is one grep hit.
+type SearchLineMatch struct {
+	LineNumber int    `json:"lineNumber"`
+	Line       string `json:"line"`
+}
+
+// SearchFileMatches groups one file's hits, in first-seen file order.
+type SearchFileMatches struct {
+	Path    string            `json:"path"`
+	Matches []SearchLineMatch `json:"matches"`
+}
+
+// WebSource is one web search source.
+type WebSource struct {
+	URL         string `json:"url"`
+	Title       string `json:"title,omitempty"`
+	Snippet     string `json:"snippet,omitempty"`
+	PublishedAt string `json:"publishedAt,omitempty"`
+}
+
+// CallView is the closed union of pending-state cards: *Generic, *Terminal
+// and *Diff. Switch on it exhaustively.
+type CallView interface {
+	callView()
+}
+
+// ResultView is the closed union of completed-state cards: *GenericResult,
+// *TerminalResult, *DiffResult, *SearchMatches, *SearchPaths, *Read,
+// *WebSearch and *WebFetch. A result view replaces the pending view.
+type ResultView interface {
+	resultView()
+}
+
+// Generic is the default pending card.
+type Generic struct {
+	Title     string         `json:"title"`
+	Kind      Kind           `json:"kind,omitempty"`
+	RawInput  any            `json:"rawInput,omitempty"` // a string is shown as-is, anything else as pretty JSON
+	Content   []Content      `json:"content,omitempty"`
+	Locations []FileLocation `json:"locations,omitempty"`
+}
+
+// Terminal is the pending card of a shell command.
+type Terminal struct {
+	Title       string `json:"title"` // the command
+	Description string `json:"description,omitempty"`
+	Cwd         string `json:"cwd,omitempty"` // relative: against the session workspace; empty: the workspace
+}
+
+// Diff is the pending card of a file creation or change.
+type Diff struct {
+	Title     string         `json:"title"`
+	Diffs     []FileDiff     `json:"diffs"`
+	Locations []FileLocation `json:"locations,omitempty"`
+}
+
+// GenericResult is the default completed card; nil Content means "show the
+// raw result content".
+type GenericResult struct {
+	Title   string    `json:"title,omitempty"`
+	Content []Content `json:"content,omitempty"`
+}
+
+// TerminalResult is a finished command: output and at most one of ExitCode
+// and Signal (neither: no exit pill).
+type TerminalResult struct {
+	Title    string `json:"title,omitempty"`
+	Output   string `json:"output,omitempty"`
+	ExitCode *int   `json:"exitCode,omitempty"`
+	Signal   string `json:"signal,omitempty"`
+}
+
+// DiffResult is the applied change: hunks with context, or a whole-file diff.
+type DiffResult struct {
+	Title string     `json:"title,omitempty"`
+	Diffs []FileDiff `json:"diffs"`
+}
+
+// SearchMatches is a grep result, grouped by file. It carries no result text.
+type SearchMatches struct {
+	Title     string              `json:"title,omitempty"`
+	Files     []SearchFileMatches `json:"files"`
+	Truncated bool                `json:"truncated"`
+	Total     int                 `json:"total"`
+}
+
+// SearchPaths is a glob result. It carries no result text.
+type SearchPaths struct {
+	Title     string   `json:"title,omitempty"`
+	Paths     []string `json:"paths"`
+	Truncated bool     `json:"truncated"`
+	Total     int      `json:"total"`
+}
+
+// Read is a file read window. Offset is the requested 1-based first line,
+// kept even when Lines is empty; Lang is a highlighting hint; Content is the
+// text without its envelope, for UIs without a read card.
+type Read struct {
+	Title      string         `json:"title,omitempty"`
+	Path       string         `json:"path"`
+	Offset     int            `json:"offset"`
+	Lines      []ReadFileLine `json:"lines"`
+	TotalLines int            `json:"totalLines"`
+	Lang       string         `json:"lang,omitempty"`
+	Content    string         `json:"content,omitempty"`
+}
+
+// WebSearch is a web search result. It carries no content copy.
+type WebSearch struct {
+	Title     string      `json:"title,omitempty"`
+	Sources   []WebSource `json:"sources"`
+	Answer    string      `json:"answer,omitempty"`
+	Truncated bool        `json:"truncated"`
+}
+
+// WebFetch is a fetched page. It carries no content copy.
+type WebFetch struct {
+	Title      string `json:"title,omitempty"`
+	URL        string `json:"url"`
+	StatusCode int    `json:"statusCode"`
+	Truncated  bool   `json:"truncated"`
+}
+
+func (*Generic) callView()  {}
+func (*Terminal) callView() {}
+func (*Diff) callView()     {}
+
+func (*GenericResult) resultView()  {}
+func (*TerminalResult) resultView() {}
+func (*DiffResult) resultView()     {}
+func (*SearchMatches) resultView()  {}
+func (*SearchPaths) resultView()    {}
+func (*Read) resultView()           {}
+func (*WebSearch) resultView()      {}
+func (*WebFetch) resultView()       {}
+
+// tagged marshals v's fields with a leading "card" tag (and, for the unions
+// with two shapes, "shape" or "kind").
+func tagged[T any](v *T, tags ...string) ([]byte, error) {
+	// MarshalJSON has a pointer receiver, and encoding/json does not call
+	// it on the non-addressable copy *v: this marshals the plain fields.
+	body, err := json.Marshal(*v)
+	if err != nil {
+		return nil, err
+	}
+	out := []byte{'{'}
+	for i := 0; i+1 < len(tags); i += 2 {
+		k, _ := json.Marshal(tags[i])
+		val, _ := json.Marshal(tags[i+1])
+		out = append(append(append(append(out, k...), ':'), val...), ',')
+	}
+	if len(body) == 2 { // "{}"
+		return append(out[:len(out)-1], '}'), nil
+	}
+	return append(out, body[1:]...), nil
+}
+
+// MarshalJSON emits the card with its "card" tag.
+func (c *Generic) MarshalJSON() ([]byte, error) { return tagged(c, "card", "generic") }
+
+// MarshalJSON emits the card with its "card" tag.
+func (c *Terminal) MarshalJSON() ([]byte, error) { return tagged(c, "card", "terminal") }
+
+// MarshalJSON emits the card with its "card" tag.
+func (c *Diff) MarshalJSON() ([]byte, error) { return tagged(c, "card", "diff") }
+
+// MarshalJSON emits the card with its "card" tag.
+func (c *GenericResult) MarshalJSON() ([]byte, error) { return tagged(c, "card", "generic") }
+
+// MarshalJSON emits the card with its "card" tag.
+func (c *TerminalResult) MarshalJSON() ([]byte, error) { return tagged(c, "card", "terminal") }
+
+// MarshalJSON emits the card with its "card" tag.
+func (c *DiffResult) MarshalJSON() ([]byte, error) { return tagged(c, "card", "diff") }
+
+// MarshalJSON emits the card with its "card" and "shape" tags.
+func (c *SearchMatches) MarshalJSON() ([]byte, error) {
+	return tagged(c, "card", "search", "shape", "matches")
+}
+
+// MarshalJSON emits the card with its "card" and "shape" tags.
+func (c *SearchPaths) MarshalJSON() ([]byte, error) {
+	return tagged(c, "card", "search", "shape", "paths")
+}
+
+// MarshalJSON emits the card with its "card" tag.
+func (c *Read) MarshalJSON() ([]byte, error) { return tagged(c, "card", "read") }
+
+// MarshalJSON emits the card with its "card" and "kind" tags.
+func (c *WebSearch) MarshalJSON() ([]byte, error) { return tagged(c, "card", "web", "kind", "search") }
+
+// MarshalJSON emits the card with its "card" and "kind" tags.
+func (c *WebFetch) MarshalJSON() ([]byte, error) { return tagged(c, "card", "web", "kind", "fetch") }
