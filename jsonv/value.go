@@ -376,3 +376,7 @@ func MustObject(members ...Member) Value {
 	}
 	return v
 }
+
+// Same reports whether v and w are the same handle (not merely equal): a
+// cheap identity check for "is this the value I produced".
+func (v Value) Same(w Value) bool { return v.n == w.n }

@@ -1,0 +1,137 @@
+package pipeline
+
+import (
+	"context"
+
+	"github.com/dsh-bridge/dsh-bridge/jsonv"
+	"github.com/dsh-bridge/dsh-bridge/registry"
+)
+
+// dispatch runs the tools/execute waterfall around the body and normalizes
+// what it returns. Only this stage may overlap with other calls' stages.
+func (r *run) dispatch() {
+	wrappers := matching(r.p, r.p.wrappers, r.exec.Scope)
+	var minted registry.Result
+	var haveMinted bool
+	var wrapperErr error // the first wrapper failure: the call ends final
+	var step func(i int, ctx context.Context) registry.Result
+	step = func(i int, ctx context.Context) registry.Result {
+		if i == len(wrappers) {
+			res := r.body(ctx)
+			minted, haveMinted = res, true
+			return res.Clone()
+		}
+		var res registry.Result
+		err := protect(func() (err error) {
+			res, err = wrappers[i](ctx, r.exec, func(next context.Context) registry.Result {
+				if next == nil {
+					next = ctx
+				}
+				return step(i+1, next)
+			})
+			return err
+		})
+		if err != nil {
+			if wrapperErr == nil {
+				wrapperErr = err
+			}
+			return fromError(err) // what an enclosing wrapper sees
+		}
+		return r.normalize(res, minted, haveMinted)
+	}
+	res := step(0, r.ctx)
+	if wrapperErr != nil {
+		r.final(fromError(wrapperErr))
+		return
+	}
+	r.mu.Lock()
+	deferred, invoked := r.deferred, r.bodyInvoked
+	r.mu.Unlock()
+	res = withContexts(res, deferred)
+	if r.ctx.Err() != nil && !res.IsError {
+		res = keepContexts(abortedFor(invoked), res)
+	}
+	r.post(res)
+}
+
+func abortedFor(bodyInvoked bool) registry.Result {
+	if bodyInvoked {
+		return aborted()
+	}
+	return abortedBeforeDispatch()
+}
+
+// body is the base of the waterfall: fuse the caller's cancellation into the
+// wrapper's context, re-resolve the tool, run it, and build the canonical
+// result.
+func (r *run) body(wctx context.Context) registry.Result {
+	fused, cancel := context.WithCancelCause(wctx)
+	defer cancel(nil)
+	stop := context.AfterFunc(r.ctx, func() { cancel(context.Cause(r.ctx)) })
+	defer stop()
+	if fused.Err() != nil {
+		return abortedBeforeDispatch()
+	}
+	tool := r.p.reg.Get(r.exec.Name, r.exec.Scope)
+	if tool == nil {
+		return fromError(registry.UnknownToolError(r.exec.Name))
+	}
+	r.mu.Lock()
+	r.bodyInvoked = true
+	r.mu.Unlock()
+	var value jsonv.Value
+	err := protect(func() (err error) {
+		value, err = tool.Execute(fused, r.exec.Arguments, r)
+		return err
+	})
+	if err != nil {
+		if isCancellation(fused, err) {
+			return aborted()
+		}
+		return fromError(err)
+	}
+	res := buildSuccess(tool, r.exec.Arguments, value, r.exec.Parent.IsZero())
+	if res.IsError {
+		return res
+	}
+	r.mu.Lock()
+	res.ConcludesTurn = r.concluded
+	r.mu.Unlock()
+	if fused.Err() != nil {
+		return aborted()
+	}
+	return res
+}
+
+// normalize reshapes what a wrapper returned: the pipeline's own success
+// stays; another success counts only through its value, re-validated and
+// re-rendered by the owning tool (its contexts kept); a failure keeps its
+// error, content, meta and contexts.
+func (r *run) normalize(res, minted registry.Result, haveMinted bool) registry.Result {
+	if res.IsError {
+		out := registry.Result{IsError: true, Meta: res.Meta, Content: res.Content, AdditionalContexts: res.AdditionalContexts}
+		if res.Error != nil {
+			out.Error = &registry.Failure{Message: res.Error.Message, Info: res.Error.Info}
+		} else {
+			out.Error = &registry.Failure{Message: blockMessage(res.Content)}
+		}
+		if len(out.Content) == 0 {
+			out.Content = failed(out.Error.Message, nil).Content
+		}
+		return out.Clone()
+	}
+	if haveMinted && !minted.IsError && minted.Value.Same(res.Value) {
+		out := minted.Clone()
+		out.AdditionalContexts = res.Clone().AdditionalContexts
+		return out
+	}
+	tool := r.p.reg.Get(r.exec.Name, r.exec.Scope)
+	if tool == nil {
+		return keepContexts(fromError(registry.UnknownToolError(r.exec.Name)), res.Clone())
+	}
+	out := buildSuccess(tool, r.exec.Arguments, res.Value, r.exec.Parent.IsZero())
+	if !out.IsError {
+		out.ConcludesTurn = res.ConcludesTurn
+	}
+	return keepContexts(out, res.Clone())
+}

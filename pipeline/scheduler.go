@@ -1,0 +1,119 @@
+package pipeline
+
+import (
+	"context"
+
+	"github.com/dsh-bridge/dsh-bridge/jsonv"
+
+	"github.com/dsh-bridge/dsh-bridge/registry"
+)
+
+// BatchOptions configure ExecuteBatch.
+type BatchOptions struct {
+	// MaxParallel bounds how many parallel-safe calls dispatch at once
+	// (default 10; 1 is serial).
+	MaxParallel int
+	// OnState, when set, hears each call's progress: Queued for every call
+	// up front, AwaitingApproval when a person is asked, Running just
+	// before dispatch, and Finished with the committed result (res is nil
+	// otherwise). It is called from the goroutine that called ExecuteBatch,
+	// never concurrently, in an order consistent with each call's stages.
+	OnState func(index int, state State, res *registry.Result)
+}
+
+// ExecuteBatch runs the calls of one model turn and returns their results
+// in model order. Consecutive parallel-safe calls form a group that runs as
+// a rolling pool bounded by MaxParallel; an exclusive call is a barrier that
+// runs alone once everything before it has been committed. Each call is
+// classified just before it starts. Only dispatch and the tool body
+// overlap: pre-execute (and so approvals) and post-execute run on the
+// caller's goroutine, strictly in model order, and results are committed in
+// model order. Every call gets a result, cancelled ones included.
+func (p *Pipeline) ExecuteBatch(ctx context.Context, calls []Call, opts BatchOptions) []registry.Result {
+	limit := opts.MaxParallel
+	if limit <= 0 {
+		limit = 10
+	}
+	notify := func(i int, s State, res *registry.Result) {
+		if opts.OnState != nil {
+			opts.OnState(i, s, res)
+		}
+	}
+	for i := range calls {
+		notify(i, Queued, nil)
+	}
+	results := make([]registry.Result, len(calls))
+	runs := make([]*run, len(calls))
+	done := make(chan int, len(calls)) // dispatched indexes, as they finish
+	finished := make([]bool, len(calls))
+	inFlight, next := 0, 0 // next: the commit cursor
+
+	commitReady := func() {
+		for next < len(calls) && runs[next] != nil && finished[next] {
+			res := runs[next].finalize()
+			results[next] = res
+			notify(next, Finished, &res)
+			next++
+		}
+	}
+	waitOne := func() {
+		i := <-done
+		finished[i] = true
+		inFlight--
+	}
+	drain := func() {
+		for inFlight > 0 {
+			waitOne()
+		}
+		commitReady()
+	}
+
+	for i, call := range calls {
+		mode, args := p.classify(call)
+		call.Args = args
+		if mode == registry.Exclusive {
+			drain()
+		}
+		r := p.prepare(ctx, call, func(s State) { notify(i, s, nil) })
+		runs[i] = r
+		if r.stage != stageDispatch {
+			finished[i] = true
+			commitReady()
+			continue
+		}
+		notify(i, Running, nil)
+		if mode == registry.Exclusive {
+			r.dispatch()
+			finished[i] = true
+			commitReady()
+			continue
+		}
+		for inFlight >= limit {
+			waitOne()
+			commitReady()
+		}
+		inFlight++
+		go func() {
+			r.dispatch()
+			done <- i
+		}()
+		commitReady()
+	}
+	drain()
+	return results
+}
+
+// classify materializes the call's arguments (once: prepare reuses them)
+// and asks the registry for its execution mode; unparsable arguments are
+// exclusive, and prepare reports them.
+func (p *Pipeline) classify(call Call) (registry.Mode, jsonv.Value) {
+	args := call.Args
+	if !args.IsValid() {
+		v, ok := parseArgs(call.Arguments)
+		if !ok {
+			return registry.Exclusive, jsonv.Value{}
+		}
+		args = v
+	}
+	return p.reg.ExecutionMode(call.Name, args, call.Scope), args
+}
