@@ -1,0 +1,111 @@
+package views
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/dsh-bridge/dsh-bridge/jsonv"
+	"github.com/dsh-bridge/dsh-bridge/views/card"
+)
+
+// Status is an ACP ToolCallStatus.
+type Status string
+
+// Tool call statuses (ACP v1 has no "cancelled": a cancelled call ends
+// failed).
+const (
+	Pending    Status = "pending"
+	InProgress Status = "in_progress"
+	Completed  Status = "completed"
+	Failed     Status = "failed"
+)
+
+// ToolCallContent is one ACP ToolCallContent item: a content block, a file
+// diff, or an embedded editor terminal.
+type ToolCallContent struct {
+	Type       string       // "content", "diff" or "terminal"
+	Content    card.Content // for "content"
+	Path       string       // for "diff": absolute
+	OldText    *string      // for "diff": nil for a new file
+	NewText    string       // for "diff"
+	TerminalID string       // for "terminal"
+}
+
+// MarshalJSON emits the item's ACP shape.
+func (c ToolCallContent) MarshalJSON() ([]byte, error) {
+	switch c.Type {
+	case "content":
+		return json.Marshal(struct {
+			Type    string       `json:"type"`
+			Content card.Content `json:"content"`
+		}{c.Type, c.Content})
+	case "diff":
+		return json.Marshal(struct {
+			Type    string  `json:"type"`
+			Path    string  `json:"path"`
+			OldText *string `json:"oldText"`
+			NewText string  `json:"newText"`
+		}{c.Type, c.Path, c.OldText, c.NewText})
+	case "terminal":
+		return json.Marshal(struct {
+			Type       string `json:"type"`
+			TerminalID string `json:"terminalId"`
+		}{c.Type, c.TerminalID})
+	}
+	return nil, fmt.Errorf("views: unknown tool call content type %q", c.Type)
+}
+
+// TextItem returns a content item holding one text block.
+func TextItem(s string) ToolCallContent {
+	return ToolCallContent{Type: "content", Content: card.Text(s)}
+}
+
+// Location is an ACP ToolCallLocation: an absolute path and a 1-based line
+// (0: none).
+type Location struct {
+	Path string `json:"path"`
+	Line int    `json:"line,omitempty"`
+}
+
+// ToolCallUpdate is the `update` of a session/update notification for a
+// tool call: SessionUpdate "tool_call" (the first announcement, Title
+// required) or "tool_call_update" (only the fields that change; nil
+// Content or Locations mean unchanged, an empty non-nil one clears). It is
+// also the shape of session/request_permission's toolCall.
+type ToolCallUpdate struct {
+	SessionUpdate string            `json:"sessionUpdate,omitempty"`
+	ToolCallID    string            `json:"toolCallId"`
+	Title         string            `json:"title,omitempty"`
+	Name          string            `json:"name,omitempty"`
+	Kind          card.Kind         `json:"kind,omitempty"`
+	Status        Status            `json:"status,omitempty"`
+	Content       []ToolCallContent `json:"content,omitzero"`
+	Locations     []Location        `json:"locations,omitzero"`
+	RawInput      jsonv.Value       `json:"rawInput,omitzero"`
+	RawOutput     jsonv.Value       `json:"rawOutput,omitzero"`
+	Meta          map[string]any    `json:"_meta,omitempty"`
+}
+
+// MetaVersion is the version of the `_meta.dsh` payload (docs/meta-dsh.md).
+const MetaVersion = 1
+
+// DshMeta is our rich payload under `_meta.dsh` on every tool call update:
+// the full card plus what editors need to render it natively.
+type DshMeta struct {
+	Version int `json:"version"`
+	// Card is the card the update was projected from.
+	Card any `json:"card"`
+	// Changes are a diff card's per-file hunks and LSP text edits.
+	Changes []FileChange `json:"changes,omitempty"`
+	// Tokens are a read card's syntax spans, one slice per line.
+	Tokens [][]Span `json:"tokens,omitempty"`
+	// Terminal is a terminal card's output and exit status.
+	Terminal *TerminalMeta `json:"terminal,omitempty"`
+}
+
+// TerminalMeta is a finished command's output and exit status.
+type TerminalMeta struct {
+	Output   string `json:"output"`
+	ExitCode *int   `json:"exitCode,omitempty"`
+	Signal   string `json:"signal,omitempty"`
+}

@@ -1,0 +1,128 @@
+package views
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/alecthomas/chroma/v2"
+	"github.com/alecthomas/chroma/v2/formatters"
+	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/alecthomas/chroma/v2/styles"
+
+	"github.com/dsh-bridge/dsh-bridge/views/card"
+)
+
+// Span is one syntax token on a line: [Start, End) in UTF-16 code units (as
+// editors count) and chroma's token type name, for example
+// "KeywordDeclaration" or "LiteralStringDouble".
+type Span struct {
+	Start int    `json:"start"`
+	End   int    `json:"end"`
+	Type  string `json:"type"`
+}
+
+var lexerCache sync.Map // extension or lang → chroma.Lexer (nil: none)
+
+// lexerFor picks a lexer from the language hint, else from the path; nil
+// when neither names a known language.
+func lexerFor(path, lang string) chroma.Lexer {
+	key := "lang:" + strings.ToLower(lang)
+	if lang == "" {
+		key = "ext:" + strings.ToLower(filepath.Ext(path))
+		if filepath.Ext(path) == "" {
+			key = "name:" + filepath.Base(path)
+		}
+	}
+	if l, ok := lexerCache.Load(key); ok {
+		lx, _ := l.(chroma.Lexer)
+		return lx
+	}
+	var l chroma.Lexer
+	if lang != "" {
+		l = lexers.Get(lang)
+	}
+	if l == nil && path != "" {
+		l = lexers.Match(filepath.Base(path))
+	}
+	if l != nil {
+		l = chroma.Coalesce(l)
+	}
+	lexerCache.Store(key, l)
+	return l
+}
+
+// LanguageName returns the highlighting language for a path or hint in
+// lower case ("go", "python"), or "" when unknown.
+func LanguageName(path, lang string) string {
+	l := lexerFor(path, lang)
+	if l == nil {
+		return ""
+	}
+	return strings.ToLower(l.Config().Name)
+}
+
+// Tokens returns the syntax spans of each line (whitespace omitted),
+// highlighting the lines as one text so that multi-line constructs inside
+// the window are recognized. Unknown languages give nil.
+func Tokens(path, lang string, lines []string) [][]Span {
+	l := lexerFor(path, lang)
+	if l == nil || len(lines) == 0 {
+		return nil
+	}
+	it, err := l.Tokenise(nil, strings.Join(lines, "\n")+"\n")
+	if err != nil {
+		return nil
+	}
+	out := make([][]Span, len(lines))
+	line, col := 0, 0
+	for tok := it(); tok != chroma.EOF; tok = it() {
+		parts := strings.Split(tok.Value, "\n")
+		for i, part := range parts {
+			if i > 0 {
+				line++
+				col = 0
+			}
+			if line >= len(lines) {
+				break
+			}
+			w := utf16Len(part)
+			if w > 0 && strings.TrimSpace(part) != "" && tok.Type != chroma.Text && tok.Type != chroma.TextWhitespace {
+				out[line] = append(out[line], Span{Start: col, End: col + w, Type: tok.Type.String()})
+			}
+			col += w
+		}
+	}
+	return out
+}
+
+// ANSI renders a read card's lines for a terminal: right-aligned line
+// numbers and chroma's 256-colour highlighting (plain text for unknown
+// languages). Used by terminal clients such as the demo.
+func ANSI(c *card.Read) string {
+	width := len(strconv.Itoa(max(c.Offset, 1) + len(c.Lines)))
+	var body strings.Builder
+	texts := make([]string, len(c.Lines))
+	for i, l := range c.Lines {
+		texts[i] = l.Text
+	}
+	highlighted := texts
+	if l := lexerFor(c.Path, c.Lang); l != nil {
+		if it, err := l.Tokenise(nil, strings.Join(texts, "\n")+"\n"); err == nil {
+			var b strings.Builder
+			if formatters.TTY256.Format(&b, styles.Get("monokai"), it) == nil {
+				highlighted = strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+			}
+		}
+	}
+	for i, l := range c.Lines {
+		text := texts[i]
+		if i < len(highlighted) {
+			text = highlighted[i]
+		}
+		num := strconv.Itoa(l.Number)
+		body.WriteString("\x1b[2m" + strings.Repeat(" ", max(0, width-len(num))) + num + " │\x1b[0m " + text + "\x1b[0m\n")
+	}
+	return body.String()
+}

@@ -1,0 +1,222 @@
+package views
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/dsh-bridge/dsh-bridge/jsonv"
+	"github.com/dsh-bridge/dsh-bridge/views/card"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+var (
+	schemaOnce sync.Once
+	schemas    map[string]*jsonschema.Schema
+	schemaErr  error
+)
+
+// acpSchema returns the compiled ACP schema for a $defs type.
+func acpSchema(t *testing.T, def string) *jsonschema.Schema {
+	t.Helper()
+	schemaOnce.Do(func() {
+		f, err := os.Open("testdata/acp-schema.json")
+		if err != nil {
+			schemaErr = err
+			return
+		}
+		defer f.Close()
+		doc, err := jsonschema.UnmarshalJSON(f)
+		if err != nil {
+			schemaErr = err
+			return
+		}
+		c := jsonschema.NewCompiler()
+		if schemaErr = c.AddResource("acp.json", doc); schemaErr != nil {
+			return
+		}
+		schemas = map[string]*jsonschema.Schema{}
+		for _, d := range []string{"SessionNotification", "RequestPermissionRequest"} {
+			s, err := c.Compile("acp.json#/$defs/" + d)
+			if err != nil {
+				schemaErr = err
+				return
+			}
+			schemas[d] = s
+		}
+	})
+	if schemaErr != nil {
+		t.Fatal(schemaErr)
+	}
+	return schemas[def]
+}
+
+// checkWire validates msg against an ACP $defs type and compares it with
+// the golden file testdata/<test name>.golden.
+func checkWire(t *testing.T, def string, msg any) {
+	t.Helper()
+	b, err := json.MarshalIndent(msg, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := acpSchema(t, def).Validate(doc); err != nil {
+		t.Errorf("not a valid ACP %s:\n%s\n%v", def, b, err)
+	}
+	golden := filepath.Join("testdata", filepath.FromSlash(t.Name())+".golden")
+	if *update {
+		os.MkdirAll(filepath.Dir(golden), 0o755)
+		if err := os.WriteFile(golden, append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got := string(b) + "\n"; got != string(want) {
+		t.Errorf("mismatch with %s:\n got: %s\nwant: %s", golden, got, want)
+	}
+}
+
+func notification(u ToolCallUpdate) any {
+	return map[string]any{"sessionId": "sess_1", "update": u}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+const cwd = "/work/project"
+
+func TestProject(t *testing.T) {
+	plain := Env{Cwd: cwd}
+	zed := Env{Cwd: cwd, TerminalOutput: true}
+	editorTerm := Env{Cwd: cwd, TerminalID: "term-7"}
+	args := jsonv.MustParse(`{"file_path":"/work/project/src/main.go"}`)
+	readCall := &card.Generic{Title: "Read /work/project/src/main.go (10 - 12)", Kind: card.KindRead, Locations: []card.FileLocation{{Path: "/work/project/src/main.go", Line: 10}}}
+	term := &card.Terminal{Title: "go test ./...", Description: "Run the tests", Cwd: "sub"}
+	goLines := []card.ReadFileLine{{Number: 10, Text: "func main() {"}, {Number: 11, Text: "\tfmt.Println(\"héllo 😀\")"}, {Number: 12, Text: "}"}}
+
+	calls := []struct {
+		name string
+		env  Env
+		view card.CallView
+	}{
+		{"generic_read_relative_title", plain, readCall},
+		{"generic_fallback", plain, GenericCall("mystery", jsonv.MustParse(`{"a":[1,2]}`))},
+		{"generic_string_raw_input", plain, &card.Generic{Title: "Grep TODO", Kind: card.KindSearch, RawInput: "TODO"}},
+		{"generic_outside_workspace_title_kept", plain, &card.Generic{Title: "Read /etc/passwd", Kind: card.KindRead, Locations: []card.FileLocation{{Path: "/etc/passwd"}}}},
+		{"terminal_zed_meta", zed, term},
+		{"terminal_editor_terminal", editorTerm, term},
+		{"terminal_plain", plain, term},
+		{"diff_new_file", plain, &card.Diff{Title: "Write /work/project/new.txt", Diffs: []card.FileDiff{{Path: "/work/project/new.txt", NewText: "hello\n"}}, Locations: []card.FileLocation{{Path: "/work/project/new.txt"}}}},
+		{"diff_edit_relative_path", plain, &card.Diff{Title: "Edit src/a.go", Diffs: []card.FileDiff{{Path: "src/a.go", OldText: ptr("a\nb\nc\n"), NewText: "a\nB\nc\n"}}}},
+		{"diff_empty", plain, &card.Diff{Title: "Edit nothing", Diffs: nil}},
+	}
+	for _, tc := range calls {
+		t.Run("call/"+tc.name, func(t *testing.T) {
+			checkWire(t, "SessionNotification", notification(Call(tc.env, "call_1", "tool", tc.view, args, Pending)))
+		})
+	}
+
+	exit0, exit2 := ptr(0), ptr(2)
+	results := []struct {
+		name   string
+		env    Env
+		call   card.CallView
+		view   card.ResultView
+		failed bool
+	}{
+		{"generic_raw_failure", plain, readCall, &card.GenericResult{Content: []card.Content{card.Text("Error: file not found")}}, true},
+		{"generic_with_image", plain, readCall, &card.GenericResult{Title: "Screenshot", Content: []card.Content{card.Image("iVBORw0KGgo=", "image/png"), card.Text("a picture")}}, false},
+		{"terminal_zed_exit", zed, term, &card.TerminalResult{Output: "ok\n", ExitCode: exit0}, false},
+		{"terminal_zed_signal", zed, term, &card.TerminalResult{Output: "partial", Signal: "SIGKILL"}, true},
+		{"terminal_editor_terminal", editorTerm, term, &card.TerminalResult{Output: "ok\n", ExitCode: exit0}, false},
+		{"terminal_plain_exit_code", plain, term, &card.TerminalResult{Output: "FAIL ```tricky```\n\n", ExitCode: exit2}, false},
+		{"terminal_plain_no_output", plain, term, &card.TerminalResult{}, false},
+		{"diff_applied", plain, nil, &card.DiffResult{Diffs: []card.FileDiff{{Path: "/work/project/a.go", OldText: ptr("x\ny\n"), NewText: "x\nz\n"}}}, false},
+		{"diff_new_file", plain, nil, &card.DiffResult{Title: "Write /work/project/n.txt", Diffs: []card.FileDiff{{Path: "/work/project/n.txt", NewText: "new\n"}}}, false},
+		{"diff_empty", plain, nil, &card.DiffResult{}, false},
+		{"search_matches_truncated", plain, nil, &card.SearchMatches{Title: "Grep TODO", Files: []card.SearchFileMatches{{Path: "a.go", Matches: []card.SearchLineMatch{{LineNumber: 3, Line: "// TODO x"}, {LineNumber: 9, Line: "// TODO y"}}}, {Path: "b/c.go", Matches: []card.SearchLineMatch{{LineNumber: 1, Line: "TODO"}}}}, Truncated: true, Total: 400}, false},
+		{"search_matches_none", plain, nil, &card.SearchMatches{Files: []card.SearchFileMatches{}}, false},
+		{"search_paths", plain, nil, &card.SearchPaths{Title: "Glob **/*.go", Paths: []string{"a.go", "b/c.go"}, Total: 2}, false},
+		{"read_go", plain, readCall, &card.Read{Title: "Read /work/project/src/main.go", Path: "/work/project/src/main.go", Offset: 10, Lines: goLines, TotalLines: 40, Lang: "go"}, false},
+		{"read_unknown_language", plain, readCall, &card.Read{Path: "/work/project/notes.zzz", Offset: 1, Lines: []card.ReadFileLine{{Number: 1, Text: "plain"}}, TotalLines: 1}, false},
+		{"read_empty_window", plain, readCall, &card.Read{Path: "/work/project/empty.txt", Offset: 1, Lines: []card.ReadFileLine{}, TotalLines: 0}, false},
+		{"web_search", plain, nil, &card.WebSearch{Title: "go generics", Answer: "Generics landed in Go 1.18.", Sources: []card.WebSource{{URL: "https://go.dev/blog/intro-generics", Title: "An Introduction To Generics", Snippet: "…", PublishedAt: "2022-03-22"}}, Truncated: true}, false},
+		{"web_fetch", plain, nil, &card.WebFetch{URL: "https://example.com", StatusCode: 200, Truncated: true}, false},
+	}
+	for _, tc := range results {
+		t.Run("result/"+tc.name, func(t *testing.T) {
+			u := Result(tc.env, "call_1", "tool", tc.call, tc.view, tc.failed, []card.Content{card.Text("raw")})
+			checkWire(t, "SessionNotification", notification(u))
+		})
+	}
+
+	perms := []struct {
+		name string
+		env  Env
+		view card.CallView
+	}{
+		{"diff", plain, &card.Diff{Title: "Edit /work/project/a.go", Diffs: []card.FileDiff{{Path: "/work/project/a.go", OldText: ptr("a\n"), NewText: "b\n"}}}},
+		{"terminal_zed", zed, term},
+	}
+	for _, tc := range perms {
+		t.Run("permission/"+tc.name, func(t *testing.T) {
+			checkWire(t, "RequestPermissionRequest", map[string]any{
+				"sessionId": "sess_1",
+				"toolCall":  Permission(tc.env, "call_1", "tool", tc.view, args),
+				"options": []map[string]string{
+					{"optionId": "allow_once", "name": "Allow once", "kind": "allow_once"},
+					{"optionId": "reject_once", "name": "Reject", "kind": "reject_once"},
+				},
+			})
+		})
+	}
+}
+
+func TestProject_Rules(t *testing.T) {
+	env := Env{Cwd: cwd, TerminalOutput: true}
+	term := &card.Terminal{Title: "ls"}
+	t.Run("zed terminal result carries no content", func(t *testing.T) {
+		u := Result(env, "c", "bash", term, &card.TerminalResult{Output: "x", ExitCode: ptr(0)}, false, nil)
+		if u.Content != nil {
+			t.Errorf("content %v would replace the terminal", u.Content)
+		}
+	})
+	t.Run("generic result content replaces pending content", func(t *testing.T) {
+		u := Result(Env{Cwd: cwd}, "c", "t", nil, &card.GenericResult{Content: []card.Content{}}, false, nil)
+		b, _ := json.Marshal(u)
+		if !strings.Contains(string(b), `"content":[]`) {
+			t.Errorf("an empty result must clear the pending content: %s", b)
+		}
+	})
+	t.Run("title relativization needs a segment, not a prefix", func(t *testing.T) {
+		for _, tc := range []struct{ title, path, want string }{
+			{"Read /work/project/a.go", "/work/project/a.go", "Read a.go"},
+			{"Read /work/projectX/a.go", "/work/projectX/a.go", "Read /work/projectX/a.go"},
+			{"Read /work/project/..x/a", "/work/project/..x/a", "Read ..x/a"},
+			{"Read /work/other", "/work/other", "Read /work/other"},
+			{"Copy /work/project/a to /work/project/a.bak", "/work/project/a", "Copy a to a.bak"},
+		} {
+			if got := (Env{Cwd: cwd}).relTitle(tc.title, tc.path); got != tc.want {
+				t.Errorf("relTitle(%q) = %q, want %q", tc.title, got, tc.want)
+			}
+		}
+	})
+	t.Run("fence outgrows backticks in the text", func(t *testing.T) {
+		if got := fenced("", "a ```` b"); !strings.HasPrefix(got, "`````\n") {
+			t.Errorf("got %q", got)
+		}
+	})
+}
