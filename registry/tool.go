@@ -50,6 +50,11 @@ type Tool struct {
 	// Only true opts in; nil, false and a panic are exclusive.
 	IsConcurrencySafe func(args jsonv.Value) bool
 
+	// Accesses, when set, reports the files a call would read or write, as
+	// the arguments name them (host-only, pure). Permission policies use it
+	// to ask before a call touches anything outside the workspace.
+	Accesses func(args jsonv.Value) []Access
+
 	// PresentCall and PresentResult are pure presenters: they depend only on
 	// their arguments, because session replay calls them again from the log.
 	// A nil view means the generic fallback.
@@ -57,6 +62,12 @@ type Tool struct {
 	PresentResult func(args jsonv.Value, r ToolResult) card.ResultView
 
 	out *Schema // Output.Schema, compiled at registration
+}
+
+// Access is one file or directory a call would touch.
+type Access struct {
+	Path  string // as the arguments name it: absolute, or relative to the workspace
+	Write bool   // the call would create or change it
 }
 
 // Output is a tool's canonical output contract.

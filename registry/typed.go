@@ -183,9 +183,12 @@ var (
 //   - slices and arrays are arrays; map[string]T is an open object;
 //   - a struct is a closed object (additionalProperties false) of its
 //     exported fields; embedded structs without a json name are flattened;
-//   - a field is required unless it is a pointer or tagged omitempty or
-//     omitzero; `desc:"…"` and `title:"…"` tags annotate it, and
-//     `enum:"a,b"` restricts it (values parsed as the field's type).
+//   - a field is required unless tagged omitempty or omitzero; a pointer
+//     field without those is required and nullable (oneOf its type and
+//     null), since encoding/json writes a nil pointer as null; `desc:"…"`
+//     and `title:"…"` tags annotate it, and `enum:"a,b"` restricts it
+//     (values parsed as the field's type). Nil slices and maps marshal as
+//     null too: give them omitempty or a non-nil value.
 //
 // A recursive type has no finite schema in the subset and is reported as
 // circular.
@@ -292,8 +295,14 @@ func (d *deriver) fields(t reflect.Type, path string) ([]Property, error) {
 		if e, ok := f.Tag.Lookup("enum"); ok {
 			s.Enum = enumValues(e, s.Type)
 		}
-		optional := ft.Kind() == reflect.Pointer || strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
-		props = append(props, Property{Name: name, Spec: s, Required: !optional})
+		omit := strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
+		if ft.Kind() == reflect.Pointer && !omit {
+			// encoding/json writes a nil pointer as null: required, nullable.
+			nullable := OneOf(s, NullType())
+			nullable.Description, nullable.Title, s.Description, s.Title = s.Description, s.Title, "", ""
+			s = nullable
+		}
+		props = append(props, Property{Name: name, Spec: s, Required: !omit})
 	}
 	return props, nil
 }

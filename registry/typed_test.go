@@ -64,7 +64,7 @@ func TestDefine_DerivedSchemas(t *testing.T) {
 	if got := tool.Parameters.String(); got != wantParams {
 		t.Errorf("parameters\n got  %s\n want %s", got, wantParams)
 	}
-	wantOut := `{"type":"object","additionalProperties":false,"properties":{"path":{"type":"string"},"before":{"type":"string"},"after":{"type":"string"}},"required":["path","after"]}`
+	wantOut := `{"type":"object","additionalProperties":false,"properties":{"path":{"type":"string"},"before":{"oneOf":[{"type":"string"},{"type":"null"}]},"after":{"type":"string"}},"required":["path","before","after"]}`
 	if got := tool.Output.Schema.String(); got != wantOut {
 		t.Errorf("output\n got  %s\n want %s", got, wantOut)
 	}
@@ -228,7 +228,7 @@ func TestSpecFor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"type":"object","additionalProperties":false,"properties":{"e":{"type":"string"},"s":{"type":"string","title":"S"},"p":{"type":"integer"},"f":{"type":"number"},"b":{"type":"string"},"l":{"type":"array","items":{"type":"string"}},"m":{"type":"object","additionalProperties":true},"v":{},"a":{},"k":{"type":"string","enum":["x","y"]},"NoTag":{"type":"boolean"},"nested":{"type":"object","additionalProperties":false,"properties":{"X":{"type":"integer"}},"required":["X"]}},"required":["e","s","b","l","m","v","a","k","NoTag","nested"]}`
+	want := `{"type":"object","additionalProperties":false,"properties":{"e":{"type":"string"},"s":{"type":"string","title":"S"},"p":{"oneOf":[{"type":"integer"},{"type":"null"}]},"f":{"type":"number"},"b":{"type":"string"},"l":{"type":"array","items":{"type":"string"}},"m":{"type":"object","additionalProperties":true},"v":{},"a":{},"k":{"type":"string","enum":["x","y"]},"NoTag":{"type":"boolean"},"nested":{"type":"object","additionalProperties":false,"properties":{"X":{"type":"integer"}},"required":["X"]}},"required":["e","s","p","b","l","m","v","a","k","NoTag","nested"]}`
 	if got := c.String(); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}

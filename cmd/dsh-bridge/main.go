@@ -16,6 +16,7 @@ import (
 	"os"
 
 	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/tools"
 )
 
 func main() {
@@ -31,7 +32,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "tools":
 		reg := registry.New()
-		// Built-in tools register here as they land (issue: built-in tools).
+		cwd, err := os.Getwd()
+		if err != nil {
+			fmt.Fprintln(stderr, "dsh-bridge:", err)
+			return 1
+		}
+		ws, err := tools.NewWorkspace(cwd)
+		if err != nil {
+			fmt.Fprintln(stderr, "dsh-bridge:", err)
+			return 1
+		}
+		dispose, err := tools.Register(reg, nil, tools.Options{Workspace: ws})
+		if err != nil {
+			fmt.Fprintln(stderr, "dsh-bridge:", err)
+			return 1
+		}
+		defer dispose()
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(reg.Schemas(nil)); err != nil {

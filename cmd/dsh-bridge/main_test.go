@@ -15,7 +15,7 @@ func TestRun(t *testing.T) {
 		wantStdout string
 		wantStderr string
 	}{
-		{"tools prints a JSON array", []string{"tools"}, 0, "[]\n", ""},
+		{"tools prints the built-in schemas", []string{"tools"}, 0, "", ""},
 		{"no arguments explains", nil, 2, "", "not built yet"},
 		{"unknown subcommand", []string{"bogus"}, 2, "", `unknown subcommand "bogus"`},
 	} {
@@ -24,7 +24,15 @@ func TestRun(t *testing.T) {
 			if code := run(tc.args, &out, &errOut); code != tc.wantCode {
 				t.Errorf("exit code %d, want %d", code, tc.wantCode)
 			}
-			if out.String() != tc.wantStdout {
+			if tc.wantCode == 0 {
+				var schemas []struct {
+					Name       string          `json:"name"`
+					Parameters json.RawMessage `json:"parameters"`
+				}
+				if err := json.Unmarshal(out.Bytes(), &schemas); err != nil || len(schemas) != 10 || schemas[0].Name != "read" {
+					t.Errorf("schemas: %v %s", err, out.String())
+				}
+			} else if out.String() != tc.wantStdout {
 				t.Errorf("stdout %q, want %q", out.String(), tc.wantStdout)
 			}
 			if !strings.Contains(errOut.String(), tc.wantStderr) {

@@ -1,0 +1,22 @@
+// Package tools holds the built-in tools: read, write, edit, bash (with
+// background jobs: job_output, job_list, job_kill), grep, glob and
+// web_fetch, with the contract's parameter names, model-facing text,
+// canonical values, caps, error codes, cards and concurrency classes.
+//
+// Every tool does its I/O through a [Host]: [LocalHost] (the disk and child
+// processes) or the editor's file system and terminals (provided by the
+// bridge), so unsaved buffers are what tools read and editor reviews see
+// what tools write. Paths are resolved against the session's [Workspace];
+// every tool declares the paths a call touches (registry.Tool.Accesses),
+// and [ConfinementPolicy] asks — or denies, in a read-only mode — before a
+// call touches anything outside the workspace. Because the policy runs in
+// pre-execute, nothing happens before the approval: not even creating a
+// directory.
+//
+// bash runs scripts through bash -c (sh -c without bash) in a new process
+// group; cancellation, timeouts and the end of the command kill the whole
+// group, so nothing is left running. grep and glob use ripgrep when it is on
+// PATH and a native walker otherwise, with the same result shapes.
+//
+// Parallel-safe: read and web_fetch. Everything else is exclusive.
+package tools

@@ -1,0 +1,238 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/dsh-bridge/dsh-bridge/jsonv"
+	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/views"
+	"github.com/dsh-bridge/dsh-bridge/views/card"
+)
+
+type writeArgs struct {
+	FilePath string `json:"file_path" desc:"Path to write: absolute, or relative to the workspace. Parent directories are created."`
+	Content  string `json:"content" desc:"The complete new content of the file."`
+}
+
+type writeValue struct {
+	Path      string  `json:"path"`
+	Operation string  `json:"operation" enum:"create,update"`
+	Before    *string `json:"before"`
+	After     string  `json:"after"`
+}
+
+type editArgs struct {
+	FilePath   string `json:"file_path" desc:"Path of the file to edit: absolute, or relative to the workspace."`
+	OldString  string `json:"old_string" desc:"The exact text to replace."`
+	NewString  string `json:"new_string" desc:"The text to replace it with."`
+	ReplaceAll bool   `json:"replace_all,omitempty" desc:"Replace every occurrence instead of requiring exactly one."`
+}
+
+type editValue struct {
+	Path   string `json:"path"`
+	Before string `json:"before"`
+	After  string `json:"after"`
+}
+
+// appliedDiffs returns the change as one FileDiff per hunk (with its
+// context lines), which is what the result card shows.
+func appliedDiffs(path, before, after string) []card.FileDiff {
+	out := []card.FileDiff{}
+	for _, h := range views.Change(path, before, after).Hunks {
+		var o, n strings.Builder
+		for _, l := range h.Lines {
+			if l.Op != "+" {
+				o.WriteString(l.Text)
+			}
+			if l.Op != "-" {
+				n.WriteString(l.Text)
+			}
+		}
+		old := o.String()
+		out = append(out, card.FileDiff{Path: path, OldText: &old, NewText: n.String()})
+	}
+	return out
+}
+
+func diffsMeta(diffs []card.FileDiff) (jsonv.Value, error) {
+	return jsonv.FromGo(map[string]any{"diffs": diffs})
+}
+
+func diffsFromMeta(meta jsonv.Value) ([]card.FileDiff, bool) {
+	var m struct {
+		Diffs []card.FileDiff `json:"diffs"`
+	}
+	if !meta.IsValid() || meta.Decode(&m) != nil || m.Diffs == nil {
+		return nil, false
+	}
+	for _, d := range m.Diffs {
+		if d.Path == "" {
+			return nil, false
+		}
+	}
+	return m.Diffs, true
+}
+
+func envelope(path, body string) string {
+	return "<path>" + path + "</path>\n<type>file</type>\n<content>\n" + body + "\n</content>"
+}
+
+func newWrite(h Host, w *Workspace) (*registry.Tool, error) {
+	t, err := registry.Define(registry.TypedTool[writeArgs, writeValue]{
+		Name:        "write",
+		Description: "Write a UTF-8 text file, replacing its content or creating it (with missing parent directories). Prefer edit for changes to an existing file.",
+		Execute: func(ctx context.Context, a writeArgs, _ registry.RunContext) (writeValue, error) {
+			if strings.TrimSpace(a.FilePath) == "" {
+				return writeValue{}, errors.New("file_path must be a non-empty string")
+			}
+			path := w.Abs(a.FilePath)
+			v := writeValue{Path: path, Operation: "create", After: a.Content}
+			info, err := h.Stat(ctx, path)
+			switch {
+			case err == nil && !info.Mode().IsRegular():
+				return writeValue{}, fsError("FS_NOT_REGULAR_FILE", fmt.Sprintf("cannot write %q: not a regular file", path))
+			case err == nil:
+				before, err := h.ReadTextFile(ctx, path)
+				if err != nil {
+					return writeValue{}, fsError("FS_IO_ERROR", fmt.Sprintf("cannot write %q: %v", path, err))
+				}
+				v.Operation, v.Before = "update", &before
+			case !errors.Is(err, fs.ErrNotExist):
+				return writeValue{}, fsError("FS_IO_ERROR", fmt.Sprintf("cannot write %q: %v", path, err))
+			}
+			if err := h.WriteTextFile(ctx, path, a.Content); err != nil {
+				return writeValue{}, writeError(path, err)
+			}
+			return v, nil
+		},
+		Render: func(_ writeArgs, v writeValue) ([]card.Content, error) {
+			body := "Created file"
+			if v.Operation == "update" {
+				body = "Updated file"
+			}
+			return []card.Content{card.Text(envelope(v.Path, body))}, nil
+		},
+		PresentationMeta: func(_ writeArgs, v writeValue) (jsonv.Value, error) {
+			diffs := []card.FileDiff{}
+			if v.Before != nil {
+				diffs = appliedDiffs(v.Path, *v.Before, v.After)
+			}
+			return diffsMeta(diffs)
+		},
+		PresentCall: func(a writeArgs) card.CallView {
+			return &card.Diff{Title: "Write " + a.FilePath, Diffs: []card.FileDiff{{Path: a.FilePath, NewText: a.Content}}, Locations: []card.FileLocation{{Path: a.FilePath}}}
+		},
+		PresentResult: func(a writeArgs, r registry.ToolResult) card.ResultView {
+			if r.IsError {
+				return nil
+			}
+			if diffs, ok := diffsFromMeta(r.Meta); ok && len(diffs) > 0 {
+				return &card.DiffResult{Title: "Write " + a.FilePath, Diffs: diffs}
+			}
+			return &card.DiffResult{Title: "Write " + a.FilePath, Diffs: []card.FileDiff{{Path: a.FilePath, NewText: a.Content}}}
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.Accesses = func(args jsonv.Value) []registry.Access { return pathAccess(args, "file_path", true) }
+	return t, nil
+}
+
+func writeError(path string, err error) error {
+	if errors.Is(err, fs.ErrPermission) {
+		return fsError("FS_PERMISSION_DENIED", fmt.Sprintf("cannot write %q: permission denied", path))
+	}
+	return fsError("FS_IO_ERROR", fmt.Sprintf("cannot write %q: %v", path, err))
+}
+
+// ApplyLiteralEdit replaces old with new in text, literally, after
+// normalizing CRLF to LF in all three; the result keeps the file's line
+// ending style (CRLF when a 4 KiB sample has any). It returns the new text
+// and the number of (non-overlapping) matches; with replaceAll false, more
+// than one match replaces nothing.
+func ApplyLiteralEdit(text, old, new string, replaceAll bool) (string, int) {
+	crlf := strings.Contains(text[:min(len(text), 4096)], "\r\n")
+	norm := strings.ReplaceAll(text, "\r\n", "\n")
+	old = strings.ReplaceAll(old, "\r\n", "\n")
+	new = strings.ReplaceAll(new, "\r\n", "\n")
+	n := strings.Count(norm, old)
+	if n == 0 || (n > 1 && !replaceAll) {
+		return text, n
+	}
+	out := strings.ReplaceAll(norm, old, new)
+	if crlf {
+		out = strings.ReplaceAll(out, "\n", "\r\n")
+	}
+	return out, n
+}
+
+func newEdit(h Host, w *Workspace) (*registry.Tool, error) {
+	t, err := registry.Define(registry.TypedTool[editArgs, editValue]{
+		Name:        "edit",
+		Description: "Replace exact text in a file. old_string must match exactly once unless replace_all is set; include enough surrounding lines to make it unique.",
+		Execute: func(ctx context.Context, a editArgs, _ registry.RunContext) (editValue, error) {
+			switch {
+			case strings.TrimSpace(a.FilePath) == "":
+				return editValue{}, errors.New("file_path must be a non-empty string")
+			case a.OldString == "":
+				return editValue{}, errors.New("old_string must be a non-empty string")
+			case a.OldString == a.NewString:
+				return editValue{}, errors.New("old_string and new_string must differ")
+			}
+			path := w.Abs(a.FilePath)
+			if _, err := statFile(ctx, h, path, "edit"); err != nil {
+				return editValue{}, err
+			}
+			before, err := h.ReadTextFile(ctx, path)
+			if err != nil {
+				return editValue{}, fsError("FS_IO_ERROR", fmt.Sprintf("cannot edit %q: %v", path, err))
+			}
+			after, n := ApplyLiteralEdit(before, a.OldString, a.NewString, a.ReplaceAll)
+			switch {
+			case n == 0:
+				return editValue{}, fsError("FS_EDIT_NOT_FOUND", fmt.Sprintf("old_string was not found in %q", path))
+			case n > 1 && !a.ReplaceAll:
+				return editValue{}, fsError("FS_AMBIGUOUS_EDIT", fmt.Sprintf("old_string matched %d times in %q; provide a more specific old_string or set replace_all to true", n, path))
+			}
+			if err := h.WriteTextFile(ctx, path, after); err != nil {
+				return editValue{}, writeError(path, err)
+			}
+			return editValue{Path: path, Before: before, After: after}, nil
+		},
+		Render: func(a editArgs, v editValue) ([]card.Content, error) {
+			if a.ReplaceAll {
+				return []card.Content{card.Text("The file " + v.Path + " has been updated. All occurrences were successfully replaced.")}, nil
+			}
+			return []card.Content{card.Text("The file " + v.Path + " has been updated successfully.")}, nil
+		},
+		PresentationMeta: func(_ editArgs, v editValue) (jsonv.Value, error) {
+			return diffsMeta(appliedDiffs(v.Path, v.Before, v.After))
+		},
+		PresentCall: func(a editArgs) card.CallView {
+			var old *string
+			if a.OldString != "" {
+				old = &a.OldString
+			}
+			return &card.Diff{Title: "Edit " + a.FilePath, Diffs: []card.FileDiff{{Path: a.FilePath, OldText: old, NewText: a.NewString}}, Locations: []card.FileLocation{{Path: a.FilePath}}}
+		},
+		PresentResult: func(a editArgs, r registry.ToolResult) card.ResultView {
+			if r.IsError {
+				return nil
+			}
+			if diffs, ok := diffsFromMeta(r.Meta); ok {
+				return &card.DiffResult{Title: "Edit " + a.FilePath, Diffs: diffs}
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.Accesses = func(args jsonv.Value) []registry.Access { return pathAccess(args, "file_path", true) }
+	return t, nil
+}

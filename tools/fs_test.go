@@ -1,0 +1,223 @@
+package tools
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dsh-bridge/dsh-bridge/views/card"
+)
+
+func TestRead(t *testing.T) {
+	long := strings.Repeat("x", ReadMaxLineLength+5)
+	for _, h := range hosts {
+		t.Run(h.name, func(t *testing.T) {
+			for _, tc := range []struct {
+				name, file, args string
+				golden           bool
+				code, msg        string
+			}{
+				{"whole file", "hello\nworld\n", `{"file_path":"a.txt"}`, true, "", ""},
+				{"window with continuation", "1\n2\n3\n4\n5\n", `{"file_path":"a.txt","offset":2,"limit":2}`, true, "", ""},
+				{"CRLF stripped, no trailing newline", "a\r\nb\r\nc", `{"file_path":"a.txt"}`, true, "", ""},
+				{"empty file", "", `{"file_path":"a.txt"}`, true, "", ""},
+				{"long line truncated", long + "\n", `{"file_path":"a.txt"}`, true, "", ""},
+				{"offset past the end", "1\n2\n", `{"file_path":"a.txt","offset":5}`, false, "FS_NOT_FOUND", `offset 5 is out of range for "`},
+				{"fractional offset", "1\n", `{"file_path":"a.txt","offset":1.5}`, false, "", "offset must be a positive integer"},
+				{"zero limit", "1\n", `{"file_path":"a.txt","limit":0}`, false, "", "limit must be a positive integer"},
+				{"limit over the cap", "1\n", `{"file_path":"a.txt","limit":2001}`, false, "", "limit must be less than or equal to 2000"},
+				{"blank path", "1\n", `{"file_path":"  "}`, false, "", "file_path must be a non-empty string"},
+				{"missing file", "", `{"file_path":"nope.txt"}`, false, "FS_NOT_FOUND", `cannot read "`},
+				{"directory", "", `{"file_path":"."}`, false, "FS_NOT_REGULAR_FILE", "not a regular file"},
+				{"wrong argument type", "", `{"file_path":1}`, false, "INVALID_ARGS", `"file_path" must be a string`},
+				{"invalid UTF-8", "ok\n\xff\xfe\n", `{"file_path":"a.txt"}`, false, "FS_NOT_TEXT", "not UTF-8 text"},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					e := newEnv(t, h.make())
+					if tc.name != "missing file" && tc.name != "directory" {
+						e.write("a.txt", tc.file)
+					}
+					r := e.call("read", tc.args)
+					if tc.msg != "" || tc.code != "" {
+						wantErr(t, r, tc.code, tc.msg)
+						return
+					}
+					got := wantOK(t, r)
+					if tc.golden {
+						e.golden(got)
+					}
+				})
+			}
+		})
+	}
+}
+
+func TestRead_CapsAndCards(t *testing.T) {
+	e := newEnv(t, LocalHost{})
+	var b strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&b, "line %d %s\n", i+1, strings.Repeat("y", 40))
+	}
+	p := e.write("big.go", b.String())
+	t.Run("byte cap", func(t *testing.T) {
+		r := e.call("read", `{"file_path":"big.go"}`)
+		got := wantOK(t, r)
+		if !strings.Contains(got, "(Output capped. Showing lines 1-") || len(got) > ReadMaxBytes+8*1024 { // the cap counts line text, not the "N: " prefixes
+			t.Errorf("byte cap footer missing or output too long (%d bytes)", len(got))
+		}
+	})
+	t.Run("line cap and exact total", func(t *testing.T) {
+		r := e.call("read", `{"file_path":"big.go","offset":2990}`)
+		if got := wantOK(t, r); !strings.Contains(got, "(End of file - total 3000 lines)") {
+			t.Errorf("footer: %q", got[len(got)-80:])
+		}
+	})
+	t.Run("cards", func(t *testing.T) {
+		args := `{"file_path":"big.go","offset":10,"limit":3}`
+		r := e.call("read", args)
+		call, res := e.presenters("read", args, r)
+		g := call.(*card.Generic)
+		if g.Title != "Read big.go (10 - 12)" || g.Kind != card.KindRead || g.Locations[0].Line != 10 {
+			t.Errorf("call card %+v", g)
+		}
+		rc, ok := res.(*card.Read)
+		if !ok || rc.Path != p || rc.Offset != 10 || len(rc.Lines) != 3 || rc.TotalLines != 3000 || rc.Lang != "go" || !strings.HasPrefix(rc.Content, "10: line 10") {
+			t.Errorf("result card %+v", res)
+		}
+		_, offsetOnly := e.presenters("read", `{"file_path":"x","offset":4}`, r)
+		_ = offsetOnly
+		c2, _ := e.presenters("read", `{"file_path":"x","offset":4}`, r)
+		if c2.(*card.Generic).Title != "Read x (from line 4)" {
+			t.Errorf("offset-only title %q", c2.(*card.Generic).Title)
+		}
+	})
+	t.Run("always parallel-safe", func(t *testing.T) {
+		if e.reg.ExecutionMode("read", mustArgs(`{"file_path":"big.go"}`), e.scope).String() != "parallel" {
+			t.Errorf("read is not parallel")
+		}
+	})
+}
+
+func TestRead_EditorBufferWins(t *testing.T) {
+	h := newEditorHost()
+	e := newEnv(t, h)
+	p := e.write("a.txt", "on disk\n")
+	h.buffers[p] = "unsaved buffer\n"
+	if got := wantOK(t, e.call("read", `{"file_path":"a.txt"}`)); !strings.Contains(got, "1: unsaved buffer") {
+		t.Errorf("read did not see the editor buffer: %q", got)
+	}
+}
+
+func TestWriteAndEdit(t *testing.T) {
+	for _, h := range hosts {
+		t.Run(h.name, func(t *testing.T) {
+			t.Run("write creates with parents", func(t *testing.T) {
+				e := newEnv(t, h.make())
+				r := e.call("write", `{"file_path":"deep/dir/new.txt","content":"hi\n"}`)
+				e.golden(wantOK(t, r))
+				if b, _ := os.ReadFile(filepath.Join(e.dir, "deep/dir/new.txt")); string(b) != "hi\n" {
+					t.Errorf("content %q", b)
+				}
+				call, res := e.presenters("write", `{"file_path":"deep/dir/new.txt","content":"hi\n"}`, r)
+				if d := call.(*card.Diff); d.Diffs[0].OldText != nil || d.Title != "Write deep/dir/new.txt" {
+					t.Errorf("call card %+v", d)
+				}
+				if d := res.(*card.DiffResult); len(d.Diffs) != 1 || d.Diffs[0].OldText != nil || d.Diffs[0].NewText != "hi\n" {
+					t.Errorf("new file result card should be the whole-file diff: %+v", d)
+				}
+			})
+			t.Run("write updates with applied hunks", func(t *testing.T) {
+				e := newEnv(t, h.make())
+				e.write("a.txt", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n")
+				r := e.call("write", `{"file_path":"a.txt","content":"1\n2\n3\n4\nFIVE\n6\n7\n8\n9\n10\n"}`)
+				e.golden(wantOK(t, r))
+				_, res := e.presenters("write", `{"file_path":"a.txt","content":""}`, r)
+				d := res.(*card.DiffResult)
+				if len(d.Diffs) != 1 || *d.Diffs[0].OldText != "2\n3\n4\n5\n6\n7\n8\n" || d.Diffs[0].NewText != "2\n3\n4\nFIVE\n6\n7\n8\n" {
+					t.Errorf("applied hunk with 3 lines of context: %+v", d.Diffs)
+				}
+			})
+			for _, tc := range []struct {
+				name, file, args, want, code, msg string
+			}{
+				{"edit once", "a\nb\nc\n", `{"file_path":"f.txt","old_string":"b","new_string":"B"}`, "a\nB\nc\n", "", ""},
+				{"edit all", "x x x\n", `{"file_path":"f.txt","old_string":"x","new_string":"y","replace_all":true}`, "y y y\n", "", ""},
+				{"CRLF preserved", "a\r\nb\r\nc\r\n", `{"file_path":"f.txt","old_string":"a\nb","new_string":"A\nB"}`, "A\r\nB\r\nc\r\n", "", ""},
+				{"not found", "a\n", `{"file_path":"f.txt","old_string":"zz","new_string":"y"}`, "", "FS_EDIT_NOT_FOUND", "old_string was not found in \""},
+				{"ambiguous", "x x\n", `{"file_path":"f.txt","old_string":"x","new_string":"y"}`, "", "FS_AMBIGUOUS_EDIT", "old_string matched 2 times in \""},
+				{"empty old_string", "x\n", `{"file_path":"f.txt","old_string":"","new_string":"y"}`, "", "", "old_string must be a non-empty string"},
+				{"identical strings", "x\n", `{"file_path":"f.txt","old_string":"x","new_string":"x"}`, "", "", "old_string and new_string must differ"},
+				{"missing file", "", `{"file_path":"missing.txt","old_string":"x","new_string":"y"}`, "", "FS_NOT_FOUND", "cannot edit"},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					e := newEnv(t, h.make())
+					e.write("f.txt", tc.file)
+					r := e.call("edit", tc.args)
+					if tc.msg != "" {
+						wantErr(t, r, tc.code, tc.msg)
+						return
+					}
+					got := wantOK(t, r)
+					if b, _ := os.ReadFile(filepath.Join(e.dir, "f.txt")); string(b) != tc.want {
+						t.Errorf("file %q, want %q", b, tc.want)
+					}
+					if !strings.HasPrefix(got, "The file "+filepath.Join(e.dir, "f.txt")+" has been updated") {
+						t.Errorf("text %q", got)
+					}
+					if _, res := e.presenters("edit", tc.args, r); res == nil {
+						t.Errorf("no result card")
+					}
+				})
+			}
+		})
+	}
+	t.Run("editor host sees writes through the editor", func(t *testing.T) {
+		h := newEditorHost()
+		e := newEnv(t, h)
+		e.call("write", `{"file_path":"w.txt","content":"x"}`)
+		if len(h.writes) != 1 || h.writes[0] != filepath.Join(e.dir, "w.txt") {
+			t.Errorf("editor writes %v", h.writes)
+		}
+	})
+}
+
+func TestProperty_LiteralEdit(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	alphabet := []string{"a", "b", "c", "é", "😀", " ", "\n"}
+	for i := range 2000 {
+		var b strings.Builder
+		for range r.IntN(60) + 5 {
+			b.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		text := b.String()
+		crlf := i%2 == 0
+		if crlf {
+			text = strings.ReplaceAll(text, "\n", "\r\n")
+		}
+		// A random substring that occurs exactly once (in LF form).
+		norm := strings.ReplaceAll(text, "\r\n", "\n")
+		start := r.IntN(len(norm))
+		end := start + 1 + r.IntN(len(norm)-start)
+		old := norm[start:end]
+		if strings.Count(norm, old) != 1 || !utf8ValidSubstring(old) {
+			continue
+		}
+		newS := "NEW\n" + old[:len(old)/2]
+		got, n := ApplyLiteralEdit(text, old, newS, false)
+		want := strings.Replace(norm, old, strings.ReplaceAll(newS, "\r\n", "\n"), 1)
+		if crlf && strings.Contains(text[:min(len(text), 4096)], "\r\n") {
+			want = strings.ReplaceAll(want, "\n", "\r\n")
+		}
+		if n != 1 || got != want {
+			t.Fatalf("case %d: edit of %q in %q: got %q, want %q", i, old, text, got, want)
+		}
+		if crlf && strings.Contains(text, "\r\n") && strings.Contains(strings.ReplaceAll(got, "\r\n", ""), "\n") {
+			t.Fatalf("case %d: a bare LF in a CRLF file: %q", i, got)
+		}
+	}
+}
+
+func utf8ValidSubstring(s string) bool { return strings.ToValidUTF8(s, "") == s }

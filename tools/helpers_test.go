@@ -1,0 +1,238 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dsh-bridge/dsh-bridge/jsonv"
+	"github.com/dsh-bridge/dsh-bridge/pipeline"
+	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/views/card"
+	"go.uber.org/goleak"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// editorHost is a fake editor: a real Host whose reads see unsaved buffers
+// first and whose writes land in the buffer and on disk (as an editor
+// saving an agent's edit would), and whose commands run in numbered
+// "editor terminals".
+type editorHost struct {
+	LocalHost
+	mu      sync.Mutex
+	buffers map[string]string
+	writes  []string
+	terms   int
+}
+
+func newEditorHost() *editorHost { return &editorHost{buffers: map[string]string{}} }
+
+func (e *editorHost) ReadTextFile(ctx context.Context, path string) (string, error) {
+	e.mu.Lock()
+	b, ok := e.buffers[path]
+	e.mu.Unlock()
+	if ok {
+		return b, nil
+	}
+	return e.LocalHost.ReadTextFile(ctx, path)
+}
+
+func (e *editorHost) WriteTextFile(ctx context.Context, path, content string) error {
+	e.mu.Lock()
+	e.buffers[path] = content
+	e.writes = append(e.writes, path)
+	e.mu.Unlock()
+	return e.LocalHost.WriteTextFile(ctx, path, content)
+}
+
+func (e *editorHost) Start(ctx context.Context, c Command) (Process, error) {
+	p, err := e.LocalHost.Start(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	e.terms++
+	e.mu.Unlock()
+	return termProcess{p}, nil
+}
+
+type termProcess struct{ Process }
+
+func (termProcess) TerminalID() string { return "editor-terminal" }
+
+// hosts is the table every tool test runs against.
+var hosts = []struct {
+	name string
+	make func() Host
+}{
+	{"local", func() Host { return LocalHost{} }},
+	{"editor", func() Host { return newEditorHost() }},
+}
+
+// env is a workspace with the built-in tools registered in a session scope
+// and a pipeline to call them through.
+type env struct {
+	t     *testing.T
+	dir   string
+	ws    *Workspace
+	host  Host
+	reg   *registry.Registry
+	p     *pipeline.Pipeline
+	scope *registry.Scope
+}
+
+func newEnv(t *testing.T, h Host, opts ...func(*Options)) *env {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := NewWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := registry.New()
+	scope := reg.NewScope("session", nil)
+	o := Options{Workspace: ws, Host: h}
+	for _, f := range opts {
+		f(&o)
+	}
+	dispose, err := Register(reg, scope, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(dispose)
+	p := pipeline.New(reg)
+	inv := pipeline.NewInvariants(p)
+	t.Cleanup(func() {
+		for _, v := range inv.Violations() {
+			t.Errorf("invariant: %s", v)
+		}
+	})
+	return &env{t: t, dir: dir, ws: ws, host: h, reg: reg, p: p, scope: scope}
+}
+
+func (e *env) write(rel, content string) string {
+	e.t.Helper()
+	p := filepath.Join(e.dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	return p
+}
+
+func (e *env) call(name, args string) registry.Result {
+	return e.callCtx(context.Background(), name, args)
+}
+
+func (e *env) callCtx(ctx context.Context, name, args string) registry.Result {
+	return e.p.Execute(ctx, pipeline.Call{CallID: "call", Name: name, Arguments: []byte(args), Scope: e.scope})
+}
+
+func text(r registry.Result) string {
+	var parts []string
+	for _, c := range r.Content {
+		parts = append(parts, c.TextValue())
+	}
+	return strings.Join(parts, "|")
+}
+
+func wantOK(t *testing.T, r registry.Result) string {
+	t.Helper()
+	if r.IsError {
+		t.Fatalf("failed: %s", r.Error.Message)
+	}
+	return text(r)
+}
+
+func wantErr(t *testing.T, r registry.Result, code, msg string) {
+	t.Helper()
+	if !r.IsError {
+		t.Fatalf("succeeded with %q, want %s", text(r), code)
+	}
+	got := ""
+	if r.Error.Info != nil {
+		got = r.Error.Info.Code
+	}
+	if got != code || !strings.Contains(r.Error.Message, msg) {
+		t.Errorf("got %s %q, want %s containing %q", got, r.Error.Message, code, msg)
+	}
+}
+
+// golden compares got with testdata/<test name>.golden (refreshed with
+// -update), after replacing the workspace path with $WORKSPACE.
+func (e *env) golden(got string) {
+	e.t.Helper()
+	got = strings.ReplaceAll(got, e.dir, "$WORKSPACE")
+	name := e.t.Name()
+	for _, h := range hosts { // one golden for both hosts
+		name = strings.Replace(name, "/"+h.name+"/", "/", 1)
+		name = strings.TrimSuffix(name, "/"+h.name)
+	}
+	path := filepath.Join("testdata", filepath.FromSlash(name)+".golden")
+	if *update {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			e.t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		e.t.Fatalf("%v (run with -update)", err)
+	}
+	if got != string(want) {
+		e.t.Errorf("model-facing text differs from %s:\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+func (e *env) presenters(name, args string, r registry.Result) (card.CallView, card.ResultView) {
+	t := e.reg.Get(name, e.scope)
+	a := jsonv.MustParse(args)
+	var call card.CallView
+	if t.PresentCall != nil {
+		call = t.PresentCall(a)
+	}
+	var res card.ResultView
+	if t.PresentResult != nil {
+		res = t.PresentResult(a, registry.ToolResult{Content: r.Content, IsError: r.IsError, Meta: r.Meta})
+	}
+	return call, res
+}
+
+// processGone reports whether no process with the marker in its command
+// line is left, polling briefly.
+func processGone(marker string) bool {
+	for range 50 {
+		found := false
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+			if err == nil && strings.Contains(string(b), marker) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+var _ = errors.Is
+var _ fs.FileMode

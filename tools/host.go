@@ -1,0 +1,185 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Host is how tools do I/O. Tools never touch the disk or start processes
+// except through it, so the same tools run on the local machine and through
+// the editor (whose unsaved buffers are what the person sees).
+type Host interface {
+	// ReadTextFile returns a file's text. A missing file is an error
+	// wrapping fs.ErrNotExist.
+	ReadTextFile(ctx context.Context, path string) (string, error)
+	// WriteTextFile replaces a file's text, creating missing parent
+	// directories.
+	WriteTextFile(ctx context.Context, path, content string) error
+	// Stat describes a path (following symlinks); a missing one wraps
+	// fs.ErrNotExist.
+	Stat(ctx context.Context, path string) (fs.FileInfo, error)
+	// Start runs a shell script. Its output goes to cmd.Stdout and
+	// cmd.Stderr as it arrives.
+	Start(ctx context.Context, cmd Command) (Process, error)
+}
+
+// Command is a shell script to run.
+type Command struct {
+	Script string
+	Dir    string
+	// Stdout and Stderr receive output as it arrives, possibly from other
+	// goroutines (never concurrently for the same writer).
+	Stdout, Stderr io.Writer
+}
+
+// Process is a started command.
+type Process interface {
+	// Wait blocks until the command has exited and its output is drained;
+	// it may be called more than once.
+	Wait() ExitStatus
+	// Kill ends the command and everything it started. Idempotent.
+	Kill()
+	// TerminalID is the editor terminal the command runs in, or "".
+	TerminalID() string
+}
+
+// ExitStatus is how a command ended: a signal name, or an exit code.
+type ExitStatus struct {
+	Code   int
+	Signal string // "SIGKILL", …; empty when the command exited
+	Err    error  // the command could not be waited for
+}
+
+// LocalHost is the Host of the local machine.
+type LocalHost struct{}
+
+// ReadTextFile implements Host.
+func (LocalHost) ReadTextFile(_ context.Context, path string) (string, error) {
+	b, err := os.ReadFile(path)
+	return string(b), err
+}
+
+// WriteTextFile implements Host. It writes a temporary file in the same
+// directory and renames it over the target, so a reader never sees half a
+// file and a failed write never loses the old content.
+func (LocalHost) WriteTextFile(_ context.Context, path, content string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	mode := fs.FileMode(0o644)
+	if info, err := os.Stat(path); err == nil {
+		mode = info.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".dsh-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.WriteString(content); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Stat implements Host.
+func (LocalHost) Stat(_ context.Context, path string) (fs.FileInfo, error) { return os.Stat(path) }
+
+// Shell returns the shell scripts run under: bash when on PATH, else sh.
+func Shell() string {
+	if p, err := exec.LookPath("bash"); err == nil {
+		return p
+	}
+	return "/bin/sh"
+}
+
+// Start implements Host: the script runs under Shell() -c in a new process
+// group, so Kill ends everything it started. When the shell exits, whatever
+// it left running in its group is killed too (use a background job for
+// long-lived processes).
+func (LocalHost) Start(_ context.Context, c Command) (Process, error) {
+	cmd := exec.Command(Shell(), "-c", c.Script)
+	cmd.Dir = c.Dir
+	cmd.Stdin = nil
+	cmd.Stdout, cmd.Stderr = c.Stdout, c.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Bound the wait for output pipes held open by escaped grandchildren.
+	cmd.WaitDelay = 2 * time.Second
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &localProcess{cmd: cmd, done: make(chan struct{})}
+	go p.wait()
+	return p, nil
+}
+
+type localProcess struct {
+	cmd    *exec.Cmd
+	done   chan struct{}
+	status ExitStatus
+	once   sync.Once
+}
+
+func (p *localProcess) wait() {
+	err := p.cmd.Wait()
+	p.killGroup() // nothing the command started outlives it
+	st := ExitStatus{}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			st.Signal = signalName(ws.Signal())
+		} else {
+			st.Code = ee.ExitCode()
+		}
+	case errors.Is(err, exec.ErrWaitDelay):
+		// Exited; a grandchild held the output open and was killed.
+		st.Code = p.cmd.ProcessState.ExitCode()
+	default:
+		st.Err = err
+		st.Code = -1
+	}
+	p.status = st
+	close(p.done)
+}
+
+func (p *localProcess) killGroup() {
+	if p.cmd.Process != nil {
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+func (p *localProcess) Wait() ExitStatus { <-p.done; return p.status }
+func (p *localProcess) Kill()            { p.once.Do(p.killGroup) }
+func (p *localProcess) TerminalID() string {
+	return ""
+}
+
+func signalName(s syscall.Signal) string {
+	names := map[syscall.Signal]string{
+		syscall.SIGKILL: "SIGKILL", syscall.SIGTERM: "SIGTERM", syscall.SIGINT: "SIGINT",
+		syscall.SIGHUP: "SIGHUP", syscall.SIGQUIT: "SIGQUIT", syscall.SIGSEGV: "SIGSEGV",
+		syscall.SIGABRT: "SIGABRT", syscall.SIGPIPE: "SIGPIPE", syscall.SIGUSR1: "SIGUSR1",
+		syscall.SIGUSR2: "SIGUSR2", syscall.SIGALRM: "SIGALRM",
+	}
+	if n, ok := names[s]; ok {
+		return n
+	}
+	return "SIG" + s.String()
+}

@@ -1,0 +1,326 @@
+package tools
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dsh-bridge/dsh-bridge/jsonv"
+	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/views/card"
+)
+
+// Read caps (contract §4).
+const (
+	ReadLimit         = 2000      // default and maximum lines per call
+	ReadMaxLineLength = 2000      // characters per line before truncation
+	ReadMaxBytes      = 50 * 1024 // bytes of selected output, newlines included
+)
+
+type readArgs struct {
+	FilePath string   `json:"file_path" desc:"Path to read: absolute, or relative to the workspace."`
+	Offset   *float64 `json:"offset,omitempty" desc:"1-based first line to return. Defaults to 1."`
+	Limit    *float64 `json:"limit,omitempty" desc:"Maximum number of lines to return. Defaults to 2000."`
+}
+
+type readValue struct {
+	Path       string              `json:"path"`
+	Offset     int                 `json:"offset"`
+	Lines      []card.ReadFileLine `json:"lines"`
+	TotalLines int                 `json:"totalLines"`
+}
+
+type readInput struct {
+	path          string
+	offset, limit int
+}
+
+func positiveInt(v *float64, name string, def int) (int, error) {
+	if v == nil {
+		return def, nil
+	}
+	if *v < 1 || *v != float64(int(*v)) {
+		return 0, errors.New(name + " must be a positive integer")
+	}
+	return int(*v), nil
+}
+
+func parseReadArgs(a readArgs) (readInput, error) {
+	if strings.TrimSpace(a.FilePath) == "" {
+		return readInput{}, errors.New("file_path must be a non-empty string")
+	}
+	offset, err := positiveInt(a.Offset, "offset", 1)
+	if err != nil {
+		return readInput{}, err
+	}
+	limit, err := positiveInt(a.Limit, "limit", ReadLimit)
+	if err != nil {
+		return readInput{}, err
+	}
+	if limit > ReadLimit {
+		return readInput{}, fmt.Errorf("limit must be less than or equal to %d", ReadLimit)
+	}
+	return readInput{a.FilePath, offset, limit}, nil
+}
+
+func fsError(code, msg string) error { return registry.NewError("FsError", code, msg) }
+
+// statFile returns a regular file's info or the contract's FS error.
+func statFile(ctx context.Context, h Host, path, verb string) (fs.FileInfo, error) {
+	info, err := h.Stat(ctx, path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fsError("FS_NOT_FOUND", fmt.Sprintf("cannot %s %q: not found", verb, path))
+	case errors.Is(err, fs.ErrPermission):
+		return nil, fsError("FS_PERMISSION_DENIED", fmt.Sprintf("cannot %s %q: permission denied", verb, path))
+	case err != nil:
+		return nil, fsError("FS_IO_ERROR", fmt.Sprintf("cannot %s %q: %v", verb, path, err))
+	case !info.Mode().IsRegular():
+		return nil, fsError("FS_NOT_REGULAR_FILE", fmt.Sprintf("cannot %s %q: not a regular file", verb, path))
+	}
+	return info, nil
+}
+
+// window scans r to the end, returning the requested lines (line and byte
+// caps applied, CR before LF stripped) and the exact total line count.
+func window(r io.Reader, in readInput, display string) (readValue, bool, error) {
+	v := readValue{Path: display, Offset: in.offset, Lines: []card.ReadFileLine{}}
+	br := bufio.NewReaderSize(r, 64*1024)
+	outBytes, capped := 0, false
+	for {
+		want := !capped && v.TotalLines+1 >= in.offset && len(v.Lines) < in.limit
+		line, err := readCappedLine(br, want)
+		if err == io.EOF && line == nil {
+			break
+		}
+		if err != nil && err != io.EOF {
+			return v, false, fsError("FS_IO_ERROR", fmt.Sprintf("cannot read %q: %v", display, err))
+		}
+		v.TotalLines++
+		if capped || v.TotalLines < in.offset || len(v.Lines) >= in.limit {
+			continue
+		}
+		if !utf8.Valid(line) {
+			return v, false, fsError("FS_NOT_TEXT", fmt.Sprintf("cannot read %q: not UTF-8 text", display))
+		}
+		text := truncateLine(string(line))
+		size := len(text)
+		if len(v.Lines) > 0 {
+			size++
+		}
+		if outBytes+size > ReadMaxBytes {
+			capped = true
+			continue
+		}
+		outBytes += size
+		v.Lines = append(v.Lines, card.ReadFileLine{Number: v.TotalLines, Text: text})
+	}
+	if !capped && in.offset > v.TotalLines && !(v.TotalLines == 0 && in.offset == 1) {
+		return v, false, fsError("FS_NOT_FOUND", fmt.Sprintf("offset %d is out of range for %q (%d lines)", in.offset, display, v.TotalLines))
+	}
+	return v, capped, nil
+}
+
+// readCappedLine returns the next line without its "\n" (and a CR before
+// it), keeping at most enough bytes to prove the line overflows the cap;
+// nil and io.EOF at the end. Lines the caller does not want are consumed
+// without being copied (an empty non-nil slice is returned).
+func readCappedLine(br *bufio.Reader, want bool) ([]byte, error) {
+	const keep = ReadMaxLineLength*4 + 4 // enough UTF-8 bytes for the cap plus one rune
+	line := skipped[:0:0]
+	sawAny := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		sawAny = sawAny || len(chunk) > 0
+		if room := keep - len(line); want && room > 0 {
+			line = append(line, chunk[:min(len(chunk), room)]...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == io.EOF && !sawAny {
+			return nil, io.EOF
+		}
+		line = bytesTrimSuffix(line, "\n")
+		line = bytesTrimSuffix(line, "\r")
+		if err == io.EOF {
+			return line, nil
+		}
+		return line, err
+	}
+}
+
+var skipped = []byte{}
+
+func bytesTrimSuffix(b []byte, s string) []byte {
+	if len(b) >= len(s) && string(b[len(b)-len(s):]) == s {
+		return b[:len(b)-len(s)]
+	}
+	return b
+}
+
+func truncateLine(s string) string {
+	if utf8.RuneCountInString(s) <= ReadMaxLineLength {
+		return s
+	}
+	i, n := 0, 0
+	for i < len(s) && n < ReadMaxLineLength {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		n++
+	}
+	return s[:i] + "... (line truncated to " + strconv.Itoa(ReadMaxLineLength) + " chars)"
+}
+
+// formatRead renders the model-facing read envelope.
+func formatRead(v readValue, capped bool) string {
+	end := max(0, v.Offset-1)
+	if n := len(v.Lines); n > 0 {
+		end = v.Lines[n-1].Number
+	}
+	var footer string
+	switch {
+	case capped:
+		footer = fmt.Sprintf("(Output capped. Showing lines %d-%d. Use offset=%d to continue.)", v.Offset, end, end+1)
+	case end < v.TotalLines:
+		footer = fmt.Sprintf("(Showing lines %d-%d of %d. Use offset=%d to continue.)", v.Offset, end, v.TotalLines, end+1)
+	default:
+		footer = fmt.Sprintf("(End of file - total %d lines)", v.TotalLines)
+	}
+	body := footer
+	if len(v.Lines) > 0 {
+		var b strings.Builder
+		for _, l := range v.Lines {
+			b.WriteString(strconv.Itoa(l.Number) + ": " + l.Text + "\n")
+		}
+		body = b.String() + "\n" + footer
+	}
+	return "<path>" + v.Path + "</path>\n<type>file</type>\n<content>\n" + body + "\n</content>"
+}
+
+var langByExt = map[string]string{
+	"ts": "ts", "tsx": "tsx", "mts": "ts", "cts": "ts", "js": "js", "jsx": "jsx", "mjs": "js", "cjs": "js",
+	"json": "json", "jsonc": "json", "py": "py", "rb": "rb", "go": "go", "rs": "rs", "java": "java",
+	"c": "c", "h": "c", "cc": "cpp", "cpp": "cpp", "hpp": "cpp", "cxx": "cpp", "cs": "cs", "kt": "kotlin",
+	"swift": "swift", "php": "php", "sh": "sh", "bash": "sh", "zsh": "sh", "yaml": "yaml", "yml": "yaml",
+	"toml": "toml", "ini": "ini", "md": "md", "markdown": "md", "mdx": "mdx", "html": "html", "htm": "html",
+	"css": "css", "scss": "scss", "less": "less", "sql": "sql", "xml": "xml", "lua": "lua",
+}
+
+// langFromPath is the highlighting hint of a path's extension; dotfiles and
+// unknown extensions have none.
+func langFromPath(p string) string {
+	base := filepath.Base(p)
+	dot := strings.LastIndexByte(base, '.')
+	if dot <= 0 {
+		return ""
+	}
+	return langByExt[strings.ToLower(base[dot+1:])]
+}
+
+var envelopeRE = regexp.MustCompile(`(?s)^<path>[^\n]*</path>\n<type>file</type>\n<content>\n(.*)\n</content>$`)
+
+func newRead(h Host, w *Workspace) (*registry.Tool, error) {
+	t, err := registry.Define(registry.TypedTool[readArgs, readValue]{
+		Name:        "read",
+		Description: "Read a UTF-8 text file and return line-numbered content. Use offset and limit to continue reading large files.",
+		Execute: func(ctx context.Context, a readArgs, _ registry.RunContext) (readValue, error) {
+			in, err := parseReadArgs(a)
+			if err != nil {
+				return readValue{}, err
+			}
+			path := w.Abs(in.path)
+			if _, err := statFile(ctx, h, path, "read"); err != nil {
+				return readValue{}, err
+			}
+			text, err := h.ReadTextFile(ctx, path)
+			if err != nil {
+				return readValue{}, fsError("FS_IO_ERROR", fmt.Sprintf("cannot read %q: %v", path, err))
+			}
+			v, _, err := window(strings.NewReader(text), in, path)
+			return v, err
+		},
+		Render: func(a readArgs, v readValue) ([]card.Content, error) {
+			in, err := parseReadArgs(a)
+			if err != nil {
+				return nil, err
+			}
+			end := max(0, v.Offset-1)
+			if n := len(v.Lines); n > 0 {
+				end = v.Lines[n-1].Number
+			}
+			return []card.Content{card.Text(formatRead(v, len(v.Lines) < in.limit && end < v.TotalLines))}, nil
+		},
+		PresentationMeta: func(_ readArgs, v readValue) (jsonv.Value, error) {
+			m := map[string]any{"path": v.Path, "offset": v.Offset, "lines": v.Lines, "totalLines": v.TotalLines}
+			if lang := langFromPath(v.Path); lang != "" {
+				m["lang"] = lang
+			}
+			return jsonv.FromGo(m)
+		},
+		IsConcurrencySafe: func(readArgs) bool { return true },
+		PresentCall: func(a readArgs) card.CallView {
+			suffix := ""
+			offset := 1
+			if a.Offset != nil {
+				offset = int(*a.Offset)
+			}
+			switch {
+			case a.Limit != nil && *a.Limit > 0:
+				suffix = fmt.Sprintf(" (%d - %d)", offset, offset+int(*a.Limit)-1)
+			case a.Offset != nil:
+				suffix = fmt.Sprintf(" (from line %d)", offset)
+			}
+			return &card.Generic{Title: "Read " + a.FilePath + suffix, Kind: card.KindRead, Locations: []card.FileLocation{{Path: a.FilePath, Line: offset}}}
+		},
+		PresentResult: func(_ readArgs, r registry.ToolResult) card.ResultView {
+			if r.IsError || len(r.Content) != 1 || r.Content[0].Type() != card.TypeText {
+				return nil
+			}
+			var m struct {
+				Path       string              `json:"path"`
+				Offset     int                 `json:"offset"`
+				Lines      []card.ReadFileLine `json:"lines"`
+				TotalLines int                 `json:"totalLines"`
+				Lang       string              `json:"lang"`
+			}
+			if !r.Meta.IsValid() || r.Meta.Decode(&m) != nil || m.Offset < 1 || m.TotalLines < 0 || m.Lines == nil {
+				return nil
+			}
+			prev := 0
+			for _, l := range m.Lines {
+				if l.Number <= prev || l.Number < m.Offset || l.Number > m.TotalLines {
+					return nil
+				}
+				prev = l.Number
+			}
+			body := envelopeRE.FindStringSubmatch(r.Content[0].TextValue())
+			if body == nil {
+				return nil
+			}
+			return &card.Read{Path: m.Path, Offset: m.Offset, Lines: m.Lines, TotalLines: m.TotalLines, Lang: m.Lang, Content: body[1]}
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.Accesses = func(args jsonv.Value) []registry.Access { return pathAccess(args, "file_path", false) }
+	return t, nil
+}
+
+// pathAccess declares the path in argument key (when it is a string).
+func pathAccess(args jsonv.Value, key string, write bool) []registry.Access {
+	p, ok := args.Get(key)
+	if !ok || p.Kind() != jsonv.String || strings.TrimSpace(p.Str()) == "" {
+		return nil
+	}
+	return []registry.Access{{Path: p.Str(), Write: write}}
+}

@@ -1,0 +1,85 @@
+package tools
+
+import (
+	"net/http"
+
+	"github.com/dsh-bridge/dsh-bridge/registry"
+)
+
+// Options configure the built-in tools of one session.
+type Options struct {
+	Workspace *Workspace
+	Host      Host         // nil: LocalHost
+	Jobs      *Jobs        // nil: a new job table on Host (closed by the disposer)
+	HTTP      *http.Client // nil: web_fetch's default client
+	// NativeSearch forces the native grep/glob walker even when rg is on
+	// PATH.
+	NativeSearch bool
+}
+
+// Names lists the built-in tools in registration order.
+var Names = []string{"read", "write", "edit", "bash", "job_output", "job_list", "job_kill", "grep", "glob", "web_fetch"}
+
+// Register registers the built-in tools into scope (nil: global) and
+// returns a disposer that unregisters them and, when Register created the
+// job table, kills the session's background jobs.
+func Register(reg *registry.Registry, scope *registry.Scope, opt Options) (dispose func(), err error) {
+	h := opt.Host
+	if h == nil {
+		h = LocalHost{}
+	}
+	jobs, ownJobs := opt.Jobs, false
+	if jobs == nil {
+		jobs, ownJobs = NewJobs(h), true
+	}
+	client := opt.HTTP
+	if client == nil {
+		client = newFetchClient()
+	}
+	w := opt.Workspace
+	var defs []*registry.Tool
+	for _, mk := range []func() (*registry.Tool, error){
+		func() (*registry.Tool, error) { return newRead(h, w) },
+		func() (*registry.Tool, error) { return newWrite(h, w) },
+		func() (*registry.Tool, error) { return newEdit(h, w) },
+		func() (*registry.Tool, error) { return newBash(h, w, jobs) },
+	} {
+		t, err := mk()
+		if err != nil {
+			return nil, err
+		}
+		defs = append(defs, t)
+	}
+	jt, err := newJobTools(jobs)
+	if err != nil {
+		return nil, err
+	}
+	st, err := newSearchTools(w, opt.NativeSearch)
+	if err != nil {
+		return nil, err
+	}
+	wf, err := newWebFetch(client)
+	if err != nil {
+		return nil, err
+	}
+	defs = append(append(append(defs, jt...), st...), wf)
+
+	var disposers []func()
+	undo := func() {
+		for i := len(disposers) - 1; i >= 0; i-- {
+			disposers[i]()
+		}
+		if ownJobs {
+			jobs.Close()
+		}
+	}
+	for _, t := range defs {
+		d, err := reg.Register(t, scope)
+		if err != nil {
+			undo()
+			return nil, err
+		}
+		disposers = append(disposers, d)
+	}
+	return undo, nil
+}

@@ -1,0 +1,241 @@
+package tools
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/views/card"
+)
+
+// Search caps (contract §4).
+const (
+	GrepMaxMatches     = 250
+	GrepMaxLineBytes   = 2000
+	GrepMaxRawOutput   = 20_000_000
+	GlobMaxPaths       = 100
+	searchMetaMaxBytes = 64 * 1024
+)
+
+// Match is one grep hit; Path is relative to the workspace when inside it.
+type Match struct {
+	Path       string `json:"path"`
+	LineNumber int    `json:"lineNumber"`
+	Line       string `json:"line"`
+}
+
+// grepResult is a search's outcome: the first GrepMaxMatches hits and
+// how many there were in all.
+type grepResult struct {
+	Matches   []Match `json:"matches"`
+	Total     int     `json:"total"`
+	Truncated bool    `json:"truncated"`
+}
+
+func searchError(code, msg string) error { return registry.NewError("SearchError", code, msg) }
+
+// ripgrep returns the rg binary to use, or "" for the native walker.
+func ripgrep(native bool) string {
+	if native {
+		return ""
+	}
+	p, err := exec.LookPath("rg")
+	if err != nil {
+		return ""
+	}
+	return p
+}
+
+func previewLine(s string) string {
+	s = strings.TrimRight(s, "\r\n")
+	if len(s) <= GrepMaxLineBytes {
+		return s
+	}
+	cut := s[:GrepMaxLineBytes]
+	for len(cut) > 0 && !utf8.ValidString(cut) {
+		cut = cut[:len(cut)-1]
+	}
+	return cut + " (line truncated)"
+}
+
+func (r *grepResult) add(m Match) {
+	r.Total++
+	if len(r.Matches) < GrepMaxMatches {
+		r.Matches = append(r.Matches, m)
+	} else {
+		r.Truncated = true
+	}
+}
+
+// grepRG runs ripgrep's JSON output mode in the workspace, without a shell.
+func grepRG(ctx context.Context, rg string, w *Workspace, pattern, path, include string) (grepResult, error) {
+	args := []string{"--no-config", "--json", "--regexp=" + pattern}
+	if include != "" {
+		args = append(args, "--glob="+include)
+	}
+	if path != "" {
+		args = append(args, "--", path)
+	}
+	cmd := exec.CommandContext(ctx, rg, args...)
+	cmd.Dir = w.Cwd()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return grepResult{}, searchError("SEARCH_FAILED", err.Error())
+	}
+	if err := cmd.Start(); err != nil {
+		return grepResult{}, searchError("SEARCH_FAILED", "cannot run ripgrep: "+err.Error())
+	}
+	res := grepResult{Matches: []Match{}}
+	sc := bufio.NewScanner(io.LimitReader(out, GrepMaxRawOutput))
+	sc.Buffer(make([]byte, 64*1024), GrepMaxRawOutput)
+	type text struct {
+		Text  *string `json:"text"`
+		Bytes *string `json:"bytes"`
+	}
+	for sc.Scan() {
+		var rec struct {
+			Type string `json:"type"`
+			Data struct {
+				Path       text `json:"path"`
+				Lines      text `json:"lines"`
+				LineNumber int  `json:"line_number"`
+			} `json:"data"`
+		}
+		if json.Unmarshal(sc.Bytes(), &rec) != nil || rec.Type != "match" {
+			continue
+		}
+		if len(res.Matches) >= GrepMaxMatches {
+			res.add(Match{}) // counted, not kept
+			continue
+		}
+		line := "(line is not valid UTF-8)"
+		if rec.Data.Lines.Text != nil {
+			line = previewLine(*rec.Data.Lines.Text)
+		}
+		p := ""
+		if rec.Data.Path.Text != nil {
+			p = relPath(w, *rec.Data.Path.Text)
+		}
+		res.add(Match{Path: p, LineNumber: rec.Data.LineNumber, Line: line})
+	}
+	if sc.Err() != nil || sc.Scan() {
+		res.Truncated = true // raw output overflow: what was counted stands
+	}
+	_, _ = io.Copy(io.Discard, out)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return grepResult{}, registry.NewError("SearchError", "SEARCH_ABORTED", "search aborted")
+	case err == nil, errors.As(err, &ee) && ee.ExitCode() == 1:
+		return res, nil
+	case strings.Contains(stderr.String(), "regex parse error") || strings.Contains(stderr.String(), "error parsing"):
+		return grepResult{}, searchError("SEARCH_INVALID_PATTERN", "invalid pattern: "+strings.TrimSpace(stderr.String()))
+	case res.Total > 0:
+		return res, nil // partial errors (unreadable files) with results
+	}
+	return grepResult{}, searchError("SEARCH_FAILED", "ripgrep failed: "+strings.TrimSpace(stderr.String()))
+}
+
+// grepNative searches like ripgrep's defaults: .gitignore honoured, hidden
+// files, VCS directories and binary files skipped.
+func grepNative(ctx context.Context, w *Workspace, pattern, path, include string) (grepResult, error) {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return grepResult{}, searchError("SEARCH_INVALID_PATTERN", "invalid pattern: "+err.Error())
+	}
+	var inc *globMatcher
+	if include != "" {
+		m, err := newGlobMatcher(include)
+		if err != nil {
+			return grepResult{}, searchError("SEARCH_INVALID_PATTERN", "invalid include glob: "+err.Error())
+		}
+		inc = &m
+	}
+	root := w.Cwd()
+	if path != "" {
+		root = w.Abs(path)
+	}
+	res := grepResult{Matches: []Match{}}
+	grepFile := func(abs string) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		data, err := os.ReadFile(abs)
+		if err != nil || bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 {
+			return nil // unreadable or binary
+		}
+		rel := relPath(w, abs)
+		for n, line := range bytes.SplitAfter(data, []byte("\n")) {
+			if len(line) == 0 || !re.Match(bytes.TrimRight(line, "\r\n")) {
+				continue
+			}
+			text := "(line is not valid UTF-8)"
+			if utf8.Valid(line) {
+				text = previewLine(string(line))
+			}
+			res.add(Match{Path: rel, LineNumber: n + 1, Line: text})
+		}
+		return nil
+	}
+	info, err := os.Stat(root)
+	switch {
+	case err != nil:
+		return grepResult{}, searchError("SEARCH_FAILED", fmt.Sprintf("cannot search %q: %v", root, err))
+	case !info.IsDir():
+		err = grepFile(root)
+	default:
+		err = walkFiles(root, walkOptions{gitignore: true}, func(abs, rel string, _ fs.DirEntry) error {
+			if inc != nil && !inc.match(rel) {
+				return nil
+			}
+			return grepFile(abs)
+		})
+	}
+	if ctx.Err() != nil {
+		return grepResult{}, registry.NewError("SearchError", "SEARCH_ABORTED", "search aborted")
+	}
+	return res, err
+}
+
+// relPath shows a path relative to the workspace when it lies inside it.
+func relPath(w *Workspace, p string) string {
+	if !filepath.IsAbs(p) {
+		return filepath.ToSlash(filepath.Clean(p))
+	}
+	rel, err := filepath.Rel(w.Cwd(), p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return p
+	}
+	return filepath.ToSlash(rel)
+}
+
+// groupMatches groups hits by file in first-seen order.
+func groupMatches(ms []Match) []card.SearchFileMatches {
+	out := []card.SearchFileMatches{}
+	index := map[string]int{}
+	for _, m := range ms {
+		i, ok := index[m.Path]
+		if !ok {
+			i = len(out)
+			index[m.Path] = i
+			out = append(out, card.SearchFileMatches{Path: m.Path, Matches: []card.SearchLineMatch{}})
+		}
+		out[i].Matches = append(out[i].Matches, card.SearchLineMatch{LineNumber: m.LineNumber, Line: m.Line})
+	}
+	return out
+}

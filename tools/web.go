@@ -1,0 +1,144 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
+
+	"github.com/dsh-bridge/dsh-bridge/jsonv"
+	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/views/card"
+)
+
+// Fetch limits.
+const (
+	FetchTimeout      = 30 * time.Second
+	FetchMaxRedirects = 5
+	FetchMaxBytes     = 5 << 20 // raw body read
+	FetchMaxText      = 100 * 1024
+)
+
+type fetchArgs struct {
+	URL string `json:"url" desc:"The http or https URL to fetch."`
+}
+
+type fetchBody struct {
+	Kind    string `json:"kind" enum:"html,text"`
+	Content string `json:"content"`
+}
+
+type fetchValue struct {
+	URL        string    `json:"url"`
+	StatusCode int       `json:"statusCode"`
+	Body       fetchBody `json:"body"`
+	Truncated  bool      `json:"truncated"`
+}
+
+// newFetchClient returns the HTTP client web_fetch uses: a total timeout
+// and a redirect limit.
+func newFetchClient() *http.Client {
+	return &http.Client{
+		Timeout: FetchTimeout,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= FetchMaxRedirects {
+				return fmt.Errorf("stopped after %d redirects", FetchMaxRedirects)
+			}
+			return nil
+		},
+	}
+}
+
+func fetch(ctx context.Context, client *http.Client, raw string) (fetchValue, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fetchValue{}, errors.New("url must be an absolute http or https URL")
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return fetchValue{}, err
+	}
+	req.Header.Set("User-Agent", "dsh-bridge (+https://agentclientprotocol.com)")
+	req.Header.Set("Accept", "text/html,text/plain,text/markdown,application/json;q=0.9,*/*;q=0.5")
+	resp, err := client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fetchValue{}, ctx.Err()
+		}
+		return fetchValue{}, registry.NewError("WebError", "WEB_FETCH_FAILED", "fetch failed: "+err.Error())
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, FetchMaxBytes+1))
+	if err != nil {
+		return fetchValue{}, registry.NewError("WebError", "WEB_FETCH_FAILED", "reading the response failed: "+err.Error())
+	}
+	v := fetchValue{URL: resp.Request.URL.String(), StatusCode: resp.StatusCode, Body: fetchBody{Kind: "text"}}
+	if len(data) > FetchMaxBytes {
+		data, v.Truncated = data[:FetchMaxBytes], true
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	text := string(data)
+	if mt == "text/html" || mt == "application/xhtml+xml" || (mt == "" && strings.Contains(strings.ToLower(text[:min(len(text), 512)]), "<html")) {
+		md, err := htmltomarkdown.ConvertString(text)
+		if err == nil {
+			text, v.Body.Kind = md, "html"
+		}
+	} else if !utf8.ValidString(text) && !strings.HasPrefix(mt, "text/") {
+		return fetchValue{}, registry.NewError("WebError", "WEB_NOT_TEXT", fmt.Sprintf("%s is not text (%s)", v.URL, mt))
+	}
+	text = strings.ToValidUTF8(text, "\uFFFD")
+	if len(text) > FetchMaxText {
+		cut := text[:FetchMaxText]
+		for len(cut) > 0 && !utf8.ValidString(cut) {
+			cut = cut[:len(cut)-1]
+		}
+		text, v.Truncated = cut, true
+	}
+	v.Body.Content = text
+	return v, nil
+}
+
+func newWebFetch(client *http.Client) (*registry.Tool, error) {
+	return registry.Define(registry.TypedTool[fetchArgs, fetchValue]{
+		Name:        "web_fetch",
+		Description: "Fetch a web page or text resource over http(s) and return its readable text (HTML is converted to Markdown).",
+		Timeout:     FetchTimeout + 5*time.Second,
+		Execute: func(ctx context.Context, a fetchArgs, _ registry.RunContext) (fetchValue, error) {
+			if strings.TrimSpace(a.URL) == "" {
+				return fetchValue{}, errors.New("url must be a non-empty string")
+			}
+			return fetch(ctx, client, a.URL)
+		},
+		Render: func(_ fetchArgs, v fetchValue) ([]card.Content, error) {
+			head := fmt.Sprintf("URL: %s\nStatus: %d\n\n", v.URL, v.StatusCode)
+			tail := ""
+			if v.Truncated {
+				tail = "\n\n(The content was truncated.)"
+			}
+			return []card.Content{card.Text(head + v.Body.Content + tail)}, nil
+		},
+		PresentationMeta: func(_ fetchArgs, v fetchValue) (jsonv.Value, error) {
+			return jsonv.FromGo(map[string]any{"url": v.URL, "statusCode": v.StatusCode, "truncated": v.Truncated})
+		},
+		IsConcurrencySafe: func(fetchArgs) bool { return true },
+		PresentCall: func(a fetchArgs) card.CallView {
+			return &card.Generic{Title: a.URL, Kind: card.KindFetch, RawInput: a.URL}
+		},
+		PresentResult: func(a fetchArgs, r registry.ToolResult) card.ResultView {
+			var m card.WebFetch
+			if r.IsError || !r.Meta.IsValid() || r.Meta.Decode(&m) != nil || m.URL == "" {
+				return nil
+			}
+			m.Title = a.URL
+			return &m
+		},
+	})
+}

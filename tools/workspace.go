@@ -1,0 +1,139 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/dsh-bridge/dsh-bridge/jsonv"
+	"github.com/dsh-bridge/dsh-bridge/pipeline"
+	"github.com/dsh-bridge/dsh-bridge/registry"
+)
+
+// Workspace is a session's working directory plus its additional
+// directories: the places tools may read and write without asking.
+type Workspace struct {
+	cwd   string
+	roots []string // symlink-resolved, cleaned
+}
+
+// NewWorkspace returns the workspace of cwd (absolute) and extra
+// directories (absolute, or relative to cwd).
+func NewWorkspace(cwd string, extra ...string) (*Workspace, error) {
+	if !filepath.IsAbs(cwd) {
+		return nil, fmt.Errorf("workspace directory %q is not absolute", cwd)
+	}
+	w := &Workspace{cwd: filepath.Clean(cwd)}
+	for _, d := range append([]string{cwd}, extra...) {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(cwd, d)
+		}
+		w.roots = append(w.roots, resolveExisting(filepath.Clean(d)))
+	}
+	return w, nil
+}
+
+// Cwd returns the workspace directory.
+func (w *Workspace) Cwd() string { return w.cwd }
+
+// Abs returns p as an absolute, cleaned path: relative paths are resolved
+// against the workspace directory. Symlinks are not followed (this is the
+// path shown to people and models).
+func (w *Workspace) Abs(p string) string {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(w.cwd, p)
+	}
+	return filepath.Clean(p)
+}
+
+// Contains reports whether p, with every symlink resolved, lies inside one
+// of the workspace's directories. A symlink inside the workspace that
+// points outside is outside; ".." segments are resolved first; comparison
+// is exact (on a case-insensitive file system a differently cased path
+// resolves through the symlink walk to the same name only if it exists).
+func (w *Workspace) Contains(p string) bool {
+	real := resolveExisting(w.Abs(p))
+	for _, r := range w.roots {
+		if real == r || strings.HasPrefix(real, r+string(filepath.Separator)) || r == string(filepath.Separator) {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveExisting resolves symlinks in the longest existing prefix of p and
+// appends the rest: a file that does not exist yet resolves through its
+// nearest existing parent.
+func resolveExisting(p string) string {
+	rest := ""
+	for cur := p; ; {
+		if real, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(real, rest)
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return filepath.Join(cur, rest) // unreadable: judge the path as written
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+// ConfinementPolicy is the pre-execute listener that keeps tools inside
+// the workspace: a call whose tool declares an access outside it is asked
+// about (or, when readOnlyOutside is false and writes are involved, still
+// asked), and denied when deny is set (a read-only mode). Calls inside the
+// workspace are delegated to the next listener unchanged.
+func ConfinementPolicy(reg *registry.Registry, w *Workspace, deny bool) pipeline.PreListener {
+	return func(_ context.Context, exec registry.Execution, next func() (pipeline.PreDecision, error)) (pipeline.PreDecision, error) {
+		tool := reg.Get(exec.Name, exec.Scope)
+		if tool == nil || tool.Accesses == nil || !exec.Arguments.IsValid() {
+			return next()
+		}
+		for _, a := range accesses(tool, exec.Arguments) {
+			if w.Contains(a.Path) {
+				continue
+			}
+			verb := "read"
+			if a.Write {
+				verb = "write"
+			}
+			reason := fmt.Sprintf("%s wants to %s %s, outside the workspace", exec.Name, verb, w.Abs(a.Path))
+			if deny {
+				return pipeline.DenyCall(reason), nil
+			}
+			return pipeline.AskCall(reason), nil
+		}
+		return next()
+	}
+}
+
+// accesses calls a tool's declaration, treating a panic as no accesses
+// known (the call is then judged by the other policies).
+func accesses(t *registry.Tool, args jsonv.Value) (out []registry.Access) {
+	defer func() {
+		if recover() != nil {
+			out = nil
+		}
+	}()
+	return t.Accesses(args)
+}
+
+// OutsideWorkspace reports whether a call's declared accesses leave the
+// workspace (false when the tool declares none).
+func OutsideWorkspace(t *registry.Tool, w *Workspace, args jsonv.Value) bool {
+	if t == nil || t.Accesses == nil || !args.IsValid() {
+		return false
+	}
+	for _, a := range accesses(t, args) {
+		if !w.Contains(a.Path) {
+			return true
+		}
+	}
+	return false
+}
