@@ -55,6 +55,14 @@ type Tool struct {
 	// to ask before a call touches anything outside the workspace.
 	Accesses func(args jsonv.Value) []Access
 
+	// Effect classifies what the tool does, for permission modes (host-only).
+	Effect Effect
+
+	// PermissionKey, when set, names what a person's "always allow" or
+	// "always reject" for a call covers (for example "bash:git" or
+	// "web_fetch:example.com"); without it the tool's name is the key.
+	PermissionKey func(args jsonv.Value) string
+
 	// PresentCall and PresentResult are pure presenters: they depend only on
 	// their arguments, because session replay calls them again from the log.
 	// A nil view means the generic fallback.
@@ -63,6 +71,19 @@ type Tool struct {
 
 	out *Schema // Output.Schema, compiled at registration
 }
+
+// Effect is the kind of side effect a tool has.
+type Effect uint8
+
+// Effects. EffectUnknown tools are treated as the most dangerous class by
+// permission modes.
+const (
+	EffectUnknown Effect = iota
+	EffectRead           // reads or searches, no side effects
+	EffectEdit           // creates or changes files
+	EffectExecute        // runs commands
+	EffectFetch          // talks to the network
+)
 
 // Access is one file or directory a call would touch.
 type Access struct {

@@ -2,6 +2,11 @@ package tools
 
 import (
 	"net/http"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/dsh-bridge/dsh-bridge/jsonv"
 
 	"github.com/dsh-bridge/dsh-bridge/registry"
 )
@@ -64,6 +69,7 @@ func Register(reg *registry.Registry, scope *registry.Scope, opt Options) (dispo
 	}
 	defs = append(append(append(defs, jt...), st...), wf)
 
+	classify(defs)
 	var disposers []func()
 	undo := func() {
 		for i := len(disposers) - 1; i >= 0; i-- {
@@ -82,4 +88,43 @@ func Register(reg *registry.Registry, scope *registry.Scope, opt Options) (dispo
 		disposers = append(disposers, d)
 	}
 	return undo, nil
+}
+
+// classify sets each built-in's effect and permission key.
+func classify(defs []*registry.Tool) {
+	for _, t := range defs {
+		switch t.Name {
+		case "read", "grep", "glob", "job_output", "job_list":
+			t.Effect = registry.EffectRead
+		case "write", "edit":
+			t.Effect = registry.EffectEdit
+		case "bash", "job_kill":
+			t.Effect = registry.EffectExecute
+			if t.Name == "bash" {
+				t.PermissionKey = func(args jsonv.Value) string { return "bash:" + commandName(args) }
+			}
+		case "web_fetch":
+			t.Effect = registry.EffectFetch
+			t.PermissionKey = func(args jsonv.Value) string {
+				u, _ := args.Get("url")
+				if parsed, err := url.Parse(strings.TrimSpace(u.Str())); err == nil && parsed.Host != "" {
+					return "web_fetch:" + parsed.Hostname()
+				}
+				return "web_fetch"
+			}
+		}
+	}
+}
+
+// commandName is the program a shell command runs first: its first word
+// after any environment assignments ("FOO=1 go test" is "go").
+func commandName(args jsonv.Value) string {
+	c, _ := args.Get("command")
+	for _, f := range strings.Fields(c.Str()) {
+		if strings.Contains(f, "=") && !strings.HasPrefix(f, "=") {
+			continue
+		}
+		return filepath.Base(f)
+	}
+	return ""
 }

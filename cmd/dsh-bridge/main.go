@@ -2,61 +2,134 @@
 //
 // Usage:
 //
-//	dsh-bridge tools    print the registered tool schemas as JSON
+//	dsh-bridge [flags]   serve ACP v1 on stdin/stdout
+//	dsh-bridge tools     print the built-in tool schemas as JSON
 //
-// stdout carries only protocol bytes (or, for subcommands, their output);
-// logs go to stderr.
+// Flags (each mirrored by an environment variable):
+//
+//	--base-url  DSH_BASE_URL   OpenAI-compatible API base (default https://api.deepseek.com)
+//	--api-key   DSH_API_KEY    API key (falls back to DEEPSEEK_API_KEY, then OPENAI_API_KEY)
+//	--model     DSH_MODEL      model name (default deepseek-chat)
+//	--max-turn-requests DSH_MAX_TURN_REQUESTS  model requests per prompt turn (default 50)
+//
+// stdout carries only protocol bytes; logs go to stderr (DSH_LOG_LEVEL:
+// debug, info, warn, error).
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
 
+	"github.com/dsh-bridge/dsh-bridge/bridge"
+	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/tools"
 )
 
+var version = "0.1.0-dev"
+
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
-	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, nil)))
-	if len(args) == 0 {
-		fmt.Fprintln(stderr, "dsh-bridge: serving ACP over stdio is not built yet; available subcommands: tools")
+func env(keys ...string) string {
+	for _, k := range keys {
+		if v := os.Getenv(k); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func logger(stderr io.Writer) *slog.Logger {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(env("DSH_LOG_LEVEL"))); err != nil {
+		level = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	log := logger(stderr)
+	slog.SetDefault(log)
+	if len(args) > 0 && args[0] == "tools" {
+		return printTools(stdout, stderr)
+	}
+	fs := flag.NewFlagSet("dsh-bridge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	baseURL := fs.String("base-url", or(env("DSH_BASE_URL"), "https://api.deepseek.com"), "OpenAI-compatible API base URL")
+	apiKey := fs.String("api-key", env("DSH_API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY"), "API key")
+	modelName := fs.String("model", or(env("DSH_MODEL"), "deepseek-chat"), "model name")
+	maxReqs := fs.Int("max-turn-requests", atoi(env("DSH_MAX_TURN_REQUESTS"), 50), "model requests per prompt turn")
+	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	switch args[0] {
-	case "tools":
-		reg := registry.New()
-		cwd, err := os.Getwd()
-		if err != nil {
-			fmt.Fprintln(stderr, "dsh-bridge:", err)
-			return 1
-		}
-		ws, err := tools.NewWorkspace(cwd)
-		if err != nil {
-			fmt.Fprintln(stderr, "dsh-bridge:", err)
-			return 1
-		}
-		dispose, err := tools.Register(reg, nil, tools.Options{Workspace: ws})
-		if err != nil {
-			fmt.Fprintln(stderr, "dsh-bridge:", err)
-			return 1
-		}
-		defer dispose()
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(reg.Schemas(nil)); err != nil {
-			fmt.Fprintln(stderr, "dsh-bridge:", err)
-			return 1
-		}
-		return 0
-	default:
-		fmt.Fprintf(stderr, "dsh-bridge: unknown subcommand %q; available: tools\n", args[0])
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "dsh-bridge: unknown subcommand %q; available: tools (no arguments serves ACP on stdio)\n", fs.Arg(0))
 		return 2
 	}
+	cfg := bridge.Config{ModelName: *modelName, MaxTurnRequests: *maxReqs, Version: version, Log: log}
+	client, err := model.NewOpenAI(model.OpenAIConfig{BaseURL: *baseURL, APIKey: *apiKey, Model: *modelName})
+	if err != nil {
+		log.Warn("no model available; prompts will explain why", "err", err)
+		cfg.ModelErr = err
+	} else {
+		cfg.Model = client
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := bridge.NewServer(cfg).Serve(ctx, stdin, stdout); err != nil {
+		log.Error("serve failed", "err", err)
+		return 1
+	}
+	return 0
+}
+
+func or(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func atoi(s string, def int) int {
+	if n, err := strconv.Atoi(s); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
+func printTools(stdout, stderr io.Writer) int {
+	reg := registry.New()
+	cwd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintln(stderr, "dsh-bridge:", err)
+		return 1
+	}
+	ws, err := tools.NewWorkspace(cwd)
+	if err != nil {
+		fmt.Fprintln(stderr, "dsh-bridge:", err)
+		return 1
+	}
+	dispose, err := tools.Register(reg, nil, tools.Options{Workspace: ws})
+	if err != nil {
+		fmt.Fprintln(stderr, "dsh-bridge:", err)
+		return 1
+	}
+	defer dispose()
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(reg.Schemas(nil)); err != nil {
+		fmt.Fprintln(stderr, "dsh-bridge:", err)
+		return 1
+	}
+	return 0
 }

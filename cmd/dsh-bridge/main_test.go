@@ -16,12 +16,11 @@ func TestRun(t *testing.T) {
 		wantStderr string
 	}{
 		{"tools prints the built-in schemas", []string{"tools"}, 0, "", ""},
-		{"no arguments explains", nil, 2, "", "not built yet"},
 		{"unknown subcommand", []string{"bogus"}, 2, "", `unknown subcommand "bogus"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			if code := run(tc.args, &out, &errOut); code != tc.wantCode {
+			if code := run(tc.args, strings.NewReader(""), &out, &errOut); code != tc.wantCode {
 				t.Errorf("exit code %d, want %d", code, tc.wantCode)
 			}
 			if tc.wantCode == 0 {

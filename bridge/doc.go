@@ -1,0 +1,31 @@
+// Package bridge is dsh-bridge's ACP agent side: the stdio transport, the
+// method handlers, sessions with their modes, the agent loop, and the
+// permission broker.
+//
+// # Transport
+//
+// Newline-delimited JSON-RPC 2.0 over sourcegraph/jsonrpc2 with our own
+// line stream: a malformed line is answered with -32700 (or -32600 for a
+// batch or non-object) and the connection stays up. The read loop never
+// blocks: notifications (session/cancel, $/cancel_request) are handled
+// inline in arrival order, initialize inline, every other request on its
+// own goroutine; a handler panic becomes -32603. Errors are wrapped
+// sentinels converted to codes once, at the edge (never code 0). Every
+// session/update of a turn is written before that turn's answer.
+//
+// # Modes and permissions
+//
+// Modes are pipeline policies on the session's scope, not special cases in
+// tools: default (reads and searches inside the workspace run; edits,
+// commands, fetches and anything outside the workspace ask), acceptEdits
+// (edits inside the workspace run too), plan (a guard refuses edits and
+// commands without asking) and bypassPermissions (nothing asks; guards
+// still refuse). An ask becomes session/request_permission with the same
+// toolCallId as the announced tool_call and its card content.
+//
+// The session remembers "always allow" and "always reject" itself, since
+// many clients do not: the key is the tool's permission key — edits by tool
+// name (write, edit), bash by the command's program name (bash:git), web
+// fetches by host (web_fetch:example.com), other tools by name — and an
+// always-allow never covers a call that reaches outside the workspace.
+package bridge

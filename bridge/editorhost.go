@@ -1,0 +1,61 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/dsh-bridge/dsh-bridge/tools"
+)
+
+// editorHost is the tools.Host of a session: file reads and writes go
+// through the editor when the client advertised fs.readTextFile and
+// fs.writeTextFile (its unsaved buffers are what the person sees, and
+// editors such as Zed review agent edits only when they arrive through
+// fs/write_text_file); everything else, and everything the client did not
+// advertise, runs on the local machine. It never calls a method the client
+// did not advertise.
+type editorHost struct {
+	tools.LocalHost
+	session *Session
+}
+
+func (h *editorHost) ReadTextFile(ctx context.Context, path string) (string, error) {
+	if !h.session.caps.FS.ReadTextFile {
+		return h.LocalHost.ReadTextFile(ctx, path)
+	}
+	var res struct {
+		Content string `json:"content"`
+	}
+	err := h.session.srv.conn.Call(ctx, "fs/read_text_file", map[string]any{"sessionId": h.session.id, "path": path}, &res)
+	if err != nil {
+		return "", editorError("read", path, err)
+	}
+	return res.Content, nil
+}
+
+func (h *editorHost) WriteTextFile(ctx context.Context, path, content string) error {
+	if !h.session.caps.FS.WriteTextFile {
+		return h.LocalHost.WriteTextFile(ctx, path, content)
+	}
+	var res any
+	err := h.session.srv.conn.Call(ctx, "fs/write_text_file", map[string]any{"sessionId": h.session.id, "path": path, "content": content}, &res)
+	if err != nil {
+		return editorError("write", path, err)
+	}
+	return nil
+}
+
+// editorError maps an editor's failure: "not found" errors (-32002 or
+// their message) wrap fs.ErrNotExist, so tools report FS_NOT_FOUND.
+func editorError(verb, path string, err error) error {
+	var we *jsonrpc2.Error
+	if errors.As(err, &we) && (we.Code == codeResourceNotFound || strings.Contains(strings.ToLower(we.Message), "not found")) {
+		return fmt.Errorf("the editor could not %s %s: %w", verb, path, fs.ErrNotExist)
+	}
+	return fmt.Errorf("the editor could not %s %s: %w", verb, path, err)
+}

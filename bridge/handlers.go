@@ -1,0 +1,151 @@
+package bridge
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/dsh-bridge/dsh-bridge/tools"
+	"github.com/dsh-bridge/dsh-bridge/views"
+)
+
+// ProtocolVersion is the ACP version the bridge speaks.
+const ProtocolVersion = 1
+
+func (s *Server) initialize(req *jsonrpc2.Request) (any, error) {
+	var p initializeParams
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	if p.ProtocolVersion == nil {
+		return nil, invalidParams("initialize: protocolVersion is required")
+	}
+	s.mu.Lock()
+	s.caps = p.ClientCapabilities
+	s.mu.Unlock()
+	return initializeResult{
+		ProtocolVersion: ProtocolVersion,
+		AgentCapabilities: map[string]any{
+			"loadSession":         false,
+			"promptCapabilities":  map[string]any{"image": false, "audio": false, "embeddedContext": true},
+			"mcpCapabilities":     map[string]any{"http": false, "sse": false},
+			"sessionCapabilities": map[string]any{"additionalDirectories": map[string]any{}},
+		},
+		AuthMethods: []any{},
+		AgentInfo:   implementation{Name: "dsh-bridge", Title: "dsh-bridge", Version: s.cfg.Version},
+	}, nil
+}
+
+func newSessionID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return "sess_" + hex.EncodeToString(b)
+}
+
+func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	var p newSessionParams
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	if !filepath.IsAbs(p.Cwd) {
+		return nil, invalidParams("session/new: cwd must be an absolute path, got %q", p.Cwd)
+	}
+	for _, d := range p.AdditionalDirectories {
+		if !filepath.IsAbs(d) {
+			return nil, invalidParams("session/new: additionalDirectories must be absolute, got %q", d)
+		}
+	}
+	ws, err := tools.NewWorkspace(p.Cwd, p.AdditionalDirectories...)
+	if err != nil {
+		return nil, invalidParams("session/new: %v", err)
+	}
+	s.mu.Lock()
+	caps := s.caps
+	s.mu.Unlock()
+	ss := &Session{
+		id:     newSessionID(),
+		srv:    s,
+		ws:     ws,
+		mode:   ModeDefault,
+		model:  s.cfg.ModelName,
+		allow:  map[string]bool{},
+		reject: map[string]bool{},
+		calls:  map[string]*callInfo{},
+		env:    views.Env{Cwd: ws.Cwd(), TerminalOutput: caps.Meta["terminal_output"] == true},
+		caps:   caps,
+	}
+	ss.scope = s.reg.NewScope(ss.id, nil)
+	host := &editorHost{session: ss}
+	dispose, err := tools.Register(s.reg, ss.scope, tools.Options{Workspace: ws, Host: host, NativeSearch: s.cfg.NativeSearch})
+	if err != nil {
+		return nil, fmt.Errorf("registering tools: %w", err)
+	}
+	ss.disposers = append(ss.disposers, dispose)
+	ss.installPolicies()
+	s.mu.Lock()
+	s.sessions[ss.id] = ss
+	s.byScope[ss.scope] = ss
+	s.mu.Unlock()
+
+	res := newSessionResult{SessionID: ss.id, Modes: ss.modeState(), ConfigOptions: ss.configOptions()}
+	if len(p.MCPServers) == 0 {
+		return res, nil
+	}
+	return withAfter{result: res, after: func() {
+		s.notify(ctx, ss.id, noticeUpdate{
+			SessionUpdate: "notice", Severity: "warning",
+			Title:       fmt.Sprintf("MCP servers are not supported yet (%d ignored)", len(p.MCPServers)),
+			Description: "dsh-bridge does not connect to MCP servers yet; only its built-in tools are available in this session.",
+		})
+	}}, nil
+}
+
+func (s *Server) setMode(req *jsonrpc2.Request) (any, error) {
+	var p setModeParams
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	ss, err := s.requireSession(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if err := ss.setMode(p.ModeID); err != nil {
+		return nil, err
+	}
+	return withAfter{result: map[string]any{}, after: func() { ss.announceMode(context.Background()) }}, nil
+}
+
+func (s *Server) setConfigOption(req *jsonrpc2.Request) (any, error) {
+	var p setConfigParams
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	ss, err := s.requireSession(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	var value string
+	if err := json.Unmarshal(p.Value, &value); err != nil {
+		return nil, invalidParams("session/set_config_option: value must be a string")
+	}
+	switch p.ConfigID {
+	case "mode":
+		if err := ss.setMode(value); err != nil {
+			return nil, err
+		}
+		return withAfter{result: setConfigResult{ConfigOptions: ss.configOptions()}, after: func() {
+			s.notify(context.Background(), ss.id, currentModeUpdate{SessionUpdate: "current_mode_update", CurrentModeID: value})
+		}}, nil
+	case "model":
+		if value != s.cfg.ModelName {
+			return nil, invalidParams("session/set_config_option: unknown model %q (available: %q)", value, s.cfg.ModelName)
+		}
+		return setConfigResult{ConfigOptions: ss.configOptions()}, nil
+	}
+	return nil, invalidParams("session/set_config_option: unknown config option %q", p.ConfigID)
+}

@@ -1,0 +1,267 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/dsh-bridge/dsh-bridge/model"
+	"github.com/dsh-bridge/dsh-bridge/pipeline"
+	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/views"
+	"github.com/dsh-bridge/dsh-bridge/views/card"
+)
+
+// Stop reasons.
+const (
+	stopEndTurn   = "end_turn"
+	stopMaxTokens = "max_tokens"
+	stopMaxReqs   = "max_turn_requests"
+	stopRefusal   = "refusal"
+	stopCancelled = "cancelled"
+)
+
+func (s *Server) prompt(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	var p promptParams
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	ss, err := s.requireSession(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	text, err := promptText(p.Prompt)
+	if err != nil {
+		return nil, err
+	}
+	tctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ss.mu.Lock()
+	if ss.cancel != nil {
+		ss.mu.Unlock()
+		return nil, ErrBusy
+	}
+	ss.cancel = cancel
+	ss.history = append(ss.history, model.Message{Role: "user", Content: text})
+	ss.mu.Unlock()
+	defer func() {
+		ss.mu.Lock()
+		ss.cancel = nil
+		ss.mu.Unlock()
+	}()
+	return promptResult{StopReason: ss.turn(tctx)}, nil
+}
+
+// promptText flattens prompt blocks into the user message: text as is,
+// resource links as a reference line, embedded text resources inline.
+func promptText(blocks []card.Content) (string, error) {
+	var b strings.Builder
+	for _, c := range blocks {
+		v := c.Value()
+		switch c.Type() {
+		case card.TypeText:
+			b.WriteString(c.TextValue())
+		case card.TypeResourceLink:
+			uri, _ := v.Get("uri")
+			name, _ := v.Get("name")
+			fmt.Fprintf(&b, "\n[resource_link name=%q uri=%q]\n", name.Str(), uri.Str())
+		case card.TypeResource:
+			res, _ := v.Get("resource")
+			uri, _ := res.Get("uri")
+			if t, ok := res.Get("text"); ok {
+				fmt.Fprintf(&b, "\n<resource uri=%q>\n%s\n</resource>\n", uri.Str(), t.Str())
+			} else {
+				fmt.Fprintf(&b, "\n[binary resource uri=%q omitted]\n", uri.Str())
+			}
+		default:
+			return "", invalidParams("session/prompt: %s blocks are not supported (promptCapabilities)", c.Type())
+		}
+	}
+	return b.String(), nil
+}
+
+func (ss *Session) systemPrompt() string {
+	return fmt.Sprintf(`You are dsh-bridge, a coding agent working inside the user's editor.
+Workspace: %s
+Platform: %s/%s
+Date: %s
+
+Use the tools to inspect and change the workspace: read to read files, grep and glob to search, edit for precise changes to existing files, write to create files, bash to run commands (tests, builds, git), web_fetch to read web pages. Prefer small, verifiable steps; read before you edit. Paths may be relative to the workspace.`, ss.ws.Cwd(), runtime.GOOS, runtime.GOARCH, time.Now().Format("2006-01-02"))
+}
+
+// turn runs the agent loop until the model stops, the request cap is hit,
+// or ctx is cancelled; every update is sent before it returns.
+func (ss *Session) turn(ctx context.Context) string {
+	s := ss.srv
+	if s.cfg.Model == nil {
+		msg := "No model is configured"
+		if s.cfg.ModelErr != nil {
+			msg += ": " + s.cfg.ModelErr.Error()
+		}
+		s.notify(ctx, ss.id, contentChunk{SessionUpdate: "agent_message_chunk", Content: card.Text(msg)})
+		return stopEndTurn
+	}
+	for n := 0; ; n++ {
+		if n >= s.cfg.MaxTurnRequests {
+			return stopMaxReqs
+		}
+		if ctx.Err() != nil {
+			return stopCancelled
+		}
+		ss.mu.Lock()
+		msgs := append([]model.Message{{Role: "system", Content: ss.systemPrompt()}}, ss.history...)
+		ss.mu.Unlock()
+		resp, err := s.cfg.Model.Complete(ctx, model.Request{Messages: msgs, Tools: s.reg.Schemas(ss.scope)}, model.Handler{
+			OnText: func(d string) {
+				s.notify(ctx, ss.id, contentChunk{SessionUpdate: "agent_message_chunk", Content: card.Text(d)})
+			},
+			OnReasoning: func(d string) {
+				s.notify(ctx, ss.id, contentChunk{SessionUpdate: "agent_thought_chunk", Content: card.Text(d)})
+			},
+			OnToolCall: func(tc model.ToolCall) { ss.announce(ctx, tc) },
+		})
+		if ctx.Err() != nil {
+			ss.commitAssistant(resp, nil)
+			ss.failUnfinished(ctx, resp.ToolCalls)
+			return stopCancelled
+		}
+		if err != nil {
+			s.log.Error("model request failed", "err", err)
+			s.notify(ctx, ss.id, contentChunk{SessionUpdate: "agent_message_chunk", Content: card.Text("\n\n[model error: " + err.Error() + "]")})
+			return stopEndTurn
+		}
+		if resp.Usage.TotalTokens > 0 {
+			s.notify(ctx, ss.id, usageUpdate{SessionUpdate: "usage_update", Used: resp.Usage.TotalTokens, Size: contextWindow})
+		}
+		if len(resp.ToolCalls) == 0 {
+			ss.commitAssistant(resp, nil)
+			switch resp.FinishReason {
+			case "length":
+				return stopMaxTokens
+			case "content_filter":
+				return stopRefusal
+			}
+			return stopEndTurn
+		}
+		results := ss.runTools(ctx, resp.ToolCalls)
+		ss.commitAssistant(resp, results)
+		concluded := true
+		for _, r := range results {
+			concluded = concluded && !r.IsError && r.ConcludesTurn
+		}
+		if ctx.Err() != nil {
+			return stopCancelled
+		}
+		if concluded {
+			return stopEndTurn
+		}
+	}
+}
+
+// contextWindow is the context size reported in usage updates.
+const contextWindow = 128000
+
+// announce sends the pending tool_call of a call the model finished.
+func (ss *Session) announce(ctx context.Context, tc model.ToolCall) {
+	args := views.Args([]byte(tc.Arguments))
+	view := ss.srv.presenter.Call(tc.Name, args, ss.scope)
+	ss.mu.Lock()
+	ss.calls[tc.ID] = &callInfo{name: tc.Name, args: args, view: view}
+	ss.mu.Unlock()
+	ss.srv.notify(ctx, ss.id, views.Call(ss.env, tc.ID, tc.Name, view, args, views.Pending))
+}
+
+// runTools drives one model turn's calls through the scheduler, streaming
+// statuses, and returns the results in model order.
+func (ss *Session) runTools(ctx context.Context, tcs []model.ToolCall) []registry.Result {
+	calls := make([]pipeline.Call, len(tcs))
+	for i, tc := range tcs {
+		calls[i] = pipeline.Call{CallID: tc.ID, Name: tc.Name, Arguments: []byte(tc.Arguments), Scope: ss.scope}
+	}
+	s := ss.srv
+	return s.pipe.ExecuteBatch(ctx, calls, pipeline.BatchOptions{
+		MaxParallel: s.cfg.MaxParallel,
+		OnState: func(i int, st pipeline.State, res *registry.Result) {
+			tc := tcs[i]
+			switch st {
+			case pipeline.Running:
+				s.notify(ctx, ss.id, views.ToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: tc.ID, Status: views.InProgress})
+			case pipeline.Finished:
+				ss.mu.Lock()
+				info := ss.calls[tc.ID]
+				ss.mu.Unlock()
+				var call card.CallView
+				args := views.Args([]byte(tc.Arguments))
+				if info != nil {
+					call, args = info.view, info.args
+				}
+				view := s.presenter.Result(tc.Name, args, ss.scope, call, registry.ToolResult{Content: res.Content, IsError: res.IsError, Meta: res.Meta})
+				s.notify(ctx, ss.id, views.Result(ss.env, tc.ID, tc.Name, call, view, res.IsError, res.Content))
+			}
+		},
+	})
+}
+
+// failUnfinished ends announced calls that will never run (the turn was
+// cancelled while the model was still writing).
+func (ss *Session) failUnfinished(ctx context.Context, tcs []model.ToolCall) {
+	for _, tc := range tcs {
+		ss.srv.notify(ctx, ss.id, views.ToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: tc.ID, Status: views.Failed})
+	}
+}
+
+// commitAssistant appends the assistant message and its tool results (in
+// model order) to the history, with additional contexts after them.
+func (ss *Session) commitAssistant(resp model.Response, results []registry.Result) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if resp.Text == "" && len(resp.ToolCalls) == 0 {
+		return
+	}
+	if results == nil && len(resp.ToolCalls) > 0 {
+		resp.ToolCalls = nil // cancelled before they ran: keep only the text
+		if resp.Text == "" {
+			return
+		}
+	}
+	ss.history = append(ss.history, model.Message{Role: "assistant", Content: resp.Text, Reasoning: resp.Reasoning, ToolCalls: resp.ToolCalls})
+	var contexts []string
+	for i, r := range results {
+		ss.history = append(ss.history, model.Message{Role: "tool", ToolCallID: resp.ToolCalls[i].ID, Content: resultText(r)})
+		for _, c := range r.AdditionalContexts {
+			contexts = append(contexts, blocksText(c.Content))
+		}
+	}
+	for _, c := range contexts {
+		ss.history = append(ss.history, model.Message{Role: "user", Content: c})
+	}
+}
+
+func resultText(r registry.Result) string {
+	if t := blocksText(r.Content); t != "" {
+		return t
+	}
+	if r.IsError && r.Error != nil {
+		return "Error: " + r.Error.Message
+	}
+	return "(no content)"
+}
+
+func blocksText(blocks []card.Content) string {
+	var parts []string
+	for _, b := range blocks {
+		if b.Type() == card.TypeText {
+			parts = append(parts, b.TextValue())
+		} else {
+			parts = append(parts, "["+b.Type()+" content omitted]")
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+var _ = errors.Is

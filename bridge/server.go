@@ -1,0 +1,260 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"sync"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/dsh-bridge/dsh-bridge/model"
+	"github.com/dsh-bridge/dsh-bridge/pipeline"
+	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/views"
+)
+
+// Config configures a Server.
+type Config struct {
+	// Model is the chat model; when nil, ModelErr explains why (for
+	// example model.ErrNoAPIKey) and every prompt ends with that message.
+	Model     model.Client
+	ModelErr  error
+	ModelName string
+	// MaxTurnRequests caps model requests per prompt turn (default 50).
+	MaxTurnRequests int
+	// MaxParallel bounds parallel tool calls (default 10).
+	MaxParallel int
+	// NativeSearch forces the native grep/glob walker.
+	NativeSearch bool
+	Version      string
+	Log          *slog.Logger
+}
+
+// Server is one ACP agent connection: it serves a single client over one
+// stream until the stream ends.
+type Server struct {
+	cfg       Config
+	log       *slog.Logger
+	reg       *registry.Registry
+	pipe      *pipeline.Pipeline
+	presenter views.Presenter
+
+	conn *jsonrpc2.Conn
+
+	mu       sync.Mutex
+	caps     clientCapabilities
+	sessions map[string]*Session
+	byScope  map[*registry.Scope]*Session
+	inflight map[string]context.CancelFunc // inbound request id → cancel
+	wg       sync.WaitGroup                // request goroutines
+}
+
+// NewServer returns a server; call Serve to run it.
+func NewServer(cfg Config) *Server {
+	if cfg.MaxTurnRequests <= 0 {
+		cfg.MaxTurnRequests = 50
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	s := &Server{cfg: cfg, log: cfg.Log, reg: registry.New(), sessions: map[string]*Session{},
+		byScope: map[*registry.Scope]*Session{}, inflight: map[string]context.CancelFunc{}}
+	s.pipe = pipeline.New(s.reg, pipeline.WithApprover(s), pipeline.WithLogger(cfg.Log))
+	s.pipe.WrapExecute(nil, pipeline.TimeoutPolicy(s.reg))
+	s.presenter = views.Presenter{Registry: s.reg, Log: cfg.Log}
+	return s
+}
+
+// Serve speaks ACP over r and w until r ends or ctx is done, then cancels
+// every session's work, waits for it, and returns.
+func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
+	stream := newLineStream(r, w, nil, s.log)
+	stream.onEOF = func() {
+		// The client is gone: stop every turn (pending calls to it can never
+		// be answered), then let in-flight requests write their replies.
+		s.mu.Lock()
+		for _, ss := range s.sessions {
+			ss.cancelTurn()
+		}
+		s.mu.Unlock()
+		s.wg.Wait()
+	}
+	s.conn = jsonrpc2.NewConn(ctx, stream, s)
+	select {
+	case <-s.conn.DisconnectNotify():
+	case <-ctx.Done():
+		s.conn.Close()
+	}
+	s.mu.Lock()
+	for _, c := range s.inflight {
+		c()
+	}
+	sessions := make([]*Session, 0, len(s.sessions))
+	for _, ss := range s.sessions {
+		sessions = append(sessions, ss)
+	}
+	s.mu.Unlock()
+	for _, ss := range sessions {
+		ss.cancelTurn()
+	}
+	s.wg.Wait()
+	for _, ss := range sessions {
+		ss.close()
+	}
+	return nil
+}
+
+// Handle implements jsonrpc2.Handler. It runs on the connection's read
+// loop, so it never blocks and never calls the client: notifications are
+// handled inline, in arrival order; initialize inline; every other request
+// on its own goroutine.
+func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	if req.Notif {
+		s.notification(req)
+		return
+	}
+	if req.Method == "initialize" {
+		s.respond(ctx, req, func(context.Context) (any, error) { return s.initialize(req) })
+		return
+	}
+	key := req.ID.String()
+	rctx, cancel := context.WithCancel(ctx)
+	s.mu.Lock()
+	s.inflight[key] = cancel
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer func() {
+			s.mu.Lock()
+			delete(s.inflight, key)
+			s.mu.Unlock()
+			cancel()
+		}()
+		s.respond(rctx, req, func(ctx context.Context) (any, error) { return s.dispatch(ctx, req) })
+	}()
+}
+
+// respond runs a handler, converting panics into -32603 and errors into
+// wire codes, and replies on a context that outlives the request's.
+func (s *Server) respond(ctx context.Context, req *jsonrpc2.Request, h func(context.Context) (any, error)) {
+	result, err := func() (result any, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error("handler panicked", "method", req.Method, "panic", p, "stack", string(debug.Stack()))
+				err = &jsonrpc2.Error{Code: codeInternalError, Message: fmt.Sprintf("internal error in %s", req.Method)}
+			}
+		}()
+		return h(ctx)
+	}()
+	var after func()
+	if a, ok := result.(withAfter); ok {
+		result, after = a.result, a.after
+	}
+	rctx := context.WithoutCancel(ctx)
+	if err != nil {
+		if e := s.conn.ReplyWithError(rctx, req.ID, toWire(err)); e != nil {
+			s.log.Warn("reply failed", "method", req.Method, "err", e)
+		}
+		return
+	}
+	if e := s.conn.Reply(rctx, req.ID, result); e != nil {
+		s.log.Warn("reply failed", "method", req.Method, "err", e)
+	}
+	if after != nil {
+		after()
+	}
+}
+
+// withAfter is a result with work to do once the reply is written.
+type withAfter struct {
+	result any
+	after  func()
+}
+
+func decode(req *jsonrpc2.Request, v any) error {
+	if req.Params == nil {
+		return invalidParams("%s needs params", req.Method)
+	}
+	if err := json.Unmarshal(*req.Params, v); err != nil {
+		return invalidParams("%s: %v", req.Method, err)
+	}
+	return nil
+}
+
+// dispatch is the method table of requests.
+func (s *Server) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	switch req.Method {
+	case "session/new":
+		return s.newSession(ctx, req)
+	case "session/prompt":
+		return s.prompt(ctx, req)
+	case "session/set_mode":
+		return s.setMode(req)
+	case "session/set_config_option":
+		return s.setConfigOption(req)
+	case "authenticate":
+		return map[string]any{}, nil
+	}
+	return nil, fmt.Errorf("%w: %s", ErrMethodNotFound, req.Method)
+}
+
+// notification handles session/cancel and $/cancel_request; other
+// notifications (unknown, `_`-prefixed, `$/` ones) are ignored.
+func (s *Server) notification(req *jsonrpc2.Request) {
+	switch req.Method {
+	case "session/cancel":
+		var p sessionParams
+		if decode(req, &p) == nil {
+			if ss := s.session(p.SessionID); ss != nil {
+				ss.cancelTurn()
+			}
+		}
+	case "$/cancel_request":
+		var p cancelRequestParams
+		if decode(req, &p) == nil {
+			var id jsonrpc2.ID
+			if json.Unmarshal(p.RequestID, &id) == nil {
+				s.mu.Lock()
+				cancel := s.inflight[id.String()]
+				s.mu.Unlock()
+				if cancel != nil {
+					cancel()
+				}
+			}
+		}
+	default:
+		if !strings.HasPrefix(req.Method, "_") && !strings.HasPrefix(req.Method, "$/") {
+			s.log.Debug("ignored an unknown notification", "method", req.Method)
+		}
+	}
+}
+
+func (s *Server) session(id string) *Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sessions[id]
+}
+
+func (s *Server) requireSession(id string) (*Session, error) {
+	if ss := s.session(id); ss != nil {
+		return ss, nil
+	}
+	return nil, fmt.Errorf("%w: %q", ErrSessionNotFound, id)
+}
+
+// notify sends a session/update; updates of one turn are written in order,
+// before the turn's answer.
+func (s *Server) notify(ctx context.Context, sessionID string, update any) {
+	if err := s.conn.Notify(context.WithoutCancel(ctx), "session/update", sessionNotification{SessionID: sessionID, Update: update}); err != nil {
+		s.log.Debug("session/update not sent", "err", err)
+	}
+}

@@ -1,0 +1,157 @@
+package bridge
+
+import (
+	"context"
+	"sync"
+
+	"github.com/dsh-bridge/dsh-bridge/jsonv"
+	"github.com/dsh-bridge/dsh-bridge/model"
+	"github.com/dsh-bridge/dsh-bridge/pipeline"
+	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/tools"
+	"github.com/dsh-bridge/dsh-bridge/views"
+	"github.com/dsh-bridge/dsh-bridge/views/card"
+)
+
+// Mode ids, as editors know them from other agents.
+const (
+	ModeDefault = "default"
+	ModeAccept  = "acceptEdits"
+	ModePlan    = "plan"
+	ModeBypass  = "bypassPermissions"
+)
+
+var modes = []sessionMode{
+	{ID: ModeDefault, Name: "Default", Description: "Reads and searches inside the workspace run; edits, commands, fetches and anything outside the workspace ask first."},
+	{ID: ModeAccept, Name: "Accept edits", Description: "Edits inside the workspace also run without asking."},
+	{ID: ModePlan, Name: "Plan", Description: "Read-only: edits and commands are refused."},
+	{ID: ModeBypass, Name: "Bypass permissions", Description: "Nothing asks; refusals by rules still apply."},
+}
+
+// Session is one ACP session: a workspace, an agent scope with the built-in
+// tools, a conversation, a mode and remembered permission decisions.
+type Session struct {
+	id        string
+	srv       *Server
+	ws        *tools.Workspace
+	scope     *registry.Scope
+	env       views.Env
+	caps      clientCapabilities
+	disposers []func()
+
+	mu      sync.Mutex
+	mode    string
+	model   string
+	history []model.Message
+	cancel  context.CancelFunc // the running turn's; nil when idle
+	allow   map[string]bool    // remembered "always allow" keys
+	reject  map[string]bool    // remembered "always reject" keys
+	calls   map[string]*callInfo
+}
+
+// callInfo is what the bridge remembers of an announced tool call.
+type callInfo struct {
+	name string
+	args jsonv.Value
+	view card.CallView
+}
+
+func (ss *Session) currentMode() string {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.mode
+}
+
+func (ss *Session) setMode(id string) error {
+	for _, m := range modes {
+		if m.ID == id {
+			ss.mu.Lock()
+			ss.mode = id
+			ss.mu.Unlock()
+			return nil
+		}
+	}
+	return invalidParams("unknown mode %q", id)
+}
+
+func (ss *Session) modeState() modeState {
+	return modeState{CurrentModeID: ss.currentMode(), AvailableModes: modes}
+}
+
+func (ss *Session) configOptions() []configOption {
+	modeOpts := make([]selectOption, len(modes))
+	for i, m := range modes {
+		modeOpts[i] = selectOption{Value: m.ID, Name: m.Name, Description: m.Description}
+	}
+	name := ss.srv.cfg.ModelName
+	return []configOption{
+		{ID: "mode", Name: "Mode", Category: "mode", Type: "select", CurrentValue: ss.currentMode(), Options: modeOpts},
+		{ID: "model", Name: "Model", Category: "model", Type: "select", CurrentValue: name, Options: []selectOption{{Value: name, Name: name}}},
+	}
+}
+
+// announceMode tells the client the mode changed (both the mode update and
+// the config option update, for clients that show either).
+func (ss *Session) announceMode(ctx context.Context) {
+	ss.srv.notify(ctx, ss.id, currentModeUpdate{SessionUpdate: "current_mode_update", CurrentModeID: ss.currentMode()})
+	ss.srv.notify(ctx, ss.id, configOptionUpdate{SessionUpdate: "config_option_update", ConfigOptions: ss.configOptions()})
+}
+
+// installPolicies registers the session's permission policy on its scope:
+// a pre-execute listener that decides by mode, tool effect and workspace
+// confinement, and, for plan mode, a guard that refuses edits and commands
+// (monotonic: no later listener can lift it).
+func (ss *Session) installPolicies() {
+	p := ss.srv.pipe
+	ss.disposers = append(ss.disposers,
+		p.OnPreExecute(ss.scope, func(_ context.Context, exec registry.Execution, next func() (pipeline.PreDecision, error)) (pipeline.PreDecision, error) {
+			tool := ss.srv.reg.Get(exec.Name, ss.scope)
+			if tool == nil {
+				return next() // unknown tools fail at dispatch
+			}
+			outside := tools.OutsideWorkspace(tool, ss.ws, exec.Arguments)
+			switch mode := ss.currentMode(); {
+			case mode == ModeBypass:
+				return next()
+			case mode == ModePlan && tool.Effect != registry.EffectRead && tool.Effect != registry.EffectFetch:
+				return next() // the plan guard refuses it, without asking
+			case outside:
+				return pipeline.AskCall(exec.Name + " reaches outside the workspace"), nil
+			case tool.Effect == registry.EffectRead:
+				return next()
+			case tool.Effect == registry.EffectEdit && mode == ModeAccept:
+				return next()
+			}
+			return pipeline.AskCall(""), nil
+		}),
+		p.AddGuard(ss.scope, func(exec registry.Execution) string {
+			if ss.currentMode() != ModePlan {
+				return ""
+			}
+			tool := ss.srv.reg.Get(exec.Name, ss.scope)
+			if tool != nil && (tool.Effect == registry.EffectEdit || tool.Effect == registry.EffectExecute || tool.Effect == registry.EffectUnknown) {
+				return "plan mode is read-only: " + exec.Name + " is not allowed (switch the mode to run it)"
+			}
+			return ""
+		}),
+	)
+}
+
+// cancelTurn cancels the running turn, if any: the model stream, every
+// running tool and every pending permission request.
+func (ss *Session) cancelTurn() {
+	ss.mu.Lock()
+	cancel := ss.cancel
+	ss.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// close frees the session: its tools (and background jobs) and policies.
+func (ss *Session) close() {
+	for i := len(ss.disposers) - 1; i >= 0; i-- {
+		ss.disposers[i]()
+	}
+	ss.disposers = nil
+}

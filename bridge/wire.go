@@ -1,0 +1,154 @@
+package bridge
+
+import (
+	"encoding/json"
+
+	"github.com/dsh-bridge/dsh-bridge/views/card"
+)
+
+// ACP v1 wire types the bridge reads and writes (the subset it uses).
+
+type clientCapabilities struct {
+	FS struct {
+		ReadTextFile  bool `json:"readTextFile"`
+		WriteTextFile bool `json:"writeTextFile"`
+	} `json:"fs"`
+	Terminal bool           `json:"terminal"`
+	Meta     map[string]any `json:"_meta"`
+}
+
+type initializeParams struct {
+	ProtocolVersion    *int               `json:"protocolVersion"`
+	ClientCapabilities clientCapabilities `json:"clientCapabilities"`
+}
+
+type implementation struct {
+	Name    string `json:"name"`
+	Title   string `json:"title,omitempty"`
+	Version string `json:"version"`
+}
+
+type initializeResult struct {
+	ProtocolVersion   int            `json:"protocolVersion"`
+	AgentCapabilities map[string]any `json:"agentCapabilities"`
+	AuthMethods       []any          `json:"authMethods"`
+	AgentInfo         implementation `json:"agentInfo"`
+}
+
+type newSessionParams struct {
+	Cwd                   string            `json:"cwd"`
+	MCPServers            []json.RawMessage `json:"mcpServers"`
+	AdditionalDirectories []string          `json:"additionalDirectories"`
+}
+
+type sessionMode struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+}
+
+type modeState struct {
+	CurrentModeID  string        `json:"currentModeId"`
+	AvailableModes []sessionMode `json:"availableModes"`
+}
+
+type selectOption struct {
+	Value       string `json:"value"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+}
+
+type configOption struct {
+	ID           string         `json:"id"`
+	Name         string         `json:"name"`
+	Description  string         `json:"description,omitempty"`
+	Category     string         `json:"category,omitempty"`
+	Type         string         `json:"type"`
+	CurrentValue string         `json:"currentValue"`
+	Options      []selectOption `json:"options"`
+}
+
+type newSessionResult struct {
+	SessionID     string         `json:"sessionId"`
+	Modes         modeState      `json:"modes"`
+	ConfigOptions []configOption `json:"configOptions"`
+}
+
+type sessionParams struct {
+	SessionID string `json:"sessionId"`
+}
+
+type promptParams struct {
+	SessionID string         `json:"sessionId"`
+	Prompt    []card.Content `json:"prompt"`
+}
+
+type promptResult struct {
+	StopReason string `json:"stopReason"`
+}
+
+type setModeParams struct {
+	SessionID string `json:"sessionId"`
+	ModeID    string `json:"modeId"`
+}
+
+type setConfigParams struct {
+	SessionID string          `json:"sessionId"`
+	ConfigID  string          `json:"configId"`
+	Value     json.RawMessage `json:"value"`
+}
+
+type setConfigResult struct {
+	ConfigOptions []configOption `json:"configOptions"`
+}
+
+type cancelRequestParams struct {
+	RequestID json.RawMessage `json:"requestId"`
+}
+
+type permissionOption struct {
+	OptionID string `json:"optionId"`
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
+}
+
+type permissionResponse struct {
+	Outcome struct {
+		Outcome  string `json:"outcome"`
+		OptionID string `json:"optionId"`
+	} `json:"outcome"`
+}
+
+// sessionNotification is the params of session/update.
+type sessionNotification struct {
+	SessionID string `json:"sessionId"`
+	Update    any    `json:"update"`
+}
+
+type contentChunk struct {
+	SessionUpdate string       `json:"sessionUpdate"`
+	Content       card.Content `json:"content"`
+}
+
+type usageUpdate struct {
+	SessionUpdate string `json:"sessionUpdate"`
+	Used          int64  `json:"used"`
+	Size          int64  `json:"size"`
+}
+
+type noticeUpdate struct {
+	SessionUpdate string `json:"sessionUpdate"`
+	Severity      string `json:"severity"`
+	Title         string `json:"title"`
+	Description   string `json:"description,omitempty"`
+}
+
+type currentModeUpdate struct {
+	SessionUpdate string `json:"sessionUpdate"`
+	CurrentModeID string `json:"currentModeId"`
+}
+
+type configOptionUpdate struct {
+	SessionUpdate string         `json:"sessionUpdate"`
+	ConfigOptions []configOption `json:"configOptions"`
+}
