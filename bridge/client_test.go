@@ -1,0 +1,404 @@
+package bridge_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+var (
+	binary    string // the dsh-bridge binary under test, built once
+	schemaMu  sync.Mutex
+	validator = map[string]*jsonschema.Schema{}
+	compiler  *jsonschema.Compiler
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "dsh-bridge-test")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "dsh-bridge")
+	if out, err := exec.Command("go", "build", "-o", binary, "../cmd/dsh-bridge").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building dsh-bridge: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	f, err := os.Open("../views/testdata/acp-schema.json")
+	if err != nil {
+		panic(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(f)
+	f.Close()
+	if err != nil {
+		panic(err)
+	}
+	compiler = jsonschema.NewCompiler()
+	if err := compiler.AddResource("acp.json", doc); err != nil {
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// validate checks raw against an ACP $defs type.
+func validate(def string, raw []byte) error {
+	schemaMu.Lock()
+	s, ok := validator[def]
+	if !ok {
+		var err error
+		if s, err = compiler.Compile("acp.json#/$defs/" + def); err != nil {
+			schemaMu.Unlock()
+			return err
+		}
+		validator[def] = s
+	}
+	schemaMu.Unlock()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return err
+	}
+	return s.Validate(doc)
+}
+
+// resultType is the schema of each method's result.
+var resultType = map[string]string{
+	"initialize": "InitializeResponse", "session/new": "NewSessionResponse", "session/prompt": "PromptResponse",
+	"session/set_mode": "SetSessionModeResponse", "session/set_config_option": "SetSessionConfigOptionResponse",
+}
+
+// requestType is the schema of each agent-to-client request.
+var requestType = map[string]string{
+	"session/request_permission": "RequestPermissionRequest", "fs/read_text_file": "ReadTextFileRequest",
+	"fs/write_text_file": "WriteTextFileRequest", "terminal/create": "CreateTerminalRequest",
+}
+
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+type message struct {
+	ID     *json.RawMessage `json:"id"`
+	Method string           `json:"method"`
+	Params json.RawMessage  `json:"params"`
+	Result json.RawMessage  `json:"result"`
+	Error  *rpcError        `json:"error"`
+}
+
+// editor is a fake ACP client: it spawns the binary over real pipes,
+// validates every message the bridge writes, and answers the bridge's
+// requests through hooks (nil hooks answer with defaults).
+type editor struct {
+	t       *testing.T
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	stderr  bytes.Buffer
+	mu      sync.Mutex
+	nextID  int
+	waiting map[string]chan message
+	methods map[string]string // request id → method
+	updates []json.RawMessage // session/update params, in order
+	asked   []json.RawMessage // session/request_permission params
+	raw     []string          // every line received
+	done    chan struct{}
+
+	// Hooks for the bridge's requests.
+	onPermission func(params json.RawMessage) any // result
+	onRead       func(path string) (string, *rpcError)
+	onWrite      func(path, content string) *rpcError
+}
+
+func startEditor(t *testing.T, env ...string) *editor {
+	t.Helper()
+	e := &editor{t: t, waiting: map[string]chan message{}, methods: map[string]string{}, done: make(chan struct{})}
+	e.cmd = exec.Command(binary)
+	e.cmd.Env = append(os.Environ(), "DSH_API_KEY=test-key", "DSH_LOG_LEVEL=debug")
+	e.cmd.Env = append(e.cmd.Env, env...)
+	e.cmd.Stderr = &e.stderr
+	var err error
+	if e.stdin, err = e.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := e.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go e.read(stdout)
+	t.Cleanup(e.close)
+	return e
+}
+
+func (e *editor) close() {
+	e.stdin.Close()
+	exited := make(chan error, 1)
+	go func() { exited <- e.cmd.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		e.cmd.Process.Kill()
+		<-exited
+		e.t.Errorf("the bridge did not exit after stdin closed")
+	}
+	<-e.done
+	if e.t.Failed() {
+		e.t.Logf("bridge stderr:\n%s", e.stderr.String())
+	}
+}
+
+func (e *editor) violation(format string, args ...any) {
+	e.t.Errorf("protocol violation: "+format, args...)
+}
+
+func (e *editor) read(r io.Reader) {
+	defer close(e.done)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		line := append([]byte(nil), sc.Bytes()...)
+		e.mu.Lock()
+		e.raw = append(e.raw, string(line))
+		e.mu.Unlock()
+		var m message
+		if err := json.Unmarshal(line, &m); err != nil {
+			e.violation("stdout line is not JSON: %q", line)
+			continue
+		}
+		switch {
+		case m.Method != "" && m.ID != nil:
+			e.answer(m)
+		case m.Method != "":
+			if m.Method != "session/update" {
+				e.violation("unexpected notification %s", m.Method)
+			} else if err := validate("SessionNotification", m.Params); err != nil {
+				e.violation("session/update %s: %v", m.Params, err)
+			}
+			e.mu.Lock()
+			e.updates = append(e.updates, m.Params)
+			e.mu.Unlock()
+		default:
+			if m.ID == nil {
+				if m.Error == nil || (m.Error.Code != -32700 && m.Error.Code != -32600) {
+					e.violation("response without id: %s", line)
+				}
+				continue // a null-id error answers an unreadable message
+			}
+			key := string(*m.ID)
+			e.mu.Lock()
+			ch, method := e.waiting[key], e.methods[key]
+			delete(e.waiting, key)
+			e.mu.Unlock()
+			if m.Error != nil && m.Error.Code == 0 {
+				e.violation("error code 0: %s", line)
+			}
+			if def := resultType[method]; def != "" && m.Error == nil {
+				if err := validate(def, m.Result); err != nil {
+					e.violation("%s result %s: %v", method, m.Result, err)
+				}
+			}
+			if ch != nil {
+				ch <- m
+			} else if key != "null" {
+				e.violation("response to an unknown request %s", key)
+			}
+		}
+	}
+}
+
+// answer serves one request from the bridge.
+func (e *editor) answer(m message) {
+	if def := requestType[m.Method]; def == "" {
+		e.violation("the bridge called %s, which the client did not advertise or ACP does not define", m.Method)
+	} else if err := validate(def, m.Params); err != nil {
+		e.violation("%s params %s: %v", m.Method, m.Params, err)
+	}
+	var result any = map[string]any{}
+	var rerr *rpcError
+	var p struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	switch m.Method {
+	case "session/request_permission":
+		e.mu.Lock()
+		e.asked = append(e.asked, m.Params)
+		e.mu.Unlock()
+		result = map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}
+		if e.onPermission != nil {
+			result = e.onPermission(m.Params)
+		}
+	case "fs/read_text_file":
+		content := ""
+		if e.onRead != nil {
+			content, rerr = e.onRead(p.Path)
+		} else if b, err := os.ReadFile(p.Path); err == nil {
+			content = string(b)
+		} else {
+			rerr = &rpcError{Code: -32002, Message: "file not found"}
+		}
+		result = map[string]any{"content": content}
+	case "fs/write_text_file":
+		if e.onWrite != nil {
+			rerr = e.onWrite(p.Path, p.Content)
+		} else if err := os.WriteFile(p.Path, []byte(p.Content), 0o644); err != nil {
+			rerr = &rpcError{Code: -32603, Message: err.Error()}
+		}
+	}
+	resp := map[string]any{"jsonrpc": "2.0", "id": m.ID}
+	if rerr != nil {
+		resp["error"] = rerr
+	} else {
+		resp["result"] = result
+	}
+	e.send(resp)
+}
+
+func (e *editor) send(v any) {
+	b, _ := json.Marshal(v)
+	e.sendRaw(string(b))
+}
+
+func (e *editor) sendRaw(line string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, err := io.WriteString(e.stdin, line+"\n"); err != nil {
+		e.t.Errorf("write to the bridge: %v", err)
+	}
+}
+
+// call sends a request and waits for its response.
+func (e *editor) call(method string, params any) (json.RawMessage, *rpcError) {
+	e.t.Helper()
+	ch := e.start(method, params)
+	select {
+	case m := <-ch:
+		return m.Result, m.Error
+	case <-time.After(60 * time.Second):
+		e.t.Fatalf("no answer to %s", method)
+		return nil, nil
+	}
+}
+
+// start sends a request and returns the channel its response arrives on.
+func (e *editor) start(method string, params any) chan message {
+	e.mu.Lock()
+	e.nextID++
+	id := e.nextID
+	ch := make(chan message, 1)
+	e.waiting[fmt.Sprint(id)] = ch
+	e.methods[fmt.Sprint(id)] = method
+	e.mu.Unlock()
+	e.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	return ch
+}
+
+func (e *editor) notify(method string, params any) {
+	e.send(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+}
+
+// initialize and newSession set up a session; caps are the client's.
+func (e *editor) initialize(caps map[string]any) {
+	e.t.Helper()
+	if _, err := e.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": caps}); err != nil {
+		e.t.Fatalf("initialize: %+v", err)
+	}
+}
+
+func (e *editor) newSession(cwd string) string {
+	e.t.Helper()
+	res, err := e.call("session/new", map[string]any{"cwd": cwd, "mcpServers": []any{}})
+	if err != nil {
+		e.t.Fatalf("session/new: %+v", err)
+	}
+	var r struct {
+		SessionID string `json:"sessionId"`
+	}
+	json.Unmarshal(res, &r)
+	return r.SessionID
+}
+
+func (e *editor) prompt(session, text string) string {
+	e.t.Helper()
+	res, err := e.call("session/prompt", map[string]any{"sessionId": session, "prompt": []any{map[string]any{"type": "text", "text": text}}})
+	if err != nil {
+		e.t.Fatalf("session/prompt: %+v", err)
+	}
+	var r struct {
+		StopReason string `json:"stopReason"`
+	}
+	json.Unmarshal(res, &r)
+	return r.StopReason
+}
+
+// update is one session/update, decoded loosely.
+type update struct {
+	SessionUpdate string          `json:"sessionUpdate"`
+	ToolCallID    string          `json:"toolCallId"`
+	Status        string          `json:"status"`
+	Title         string          `json:"title"`
+	Kind          string          `json:"kind"`
+	Content       json.RawMessage `json:"content"`
+	Raw           json.RawMessage `json:"-"`
+}
+
+func (e *editor) decodedUpdates() []update {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]update, 0, len(e.updates))
+	for _, p := range e.updates {
+		var n struct {
+			Update json.RawMessage `json:"update"`
+		}
+		json.Unmarshal(p, &n)
+		var u update
+		json.Unmarshal(n.Update, &u)
+		u.Raw = n.Update
+		out = append(out, u)
+	}
+	return out
+}
+
+// toolUpdates returns the tool_call and tool_call_update updates of a call.
+func (e *editor) toolUpdates(id string) []update {
+	var out []update
+	for _, u := range e.decodedUpdates() {
+		if u.ToolCallID == id {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// agentText joins the agent_message_chunk texts.
+func (e *editor) agentText() string {
+	var b strings.Builder
+	for _, u := range e.decodedUpdates() {
+		if u.SessionUpdate == "agent_message_chunk" {
+			var c struct{ Text string }
+			json.Unmarshal(u.Content, &c)
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String()
+}
+
+func (e *editor) permissionCount() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.asked)
+}

@@ -1,0 +1,452 @@
+package bridge_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// harness is a workspace, a fake model and a bridge process with a session.
+type harness struct {
+	*editor
+	model   *fakeModel
+	dir     string
+	session string
+}
+
+func setup(t *testing.T, caps map[string]any, turns ...fakeTurn) *harness {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newFakeModel(t, turns...)
+	e := startEditor(t, "DSH_BASE_URL="+m.srv.URL)
+	if caps == nil {
+		caps = map[string]any{}
+	}
+	e.initialize(caps)
+	return &harness{editor: e, model: m, dir: dir, session: e.newSession(dir)}
+}
+
+func (h *harness) file(rel, content string) string {
+	p := filepath.Join(h.dir, rel)
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+	return p
+}
+
+func (h *harness) content(rel string) string {
+	b, _ := os.ReadFile(filepath.Join(h.dir, rel))
+	return string(b)
+}
+
+func args(kv ...any) string {
+	m := map[string]any{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i].(string)] = kv[i+1]
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+// toolMessages returns the tool results the model received in request i.
+func (h *harness) toolMessages(i int) map[string]string {
+	reqs := h.model.recorded()
+	out := map[string]string{}
+	if i >= len(reqs) {
+		return out
+	}
+	for _, m := range reqs[i].Messages {
+		if m.Role == "tool" {
+			out[m.ToolCallID] = fmt.Sprint(m.Content)
+		}
+	}
+	return out
+}
+
+func finalStatus(ups []update) string {
+	if len(ups) == 0 {
+		return ""
+	}
+	return ups[len(ups)-1].Status
+}
+
+func selectOption(id string) func(json.RawMessage) any {
+	return func(json.RawMessage) any {
+		return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": id}}
+	}
+}
+
+func TestBridge_EditApproved(t *testing.T) {
+	h := setup(t, nil, fakeTurn{reasoning: "I should edit.", text: "Editing.", calls: []fakeCall{{"call_1", "edit", args("file_path", "a.txt", "old_string", "hello", "new_string", "hello, ACP")}}}, fakeTurn{text: "Done."})
+	h.file("a.txt", "hello\n")
+	if stop := h.prompt(h.session, "change the greeting"); stop != "end_turn" {
+		t.Fatalf("stop reason %q", stop)
+	}
+	if got := h.content("a.txt"); got != "hello, ACP\n" {
+		t.Errorf("file %q", got)
+	}
+	ups := h.toolUpdates("call_1")
+	if len(ups) < 3 || ups[0].SessionUpdate != "tool_call" || ups[0].Status != "pending" || ups[0].Kind != "edit" || finalStatus(ups) != "completed" {
+		t.Errorf("updates %+v", ups)
+	}
+	var perm struct {
+		ToolCall struct {
+			ToolCallID string            `json:"toolCallId"`
+			Content    []json.RawMessage `json:"content"`
+		} `json:"toolCall"`
+		Options []struct{ Kind string } `json:"options"`
+	}
+	json.Unmarshal(h.asked[0], &perm)
+	if perm.ToolCall.ToolCallID != "call_1" || len(perm.ToolCall.Content) == 0 || !strings.Contains(string(perm.ToolCall.Content[0]), `"type":"diff"`) || len(perm.Options) != 4 {
+		t.Errorf("permission request %s", h.asked[0])
+	}
+	if got := h.toolMessages(1)["call_1"]; !strings.Contains(got, "has been updated successfully") {
+		t.Errorf("the model got %q", got)
+	}
+	if !strings.Contains(h.agentText(), "Editing.") || !strings.Contains(h.agentText(), "Done.") {
+		t.Errorf("agent text %q", h.agentText())
+	}
+	var thought bool
+	for _, u := range h.decodedUpdates() {
+		thought = thought || u.SessionUpdate == "agent_thought_chunk"
+	}
+	if !thought {
+		t.Errorf("reasoning was not streamed as agent_thought_chunk")
+	}
+}
+
+func TestBridge_EditRejected(t *testing.T) {
+	h := setup(t, nil, fakeTurn{calls: []fakeCall{{"call_1", "edit", args("file_path", "a.txt", "old_string", "hello", "new_string", "bye")}}})
+	h.onPermission = selectOption("reject_once")
+	h.file("a.txt", "hello\n")
+	h.prompt(h.session, "x")
+	if h.content("a.txt") != "hello\n" {
+		t.Errorf("a rejected edit changed the file")
+	}
+	if st := finalStatus(h.toolUpdates("call_1")); st != "failed" {
+		t.Errorf("status %q", st)
+	}
+	if got := h.toolMessages(1)["call_1"]; got != `Error: the user rejected tool "edit"` {
+		t.Errorf("the model got %q", got)
+	}
+}
+
+func TestBridge_AlwaysAllowAsksOnce(t *testing.T) {
+	edit := func(id, from, to string) fakeTurn {
+		return fakeTurn{calls: []fakeCall{{id, "edit", args("file_path", "a.txt", "old_string", from, "new_string", to)}}}
+	}
+	h := setup(t, nil, edit("c1", "one", "two"), edit("c2", "two", "three"), fakeTurn{text: "ok"})
+	h.onPermission = selectOption("allow_always")
+	h.file("a.txt", "one\n")
+	h.prompt(h.session, "x")
+	if h.content("a.txt") != "three\n" || h.permissionCount() != 1 {
+		t.Errorf("file %q after %d permission requests", h.content("a.txt"), h.permissionCount())
+	}
+}
+
+func TestBridge_RejectAlwaysIsRemembered(t *testing.T) {
+	h := setup(t, nil,
+		fakeTurn{calls: []fakeCall{{"c1", "bash", args("command", "git status", "description", "d")}}},
+		fakeTurn{calls: []fakeCall{{"c2", "bash", args("command", "git log", "description", "d")}}},
+		fakeTurn{text: "ok"})
+	h.onPermission = selectOption("reject_always")
+	h.prompt(h.session, "x")
+	if h.permissionCount() != 1 || finalStatus(h.toolUpdates("c2")) != "failed" {
+		t.Errorf("asked %d times; second call %q", h.permissionCount(), finalStatus(h.toolUpdates("c2")))
+	}
+}
+
+func TestBridge_ReadInsideRunsOutsideAsks(t *testing.T) {
+	h := setup(t, nil, fakeTurn{calls: []fakeCall{
+		{"in", "read", args("file_path", "a.txt")},
+		{"out", "read", args("file_path", "/etc/hostname")},
+	}})
+	h.file("a.txt", "inside\n")
+	h.onPermission = selectOption("reject_once")
+	h.prompt(h.session, "x")
+	if h.permissionCount() != 1 {
+		t.Fatalf("asked %d times, want once (for the outside read)", h.permissionCount())
+	}
+	if !strings.Contains(string(h.asked[0]), `"toolCallId":"out"`) {
+		t.Errorf("asked about %s", h.asked[0])
+	}
+	if finalStatus(h.toolUpdates("in")) != "completed" || finalStatus(h.toolUpdates("out")) != "failed" {
+		t.Errorf("statuses in=%q out=%q", finalStatus(h.toolUpdates("in")), finalStatus(h.toolUpdates("out")))
+	}
+}
+
+func TestBridge_InvalidArgumentsAndUnknownTools(t *testing.T) {
+	h := setup(t, nil, fakeTurn{calls: []fakeCall{
+		{"bad", "edit", args("file_path", 7)},
+		{"ghost", "teleport", args()},
+		{"broken", "read", `{"file_path":`},
+	}})
+	h.prompt(h.session, "x")
+	if h.permissionCount() != 0 {
+		t.Errorf("asked %d times about calls that cannot run", h.permissionCount())
+	}
+	msgs := h.toolMessages(1)
+	for id, want := range map[string]string{
+		"bad":    `Error: invalid arguments: missing required property "old_string"`,
+		"ghost":  `Error: unknown tool "teleport"`,
+		"broken": "Error: tool execution arguments must be losslessly JSON-serializable",
+	} {
+		if !strings.HasPrefix(msgs[id], want) || finalStatus(h.toolUpdates(id)) != "failed" {
+			t.Errorf("%s: the model got %q, status %q", id, msgs[id], finalStatus(h.toolUpdates(id)))
+		}
+	}
+}
+
+func TestBridge_ParallelReadsInModelOrder(t *testing.T) {
+	var calls []fakeCall
+	for i := range 5 {
+		calls = append(calls, fakeCall{fmt.Sprintf("r%d", i), "read", args("file_path", fmt.Sprintf("f%d.txt", i))})
+	}
+	h := setup(t, nil, fakeTurn{calls: calls})
+	for i := range 5 {
+		h.file(fmt.Sprintf("f%d.txt", i), fmt.Sprintf("file %d\n", i))
+	}
+	h.prompt(h.session, "x")
+	reqs := h.model.recorded()
+	var order []string
+	for _, m := range reqs[1].Messages {
+		if m.Role == "tool" {
+			order = append(order, m.ToolCallID)
+		}
+	}
+	if strings.Join(order, ",") != "r0,r1,r2,r3,r4" {
+		t.Errorf("tool results in order %v", order)
+	}
+	for i := range 5 {
+		if got := h.toolMessages(1)[fmt.Sprintf("r%d", i)]; !strings.Contains(got, fmt.Sprintf("1: file %d", i)) {
+			t.Errorf("r%d got %q", i, got)
+		}
+	}
+}
+
+func TestBridge_BashWithoutEditorTerminal(t *testing.T) {
+	h := setup(t, nil, fakeTurn{calls: []fakeCall{{"sh", "bash", args("command", "echo hi; exit 3", "description", "say hi")}}})
+	h.prompt(h.session, "x")
+	ups := h.toolUpdates("sh")
+	if len(ups) == 0 || ups[0].Kind != "execute" || ups[0].Title != "echo hi; exit 3" {
+		t.Fatalf("updates %+v", ups)
+	}
+	last := ups[len(ups)-1]
+	if last.Status != "completed" || !strings.Contains(string(last.Content), "hi\\n[exit code: 3]") {
+		t.Errorf("final update %s", last.Raw)
+	}
+	if got := h.toolMessages(1)["sh"]; got != "hi\n[exit code: 3]" {
+		t.Errorf("the model got %q", got)
+	}
+}
+
+func TestBridge_CancelDuringCommand(t *testing.T) {
+	h := setup(t, nil, fakeTurn{calls: []fakeCall{{"long", "bash", args("command", "sleep 7791", "description", "wait")}}})
+	ch := h.start("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{map[string]any{"type": "text", "text": "x"}}})
+	deadline := time.Now().Add(10 * time.Second)
+	for finalStatus(h.toolUpdates("long")) != "in_progress" && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	h.notify("session/cancel", map[string]any{"sessionId": h.session})
+	select {
+	case m := <-ch:
+		if !strings.Contains(string(m.Result), `"cancelled"`) {
+			t.Errorf("prompt answered %s %+v", m.Result, m.Error)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the prompt did not end after session/cancel")
+	}
+	if st := finalStatus(h.toolUpdates("long")); st != "failed" {
+		t.Errorf("the cancelled call ended %q", st)
+	}
+	if !processGone("sleep\x007791") {
+		t.Errorf("the command is still running after cancel")
+	}
+}
+
+func TestBridge_Modes(t *testing.T) {
+	editTurn := fakeTurn{calls: []fakeCall{{"e", "edit", args("file_path", "a.txt", "old_string", "x", "new_string", "y")}}}
+	bashTurn := fakeTurn{calls: []fakeCall{{"b", "bash", args("command", "true", "description", "d")}}}
+	for _, tc := range []struct {
+		mode          string
+		turn          fakeTurn
+		wantAsked     int
+		wantStatus    string
+		wantFileAfter string
+	}{
+		{"default", editTurn, 1, "completed", "y\n"},
+		{"acceptEdits", editTurn, 0, "completed", "y\n"},
+		{"acceptEdits", bashTurn, 1, "completed", "x\n"},
+		{"plan", editTurn, 0, "failed", "x\n"},
+		{"plan", bashTurn, 0, "failed", "x\n"},
+		{"bypassPermissions", editTurn, 0, "completed", "y\n"},
+		{"bypassPermissions", bashTurn, 0, "completed", "x\n"},
+	} {
+		t.Run(tc.mode+"/"+tc.turn.calls[0].name, func(t *testing.T) {
+			h := setup(t, nil, tc.turn)
+			h.file("a.txt", "x\n")
+			if _, err := h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": tc.mode}); err != nil {
+				t.Fatalf("set_mode: %+v", err)
+			}
+			h.prompt(h.session, "x")
+			id := tc.turn.calls[0].id
+			if h.permissionCount() != tc.wantAsked || finalStatus(h.toolUpdates(id)) != tc.wantStatus || h.content("a.txt") != tc.wantFileAfter {
+				t.Errorf("asked %d, status %q, file %q", h.permissionCount(), finalStatus(h.toolUpdates(id)), h.content("a.txt"))
+			}
+			if tc.mode == "plan" && !strings.HasPrefix(h.toolMessages(1)[id], "Error: plan mode is read-only") {
+				t.Errorf("the model got %q", h.toolMessages(1)[id])
+			}
+		})
+	}
+	t.Run("set_config_option and errors", func(t *testing.T) {
+		h := setup(t, nil)
+		res, err := h.call("session/set_config_option", map[string]any{"sessionId": h.session, "configId": "mode", "value": "plan"})
+		if err != nil || !strings.Contains(string(res), `"currentValue":"plan"`) {
+			t.Errorf("set_config_option: %s %+v", res, err)
+		}
+		if _, err := h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "chaos"}); err == nil || err.Code != -32602 {
+			t.Errorf("unknown mode: %+v", err)
+		}
+		if _, err := h.call("session/set_mode", map[string]any{"sessionId": "nope", "modeId": "plan"}); err == nil || err.Code != -32002 {
+			t.Errorf("unknown session: %+v", err)
+		}
+	})
+}
+
+func TestBridge_MalformedInput(t *testing.T) {
+	h := setup(t, nil)
+	h.sendRaw("this is not json")
+	h.sendRaw(`[{"jsonrpc":"2.0","id":99,"method":"initialize"}]`)
+	if _, err := h.call("session/nonexistent", map[string]any{}); err == nil || err.Code != -32601 {
+		t.Errorf("unknown method: %+v", err)
+	}
+	if _, err := h.call("session/prompt", map[string]any{"sessionId": 5}); err == nil || err.Code != -32602 {
+		t.Errorf("bad params: %+v", err)
+	}
+	h.notify("_vendor/whatever", map[string]any{})
+	h.prompt(h.session, "still alive?")
+	var parse, invalid bool
+	h.mu.Lock()
+	for _, l := range h.raw {
+		parse = parse || strings.Contains(l, `"code":-32700`)
+		invalid = invalid || strings.Contains(l, `"code":-32600`)
+	}
+	h.mu.Unlock()
+	if !parse || !invalid {
+		t.Errorf("parse error answered %v, batch answered %v", parse, invalid)
+	}
+}
+
+func TestBridge_ModelFailures(t *testing.T) {
+	t.Run("500s end the turn with a message", func(t *testing.T) {
+		h := setup(t, nil)
+		h.model.always = &fakeTurn{status: 500}
+		start := time.Now()
+		if stop := h.prompt(h.session, "x"); stop != "end_turn" {
+			t.Errorf("stop %q", stop)
+		}
+		if !strings.Contains(h.agentText(), "[model error:") || len(h.model.recorded()) < 2 {
+			t.Errorf("text %q after %d requests (%v)", h.agentText(), len(h.model.recorded()), time.Since(start))
+		}
+	})
+	t.Run("no API key", func(t *testing.T) {
+		dir := t.TempDir()
+		e := startEditor(t, "DSH_API_KEY=", "DEEPSEEK_API_KEY=", "OPENAI_API_KEY=")
+		e.initialize(nil)
+		s := e.newSession(dir)
+		if stop := e.prompt(s, "x"); stop != "end_turn" || !strings.Contains(e.agentText(), "no API key") {
+			t.Errorf("stop %q text %q", stop, e.agentText())
+		}
+	})
+}
+
+func TestBridge_PromptEdgeCases(t *testing.T) {
+	t.Run("4 MiB prompt", func(t *testing.T) {
+		h := setup(t, nil)
+		big := strings.Repeat("0123456789abcdef", 4<<20/16)
+		if stop := h.prompt(h.session, big); stop != "end_turn" {
+			t.Fatalf("stop %q", stop)
+		}
+		reqs := h.model.recorded()
+		if last := reqs[0].Messages[len(reqs[0].Messages)-1]; fmt.Sprint(last.Content) != big {
+			t.Errorf("the prompt did not reach the model intact")
+		}
+	})
+	t.Run("one prompt at a time", func(t *testing.T) {
+		h := setup(t, nil, fakeTurn{text: "slow", hang: true})
+		first := h.start("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{map[string]any{"type": "text", "text": "a"}}})
+		time.Sleep(200 * time.Millisecond)
+		if _, err := h.call("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{map[string]any{"type": "text", "text": "b"}}}); err == nil || err.Code != -32600 {
+			t.Errorf("second prompt: %+v", err)
+		}
+		h.notify("session/cancel", map[string]any{"sessionId": h.session})
+		if m := <-first; !strings.Contains(string(m.Result), "cancelled") {
+			t.Errorf("first prompt %s", m.Result)
+		}
+	})
+	t.Run("resource links and embedded resources", func(t *testing.T) {
+		h := setup(t, nil)
+		_, err := h.call("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{
+			map[string]any{"type": "text", "text": "look at"},
+			map[string]any{"type": "resource_link", "uri": "file:///a.go", "name": "a.go"},
+			map[string]any{"type": "resource", "resource": map[string]any{"uri": "file:///b.go", "text": "package b"}},
+		}})
+		last := h.model.recorded()[0].Messages
+		got := fmt.Sprint(last[len(last)-1].Content)
+		if err != nil || !strings.Contains(got, `uri="file:///a.go"`) || !strings.Contains(got, "package b") {
+			t.Errorf("prompt %q %+v", got, err)
+		}
+	})
+}
+
+func TestBridge_EditorFileSystem(t *testing.T) {
+	h := setup(t, map[string]any{"fs": map[string]any{"readTextFile": true, "writeTextFile": true}},
+		fakeTurn{calls: []fakeCall{{"r", "read", args("file_path", "a.txt")}}},
+		fakeTurn{calls: []fakeCall{{"w", "write", args("file_path", "a.txt", "content", "saved by the editor\n")}}})
+	h.file("a.txt", "on disk\n")
+	var writes []string
+	h.onRead = func(path string) (string, *rpcError) { return "unsaved buffer\n", nil }
+	h.onWrite = func(path, content string) *rpcError {
+		writes = append(writes, path+"="+content)
+		return nil
+	}
+	h.prompt(h.session, "x")
+	if got := h.toolMessages(1)["r"]; !strings.Contains(got, "1: unsaved buffer") {
+		t.Errorf("read did not go through the editor: %q", got)
+	}
+	if len(writes) != 1 || writes[0] != filepath.Join(h.dir, "a.txt")+"=saved by the editor\n" {
+		t.Errorf("writes through the editor: %v", writes)
+	}
+	if h.content("a.txt") != "on disk\n" {
+		t.Errorf("the bridge wrote the disk itself")
+	}
+}
+
+// processGone reports whether no process with marker in its command line
+// is left, polling briefly.
+func processGone(marker string) bool {
+	for range 100 {
+		found := false
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && strings.Contains(string(b), marker) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
