@@ -82,6 +82,8 @@ var resultType = map[string]string{
 var requestType = map[string]string{
 	"session/request_permission": "RequestPermissionRequest", "fs/read_text_file": "ReadTextFileRequest",
 	"fs/write_text_file": "WriteTextFileRequest", "terminal/create": "CreateTerminalRequest",
+	"terminal/output": "TerminalOutputRequest", "terminal/wait_for_exit": "WaitForTerminalExitRequest",
+	"terminal/kill": "KillTerminalRequest", "terminal/release": "ReleaseTerminalRequest",
 }
 
 type rpcError struct {
@@ -118,6 +120,18 @@ type editor struct {
 	onPermission func(params json.RawMessage) any // result
 	onRead       func(path string) (string, *rpcError)
 	onWrite      func(path, content string) *rpcError
+
+	terms     map[string]*fakeTerminal
+	termCalls []string // terminal method calls, in order
+}
+
+// fakeTerminal is an editor terminal: the command runs for real.
+type fakeTerminal struct {
+	cmd  *exec.Cmd
+	out  bytes.Buffer
+	done chan struct{}
+	code int
+	sig  string
 }
 
 func startEditor(t *testing.T, env ...string) *editor {
@@ -252,6 +266,10 @@ func (e *editor) answer(m message) {
 			rerr = &rpcError{Code: -32002, Message: "file not found"}
 		}
 		result = map[string]any{"content": content}
+	case "terminal/create", "terminal/output", "terminal/wait_for_exit", "terminal/kill", "terminal/release":
+		// Answered on its own goroutine: wait_for_exit blocks.
+		go func() { e.reply(m, e.terminal(m)) }()
+		return
 	case "fs/write_text_file":
 		if e.onWrite != nil {
 			rerr = e.onWrite(p.Path, p.Content)
@@ -259,6 +277,10 @@ func (e *editor) answer(m message) {
 			rerr = &rpcError{Code: -32603, Message: err.Error()}
 		}
 	}
+	e.replyWith(m, result, rerr)
+}
+
+func (e *editor) replyWith(m message, result any, rerr *rpcError) {
 	resp := map[string]any{"jsonrpc": "2.0", "id": m.ID}
 	if rerr != nil {
 		resp["error"] = rerr
@@ -266,6 +288,64 @@ func (e *editor) answer(m message) {
 		resp["result"] = result
 	}
 	e.send(resp)
+}
+
+func (e *editor) reply(m message, result any) { e.replyWith(m, result, nil) }
+
+// terminal serves the terminal/* methods with real processes.
+func (e *editor) terminal(m message) any {
+	var p struct {
+		TerminalID string   `json:"terminalId"`
+		Command    string   `json:"command"`
+		Args       []string `json:"args"`
+		Cwd        string   `json:"cwd"`
+	}
+	json.Unmarshal(m.Params, &p)
+	e.mu.Lock()
+	e.termCalls = append(e.termCalls, m.Method)
+	if e.terms == nil {
+		e.terms = map[string]*fakeTerminal{}
+	}
+	term := e.terms[p.TerminalID]
+	e.mu.Unlock()
+	switch m.Method {
+	case "terminal/create":
+		ft := &fakeTerminal{cmd: exec.Command(p.Command, p.Args...), done: make(chan struct{})}
+		ft.cmd.Dir = p.Cwd
+		ft.cmd.Stdout, ft.cmd.Stderr = &ft.out, &ft.out
+		id := fmt.Sprintf("term-%d", time.Now().UnixNano())
+		if err := ft.cmd.Start(); err != nil {
+			close(ft.done)
+		} else {
+			go func() {
+				err := ft.cmd.Wait()
+				if ee, ok := err.(*exec.ExitError); ok {
+					ft.code = ee.ExitCode()
+					if ee.ExitCode() < 0 {
+						ft.sig = "SIGKILL"
+					}
+				}
+				close(ft.done)
+			}()
+		}
+		e.mu.Lock()
+		e.terms[id] = ft
+		e.mu.Unlock()
+		return map[string]any{"terminalId": id}
+	case "terminal/wait_for_exit":
+		<-term.done
+		if term.sig != "" {
+			return map[string]any{"exitCode": nil, "signal": term.sig}
+		}
+		return map[string]any{"exitCode": term.code, "signal": nil}
+	case "terminal/output":
+		return map[string]any{"output": term.out.String(), "truncated": false}
+	case "terminal/kill":
+		if term.cmd.Process != nil {
+			term.cmd.Process.Kill()
+		}
+	}
+	return map[string]any{}
 }
 
 func (e *editor) send(v any) {

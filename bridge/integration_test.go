@@ -450,3 +450,56 @@ func processGone(marker string) bool {
 	}
 	return false
 }
+
+func TestBridge_BashInEditorTerminal(t *testing.T) {
+	caps := map[string]any{"terminal": true}
+	t.Run("output, exit code and release", func(t *testing.T) {
+		h := setup(t, caps, fakeTurn{calls: []fakeCall{{"sh", "bash", args("command", "echo from-terminal; exit 2", "description", "d")}}})
+		h.prompt(h.session, "x")
+		if got := h.toolMessages(1)["sh"]; got != "from-terminal\n[exit code: 2]" {
+			t.Errorf("the model got %q", got)
+		}
+		ups := h.toolUpdates("sh")
+		var embedded bool
+		for _, u := range ups {
+			embedded = embedded || strings.Contains(string(u.Content), `"type":"terminal"`)
+		}
+		last := ups[len(ups)-1]
+		if !embedded || last.Status != "completed" || !strings.Contains(string(last.Content), `"type":"terminal"`) {
+			t.Errorf("the terminal was not embedded in the call: %+v", ups)
+		}
+		h.mu.Lock()
+		calls := strings.Join(h.termCalls, ",")
+		h.mu.Unlock()
+		if !strings.HasPrefix(calls, "terminal/create") || !strings.HasSuffix(calls, "terminal/release") {
+			t.Errorf("terminal calls %s", calls)
+		}
+	})
+	t.Run("cancel kills and releases", func(t *testing.T) {
+		h := setup(t, caps, fakeTurn{calls: []fakeCall{{"long", "bash", args("command", "sleep 7792", "description", "d")}}})
+		ch := h.start("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{map[string]any{"type": "text", "text": "x"}}})
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			h.mu.Lock()
+			n := len(h.termCalls)
+			h.mu.Unlock()
+			if n >= 2 {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		h.notify("session/cancel", map[string]any{"sessionId": h.session})
+		if m := <-ch; !strings.Contains(string(m.Result), "cancelled") {
+			t.Errorf("prompt %s", m.Result)
+		}
+		h.mu.Lock()
+		calls := strings.Join(h.termCalls, ",")
+		h.mu.Unlock()
+		if !strings.Contains(calls, "terminal/kill") || !strings.HasSuffix(calls, "terminal/release") {
+			t.Errorf("terminal calls %s", calls)
+		}
+		if !processGone("sleep\x007792") {
+			t.Errorf("the command survived the cancel")
+		}
+	})
+}

@@ -197,11 +197,12 @@ func (ss *Session) runTools(ctx context.Context, tcs []model.ToolCall) []registr
 				ss.mu.Unlock()
 				var call card.CallView
 				args := views.Args([]byte(tc.Arguments))
+				env := ss.env
 				if info != nil {
-					call, args = info.view, info.args
+					call, args, env.TerminalID = info.view, info.args, info.terminalID
 				}
 				view := s.presenter.Result(tc.Name, args, ss.scope, call, registry.ToolResult{Content: res.Content, IsError: res.IsError, Meta: res.Meta})
-				s.notify(ctx, ss.id, views.Result(ss.env, tc.ID, tc.Name, call, view, res.IsError, res.Content))
+				s.notify(ctx, ss.id, views.Result(env, tc.ID, tc.Name, call, view, res.IsError, res.Content))
 			}
 		},
 	})

@@ -51,9 +51,10 @@ type Session struct {
 
 // callInfo is what the bridge remembers of an announced tool call.
 type callInfo struct {
-	name string
-	args jsonv.Value
-	view card.CallView
+	name       string
+	args       jsonv.Value
+	view       card.CallView
+	terminalID string // the editor terminal the call's command ran in
 }
 
 func (ss *Session) currentMode() string {
@@ -104,6 +105,7 @@ func (ss *Session) announceMode(ctx context.Context) {
 func (ss *Session) installPolicies() {
 	p := ss.srv.pipe
 	ss.disposers = append(ss.disposers,
+		p.WrapExecute(ss.scope, callIDWrapper),
 		p.OnPreExecute(ss.scope, func(_ context.Context, exec registry.Execution, next func() (pipeline.PreDecision, error)) (pipeline.PreDecision, error) {
 			tool := ss.srv.reg.Get(exec.Name, ss.scope)
 			if tool == nil {

@@ -1,0 +1,115 @@
+package bridge_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const peerSDK = "@agentclientprotocol/sdk@2.4.0"
+
+// peerDir prepares a scratch folder with the official-SDK conformance peer
+// (../shared/acp/peer.mjs, copied, never committed) and its npm packages,
+// cached across runs. Without node or npm the test is skipped locally and
+// fails under CI.
+func peerDir(t *testing.T) string {
+	t.Helper()
+	miss := func(format string, args ...any) {
+		t.Helper()
+		if os.Getenv("CI") != "" {
+			t.Fatalf(format, args...)
+		}
+		t.Skipf(format, args...)
+	}
+	src, err := filepath.Abs("../../shared/acp/peer.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer, err := os.ReadFile(src)
+	if err != nil {
+		miss("the conformance peer is not available: %v", err)
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		miss("node is not installed")
+	}
+	dir := filepath.Join(os.TempDir(), "dsh-bridge-acp-peer-2.4.0")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk")); err != nil {
+		os.MkdirAll(dir, 0o755)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		for _, args := range [][]string{{"init", "-y"}, {"install", "--silent", "--no-audit", "--no-fund", peerSDK, "zod@4"}} {
+			cmd := exec.CommandContext(ctx, "npm", args...)
+			cmd.Dir = dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				miss("npm %v: %v\n%s", args, err, out)
+			}
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "peer.mjs"), peer, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestConformancePeer(t *testing.T) {
+	dir := peerDir(t)
+	script := func() []fakeTurn {
+		return []fakeTurn{
+			{reasoning: "Look first.", text: "Reading and editing.", calls: []fakeCall{
+				{"c_read", "read", args("file_path", "a.txt")},
+				{"c_grep", "grep", args("pattern", "hello")},
+			}},
+			{calls: []fakeCall{{"c_edit", "edit", args("file_path", "a.txt", "old_string", "hello", "new_string", "hello, ACP")}}},
+			{calls: []fakeCall{{"c_write", "write", args("file_path", "sub/new.txt", "content", "new file\n")}}},
+			{calls: []fakeCall{{"c_bash", "bash", args("command", "echo building; echo done", "description", "build")}}},
+			{text: "All done."},
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		model []fakeTurn
+	}{
+		{"fs and terminal", []string{"--permission", "allow_once"}, script()},
+		{"no fs, no terminal", []string{"--permission", "allow_always", "--no-fs", "--no-terminal"}, script()},
+		{"rejections", []string{"--permission", "reject_once"}, script()},
+		{"cancel mid-turn", []string{"--permission", "allow_once", "--cancel-after", "300"}, []fakeTurn{{text: "thinking", hang: true}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws, _ := filepath.EvalSymlinks(t.TempDir())
+			os.WriteFile(filepath.Join(ws, "a.txt"), []byte("hello\n"), 0o644)
+			m := newFakeModel(t, tc.model...)
+			log := filepath.Join(t.TempDir(), "messages.jsonl")
+			args := append([]string{filepath.Join(dir, "peer.mjs"), "--cwd", ws, "--prompt", "edit the file", "--log", log, "--timeout", "60000"}, tc.flags...)
+			args = append(args, "--", binary)
+			cmd := exec.Command("node", args...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "DSH_BASE_URL="+m.srv.URL, "DSH_API_KEY=test-key")
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("the conformance peer reported problems (%v):\n%s", err, out)
+			}
+			if !strings.Contains(string(out), "no problems") && !strings.Contains(string(out), "OK") {
+				t.Logf("peer output:\n%s", out)
+			}
+			t.Logf("peer summary: %s", lastLine(string(out)))
+			if tc.name == "fs and terminal" {
+				if b, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(b) != "hello, ACP\n" {
+					t.Errorf("a.txt = %q", b)
+				}
+				if b, _ := os.ReadFile(filepath.Join(ws, "sub/new.txt")); string(b) != "new file\n" {
+					t.Errorf("sub/new.txt = %q", b)
+				}
+			}
+		})
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
