@@ -103,7 +103,7 @@ type message struct {
 // validates every message the bridge writes, and answers the bridge's
 // requests through hooks (nil hooks answer with defaults).
 type editor struct {
-	t       *testing.T
+	t       testing.TB
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
 	stderr  bytes.Buffer
@@ -123,6 +123,16 @@ type editor struct {
 
 	terms     map[string]*fakeTerminal
 	termCalls []string // terminal method calls, in order
+	stamps    []stamp  // arrival times of tool call updates
+	// noValidate skips schema validation (benchmarks: the client must not
+	// be the bottleneck it measures).
+	noValidate bool
+}
+
+// stamp is when a tool_call or a completed update arrived.
+type stamp struct {
+	kind string
+	at   time.Time
 }
 
 // fakeTerminal is an editor terminal: the command runs for real.
@@ -134,7 +144,7 @@ type fakeTerminal struct {
 	sig  string
 }
 
-func startEditor(t *testing.T, env ...string) *editor {
+func startEditor(t testing.TB, env ...string) *editor {
 	t.Helper()
 	e := &editor{t: t, waiting: map[string]chan message{}, methods: map[string]string{}, done: make(chan struct{})}
 	e.cmd = exec.Command(binary)
@@ -198,11 +208,26 @@ func (e *editor) read(r io.Reader) {
 		case m.Method != "":
 			if m.Method != "session/update" {
 				e.violation("unexpected notification %s", m.Method)
+			} else if e.noValidate {
 			} else if err := validate("SessionNotification", m.Params); err != nil {
 				e.violation("session/update %s: %v", m.Params, err)
 			}
+			now := time.Now()
+			var n struct {
+				Update struct {
+					SessionUpdate string `json:"sessionUpdate"`
+					Status        string `json:"status"`
+				} `json:"update"`
+			}
+			json.Unmarshal(m.Params, &n)
 			e.mu.Lock()
 			e.updates = append(e.updates, m.Params)
+			switch {
+			case n.Update.SessionUpdate == "tool_call":
+				e.stamps = append(e.stamps, stamp{"tool_call", now})
+			case n.Update.Status == "completed":
+				e.stamps = append(e.stamps, stamp{"completed", now})
+			}
 			e.mu.Unlock()
 		default:
 			if m.ID == nil {
@@ -219,7 +244,7 @@ func (e *editor) read(r io.Reader) {
 			if m.Error != nil && m.Error.Code == 0 {
 				e.violation("error code 0: %s", line)
 			}
-			if def := resultType[method]; def != "" && m.Error == nil {
+			if def := resultType[method]; def != "" && m.Error == nil && !e.noValidate {
 				if err := validate(def, m.Result); err != nil {
 					e.violation("%s result %s: %v", method, m.Result, err)
 				}

@@ -33,6 +33,8 @@ type fakeModel struct {
 	turns    []fakeTurn
 	requests []chatRequest
 	always   *fakeTurn // answer every request with this turn
+	// respond, when set, computes each request's turn.
+	respond func(chatRequest) fakeTurn
 }
 
 type chatRequest struct {
@@ -51,7 +53,7 @@ type chatRequest struct {
 	} `json:"tools"`
 }
 
-func newFakeModel(t *testing.T, turns ...fakeTurn) *fakeModel {
+func newFakeModel(t testing.TB, turns ...fakeTurn) *fakeModel {
 	f := &fakeModel{turns: turns}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
@@ -78,6 +80,8 @@ func (f *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 	f.requests = append(f.requests, req)
 	turn := fakeTurn{text: "done"}
 	switch {
+	case f.respond != nil:
+		turn = f.respond(req)
 	case f.always != nil:
 		turn = *f.always
 	case len(f.turns) > 0:

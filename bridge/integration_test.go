@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -502,4 +503,19 @@ func TestBridge_BashInEditorTerminal(t *testing.T) {
 			t.Errorf("the command survived the cancel")
 		}
 	})
+}
+
+// TestBridge_InitializeRightAtStart guards a startup race: the first message
+// must be answered even when it is already waiting on stdin as the process
+// starts (jsonrpc2 begins reading before its constructor returns).
+func TestBridge_InitializeRightAtStart(t *testing.T) {
+	for i := range 150 {
+		cmd := exec.Command(binary)
+		cmd.Env = append(os.Environ(), "DSH_API_KEY=x")
+		cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n")
+		out, err := cmd.Output()
+		if err != nil || !strings.Contains(string(out), `"id":1`) {
+			t.Fatalf("start %d: %v, stdout %q", i, err, out)
+		}
+	}
 }

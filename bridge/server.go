@@ -44,7 +44,10 @@ type Server struct {
 	pipe      *pipeline.Pipeline
 	presenter views.Presenter
 
-	conn *jsonrpc2.Conn
+	// conn is captured from the first Handle call: jsonrpc2 starts reading
+	// inside NewConn, so a message can arrive before NewConn returns.
+	conn     *jsonrpc2.Conn
+	connOnce sync.Once
 
 	mu       sync.Mutex
 	caps     clientCapabilities
@@ -87,11 +90,11 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		s.mu.Unlock()
 		s.wg.Wait()
 	}
-	s.conn = jsonrpc2.NewConn(ctx, stream, s)
+	conn := jsonrpc2.NewConn(ctx, stream, s)
 	select {
-	case <-s.conn.DisconnectNotify():
+	case <-conn.DisconnectNotify():
 	case <-ctx.Done():
-		s.conn.Close()
+		conn.Close()
 	}
 	s.mu.Lock()
 	for _, c := range s.inflight {
@@ -117,6 +120,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 // handled inline, in arrival order; initialize inline; every other request
 // on its own goroutine.
 func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	s.connOnce.Do(func() { s.conn = conn }) // before any goroutine that uses it starts
 	if req.Notif {
 		s.notification(req)
 		return

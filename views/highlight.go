@@ -46,6 +46,9 @@ func lexerFor(path, lang string) chroma.Lexer {
 	if l == nil && path != "" {
 		l = lexers.Match(filepath.Base(path))
 	}
+	if l != nil && l.Config().Name == "plaintext" {
+		l = nil // no highlighting to offer; tokenizing would be wasted work
+	}
 	if l != nil {
 		l = chroma.Coalesce(l)
 	}

@@ -13,7 +13,7 @@
 //	--max-turn-requests DSH_MAX_TURN_REQUESTS  model requests per prompt turn (default 50)
 //
 // stdout carries only protocol bytes; logs go to stderr (DSH_LOG_LEVEL:
-// debug, info, warn, error).
+// debug, info, warn, error). DSH_CPUPROFILE=path writes a CPU profile.
 package main
 
 import (
@@ -25,6 +25,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strconv"
 	"syscall"
 
@@ -83,6 +84,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cfg.ModelErr = err
 	} else {
 		cfg.Model = client
+	}
+	if path := env("DSH_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			if pprof.StartCPUProfile(f) == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
