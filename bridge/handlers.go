@@ -10,6 +10,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/dsh-bridge/dsh-bridge/store"
 	"github.com/dsh-bridge/dsh-bridge/tools"
 	"github.com/dsh-bridge/dsh-bridge/views"
 )
@@ -31,10 +32,10 @@ func (s *Server) initialize(req *jsonrpc2.Request) (any, error) {
 	return initializeResult{
 		ProtocolVersion: ProtocolVersion,
 		AgentCapabilities: map[string]any{
-			"loadSession":         false,
+			"loadSession":         s.store != nil,
 			"promptCapabilities":  map[string]any{"image": false, "audio": false, "embeddedContext": true},
 			"mcpCapabilities":     map[string]any{"http": false, "sse": false},
-			"sessionCapabilities": map[string]any{"additionalDirectories": map[string]any{}},
+			"sessionCapabilities": s.sessionCapabilities(),
 		},
 		AuthMethods: []any{},
 		AgentInfo:   implementation{Name: "dsh-bridge", Title: "dsh-bridge", Version: s.cfg.Version},
@@ -60,15 +61,40 @@ func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, er
 			return nil, invalidParams("session/new: additionalDirectories must be absolute, got %q", d)
 		}
 	}
-	ws, err := tools.NewWorkspace(p.Cwd, p.AdditionalDirectories...)
+	ss, err := s.openSession(newSessionID(), p.Cwd, p.AdditionalDirectories)
 	if err != nil {
-		return nil, invalidParams("session/new: %v", err)
+		return nil, err
+	}
+	if s.store != nil {
+		if ss.log, err = s.store.Create(ss.id, store.Event{Cwd: ss.ws.Cwd(), AdditionalDirectories: p.AdditionalDirectories}); err != nil {
+			s.log.Error("creating the session log; this session will not be resumable", "session", ss.id, "err", err)
+		}
+	}
+
+	res := newSessionResult{SessionID: ss.id, Modes: ss.modeState(), ConfigOptions: ss.configOptions()}
+	if len(p.MCPServers) == 0 {
+		return res, nil
+	}
+	return withAfter{result: res, after: func() {
+		s.notify(ctx, ss.id, noticeUpdate{
+			SessionUpdate: "notice", Severity: "warning",
+			Title:       fmt.Sprintf("MCP servers are not supported yet (%d ignored)", len(p.MCPServers)),
+			Description: "dsh-bridge does not connect to MCP servers yet; only its built-in tools are available in this session.",
+		})
+	}}, nil
+}
+
+// openSession builds a live session: workspace, scope, tools, policies.
+func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
+	ws, err := tools.NewWorkspace(cwd, dirs...)
+	if err != nil {
+		return nil, invalidParams("session: %v", err)
 	}
 	s.mu.Lock()
 	caps := s.caps
 	s.mu.Unlock()
 	ss := &Session{
-		id:     newSessionID(),
+		id:     id,
 		srv:    s,
 		ws:     ws,
 		mode:   ModeDefault,
@@ -86,23 +112,15 @@ func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, er
 		return nil, fmt.Errorf("registering tools: %w", err)
 	}
 	ss.disposers = append(ss.disposers, dispose)
-	ss.installPolicies()
+	if err := ss.installPolicies(); err != nil {
+		ss.close()
+		return nil, err
+	}
 	s.mu.Lock()
 	s.sessions[ss.id] = ss
 	s.byScope[ss.scope] = ss
 	s.mu.Unlock()
-
-	res := newSessionResult{SessionID: ss.id, Modes: ss.modeState(), ConfigOptions: ss.configOptions()}
-	if len(p.MCPServers) == 0 {
-		return res, nil
-	}
-	return withAfter{result: res, after: func() {
-		s.notify(ctx, ss.id, noticeUpdate{
-			SessionUpdate: "notice", Severity: "warning",
-			Title:       fmt.Sprintf("MCP servers are not supported yet (%d ignored)", len(p.MCPServers)),
-			Description: "dsh-bridge does not connect to MCP servers yet; only its built-in tools are available in this session.",
-		})
-	}}, nil
+	return ss, nil
 }
 
 func (s *Server) setMode(req *jsonrpc2.Request) (any, error) {
@@ -117,6 +135,7 @@ func (s *Server) setMode(req *jsonrpc2.Request) (any, error) {
 	if err := ss.setMode(p.ModeID); err != nil {
 		return nil, err
 	}
+	ss.record(store.Event{Kind: store.KindMode, Mode: p.ModeID})
 	return withAfter{result: map[string]any{}, after: func() { ss.announceMode(context.Background()) }}, nil
 }
 
@@ -138,6 +157,7 @@ func (s *Server) setConfigOption(req *jsonrpc2.Request) (any, error) {
 		if err := ss.setMode(value); err != nil {
 			return nil, err
 		}
+		ss.record(store.Event{Kind: store.KindMode, Mode: value})
 		return withAfter{result: setConfigResult{ConfigOptions: ss.configOptions()}, after: func() {
 			s.notify(context.Background(), ss.id, currentModeUpdate{SessionUpdate: "current_mode_update", CurrentModeID: value})
 		}}, nil
@@ -148,4 +168,13 @@ func (s *Server) setConfigOption(req *jsonrpc2.Request) (any, error) {
 		return setConfigResult{ConfigOptions: ss.configOptions()}, nil
 	}
 	return nil, invalidParams("session/set_config_option: unknown config option %q", p.ConfigID)
+}
+
+// sessionCapabilities advertises only what works: list needs the store.
+func (s *Server) sessionCapabilities() map[string]any {
+	c := map[string]any{"additionalDirectories": map[string]any{}, "close": map[string]any{}}
+	if s.store != nil {
+		c["list"] = map[string]any{}
+	}
+	return c
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/pipeline"
 	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/store"
 	"github.com/dsh-bridge/dsh-bridge/views"
 	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
@@ -48,13 +49,32 @@ func (s *Server) prompt(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	}
 	ss.cancel = cancel
 	ss.history = append(ss.history, model.Message{Role: "user", Content: text})
+	ss.turns.Add(1)
 	ss.mu.Unlock()
 	defer func() {
 		ss.mu.Lock()
 		ss.cancel = nil
 		ss.mu.Unlock()
+		ss.turns.Done()
 	}()
-	return promptResult{StopReason: ss.turn(tctx)}, nil
+	ss.record(store.Event{Kind: store.KindUser, Text: text})
+	if ss.title == "" {
+		ss.title = titleOf(text)
+		ss.record(store.Event{Kind: store.KindTitle, Title: ss.title})
+	}
+	stop := ss.turn(tctx)
+	ss.record(store.Event{Kind: store.KindTurnEnd, StopReason: stop})
+	ss.syncLog()
+	return promptResult{StopReason: stop}, nil
+}
+
+// titleOf is a session title: the first line of the first prompt, short.
+func titleOf(text string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	if r := []rune(line); len(r) > 80 {
+		line = string(r[:79]) + "…"
+	}
+	return line
 }
 
 // promptText flattens prompt blocks into the user message: text as is,
@@ -219,6 +239,7 @@ func (ss *Session) failUnfinished(ctx context.Context, tcs []model.ToolCall) {
 // commitAssistant appends the assistant message and its tool results (in
 // model order) to the history, with additional contexts after them.
 func (ss *Session) commitAssistant(resp model.Response, results []registry.Result) {
+	ss.recordTurn(resp, results)
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if resp.Text == "" && len(resp.ToolCalls) == 0 {

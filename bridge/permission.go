@@ -61,6 +61,7 @@ func (s *Server) RequestApproval(ctx context.Context, req pipeline.ApprovalReque
 	case allowed:
 		return pipeline.AllowedOnce
 	}
+	ss.syncLog() // what led here survives a crash while the person decides
 	view := s.presenter.Call(req.ToolName, req.Exec.Arguments, ss.scope)
 	if info != nil {
 		view = info.view

@@ -15,6 +15,7 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/pipeline"
 	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/store"
 	"github.com/dsh-bridge/dsh-bridge/views"
 )
 
@@ -31,8 +32,11 @@ type Config struct {
 	MaxParallel int
 	// NativeSearch forces the native grep/glob walker.
 	NativeSearch bool
-	Version      string
-	Log          *slog.Logger
+	// StateDir holds the session logs; empty disables durable sessions
+	// (no session/load or session/list).
+	StateDir string
+	Version  string
+	Log      *slog.Logger
 }
 
 // Server is one ACP agent connection: it serves a single client over one
@@ -43,6 +47,7 @@ type Server struct {
 	reg       *registry.Registry
 	pipe      *pipeline.Pipeline
 	presenter views.Presenter
+	store     *store.Store
 
 	// conn is captured from the first Handle call: jsonrpc2 starts reading
 	// inside NewConn, so a message can arrive before NewConn returns.
@@ -73,6 +78,14 @@ func NewServer(cfg Config) *Server {
 	s.pipe = pipeline.New(s.reg, pipeline.WithApprover(s), pipeline.WithLogger(cfg.Log))
 	s.pipe.WrapExecute(nil, pipeline.TimeoutPolicy(s.reg))
 	s.presenter = views.Presenter{Registry: s.reg, Log: cfg.Log}
+	if cfg.StateDir != "" {
+		st, err := store.Open(cfg.StateDir)
+		if err != nil {
+			s.log.Error("the session store is unavailable; sessions will not be resumable", "dir", cfg.StateDir, "err", err)
+		} else {
+			s.store = st
+		}
+	}
 	return s
 }
 
@@ -205,6 +218,12 @@ func (s *Server) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, erro
 		return s.setMode(req)
 	case "session/set_config_option":
 		return s.setConfigOption(req)
+	case "session/load":
+		return s.loadSession(ctx, req)
+	case "session/list":
+		return s.listSessions(req)
+	case "session/close":
+		return s.closeSession(req)
 	case "authenticate":
 		return map[string]any{}, nil
 	}

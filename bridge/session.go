@@ -8,6 +8,7 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/pipeline"
 	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/store"
 	"github.com/dsh-bridge/dsh-bridge/tools"
 	"github.com/dsh-bridge/dsh-bridge/views"
 	"github.com/dsh-bridge/dsh-bridge/views/card"
@@ -38,6 +39,11 @@ type Session struct {
 	env       views.Env
 	caps      clientCapabilities
 	disposers []func()
+
+	log       *store.Log // nil without a store
+	logFailed bool
+	title     string
+	turns     sync.WaitGroup // the running turn
 
 	mu      sync.Mutex
 	mode    string
@@ -102,7 +108,7 @@ func (ss *Session) announceMode(ctx context.Context) {
 // a pre-execute listener that decides by mode, tool effect and workspace
 // confinement, and, for plan mode, a guard that refuses edits and commands
 // (monotonic: no later listener can lift it).
-func (ss *Session) installPolicies() {
+func (ss *Session) installPolicies() error {
 	p := ss.srv.pipe
 	ss.disposers = append(ss.disposers,
 		p.WrapExecute(ss.scope, callIDWrapper),
@@ -137,6 +143,7 @@ func (ss *Session) installPolicies() {
 			return ""
 		}),
 	)
+	return nil
 }
 
 // cancelTurn cancels the running turn, if any: the model stream, every
@@ -150,10 +157,17 @@ func (ss *Session) cancelTurn() {
 	}
 }
 
-// close frees the session: its tools (and background jobs) and policies.
+// waitIdle waits for the running turn, if any, to finish.
+func (ss *Session) waitIdle() { ss.turns.Wait() }
+
+// close frees the session: its tools (and background jobs), policies and
+// log.
 func (ss *Session) close() {
 	for i := len(ss.disposers) - 1; i >= 0; i-- {
 		ss.disposers[i]()
 	}
 	ss.disposers = nil
+	if ss.log != nil {
+		ss.log.Close()
+	}
 }

@@ -11,6 +11,7 @@
 //	--api-key   DSH_API_KEY    API key (falls back to DEEPSEEK_API_KEY, then OPENAI_API_KEY)
 //	--model     DSH_MODEL      model name (default deepseek-chat)
 //	--max-turn-requests DSH_MAX_TURN_REQUESTS  model requests per prompt turn (default 50)
+//	--state-dir DSH_STATE_DIR  session logs (default $XDG_STATE_HOME/dsh-bridge, i.e. ~/.local/state/dsh-bridge)
 //
 // stdout carries only protocol bytes; logs go to stderr (DSH_LOG_LEVEL:
 // debug, info, warn, error). DSH_CPUPROFILE=path writes a CPU profile.
@@ -25,6 +26,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/pprof"
 	"strconv"
 	"syscall"
@@ -70,6 +72,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	apiKey := fs.String("api-key", env("DSH_API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY"), "API key")
 	modelName := fs.String("model", or(env("DSH_MODEL"), "deepseek-chat"), "model name")
 	maxReqs := fs.Int("max-turn-requests", atoi(env("DSH_MAX_TURN_REQUESTS"), 50), "model requests per prompt turn")
+	stateDir := fs.String("state-dir", or(env("DSH_STATE_DIR"), defaultStateDir()), "directory of the session logs")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -77,7 +80,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "dsh-bridge: unknown subcommand %q; available: tools (no arguments serves ACP on stdio)\n", fs.Arg(0))
 		return 2
 	}
-	cfg := bridge.Config{ModelName: *modelName, MaxTurnRequests: *maxReqs, Version: version, Log: log}
+	cfg := bridge.Config{ModelName: *modelName, MaxTurnRequests: *maxReqs, Version: version, Log: log, StateDir: *stateDir}
 	client, err := model.NewOpenAI(model.OpenAIConfig{BaseURL: *baseURL, APIKey: *apiKey, Model: *modelName})
 	if err != nil {
 		log.Warn("no model available; prompts will explain why", "err", err)
@@ -99,6 +102,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// defaultStateDir is $XDG_STATE_HOME/dsh-bridge, else ~/.local/state/dsh-bridge.
+func defaultStateDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "dsh-bridge")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "dsh-bridge")
+	}
+	return ""
 }
 
 func or(v, def string) string {

@@ -1,0 +1,288 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/dsh-bridge/dsh-bridge/model"
+	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/store"
+	"github.com/dsh-bridge/dsh-bridge/views"
+	"github.com/dsh-bridge/dsh-bridge/views/card"
+)
+
+// record appends an event to the session log, if there is one. A failing
+// log is reported once and never stops the conversation.
+func (ss *Session) record(e store.Event) {
+	if ss.log == nil {
+		return
+	}
+	if err := ss.log.Append(e); err != nil && !ss.logFailed {
+		ss.logFailed = true
+		ss.srv.log.Error("session log append failed", "session", ss.id, "err", err)
+	}
+}
+
+func (ss *Session) syncLog() {
+	if ss.log != nil {
+		_ = ss.log.Sync()
+	}
+}
+
+// recordTurn logs one model response and the results of its tool calls.
+func (ss *Session) recordTurn(resp model.Response, results []registry.Result) {
+	if resp.Text == "" && resp.Reasoning == "" && len(resp.ToolCalls) == 0 {
+		return
+	}
+	e := store.Event{Kind: store.KindAssistant, Text: resp.Text, Reasoning: resp.Reasoning}
+	if results != nil {
+		for _, tc := range resp.ToolCalls {
+			e.ToolCalls = append(e.ToolCalls, store.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
+		}
+	}
+	ss.record(e)
+	var contexts []store.Event
+	for i, r := range results {
+		ss.record(store.Event{Kind: store.KindToolResult, CallID: resp.ToolCalls[i].ID, Content: r.Content, IsError: r.IsError, Error: r.Error, Meta: r.Meta})
+		for _, c := range r.AdditionalContexts {
+			contexts = append(contexts, store.Event{Kind: store.KindContext, Text: blocksText(c.Content)})
+		}
+	}
+	for _, c := range contexts {
+		ss.record(c)
+	}
+}
+
+// replayTurn is one complete turn of a loaded log.
+type replayTurn struct{ events []store.Event }
+
+// completeTurns groups a log's events into finished turns; events after
+// the last turn end (a turn cut off by a crash) are dropped, so the
+// restored history is always well formed.
+func completeTurns(events []store.Event) (turns []replayTurn, mode, title string, cutOff bool) {
+	var cur []store.Event
+	for _, e := range events {
+		switch e.Kind {
+		case store.KindAbandoned:
+			cur = nil
+		case store.KindMode:
+			mode = e.Mode
+		case store.KindTitle:
+			title = e.Title
+		case store.KindTurnEnd:
+			turns = append(turns, replayTurn{events: cur})
+			cur = nil
+		case store.KindUser, store.KindAssistant, store.KindToolResult, store.KindContext:
+			cur = append(cur, e)
+		}
+	}
+	return turns, mode, title, len(cur) > 0
+}
+
+// history rebuilds the model conversation from complete turns.
+func history(turns []replayTurn) []model.Message {
+	var out []model.Message
+	for _, t := range turns {
+		for _, e := range t.events {
+			switch e.Kind {
+			case store.KindUser, store.KindContext:
+				out = append(out, model.Message{Role: "user", Content: e.Text})
+			case store.KindAssistant:
+				m := model.Message{Role: "assistant", Content: e.Text, Reasoning: e.Reasoning}
+				for _, tc := range e.ToolCalls {
+					m.ToolCalls = append(m.ToolCalls, model.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
+				}
+				out = append(out, m)
+			case store.KindToolResult:
+				out = append(out, model.Message{Role: "tool", ToolCallID: e.CallID, Content: resultText(registry.Result{Content: e.Content, IsError: e.IsError, Error: e.Error})})
+			}
+		}
+	}
+	return out
+}
+
+// replay sends a loaded conversation as session/updates, recomputing every
+// card through the presenters from the durable fields.
+func (ss *Session) replay(ctx context.Context, turns []replayTurn) {
+	s := ss.srv
+	for _, t := range turns {
+		args := map[string]store.ToolCall{}
+		for _, e := range t.events {
+			switch e.Kind {
+			case store.KindUser:
+				s.notify(ctx, ss.id, contentChunk{SessionUpdate: "user_message_chunk", Content: card.Text(e.Text)})
+			case store.KindAssistant:
+				if e.Reasoning != "" {
+					s.notify(ctx, ss.id, contentChunk{SessionUpdate: "agent_thought_chunk", Content: card.Text(e.Reasoning)})
+				}
+				if e.Text != "" {
+					s.notify(ctx, ss.id, contentChunk{SessionUpdate: "agent_message_chunk", Content: card.Text(e.Text)})
+				}
+				for _, tc := range e.ToolCalls {
+					args[tc.ID] = tc
+					ss.announce(ctx, model.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
+				}
+			case store.KindToolResult:
+				tc := args[e.CallID]
+				ss.mu.Lock()
+				info := ss.calls[e.CallID]
+				ss.mu.Unlock()
+				var call card.CallView
+				a := views.Args([]byte(tc.Arguments))
+				if info != nil {
+					call, a = info.view, info.args
+				}
+				view := s.presenter.Result(tc.Name, a, ss.scope, call, registry.ToolResult{Content: e.Content, IsError: e.IsError, Meta: e.Meta})
+				s.notify(ctx, ss.id, views.Result(ss.env, e.CallID, tc.Name, call, view, e.IsError, e.Content))
+			}
+		}
+	}
+}
+
+type loadParams struct {
+	SessionID             string            `json:"sessionId"`
+	Cwd                   string            `json:"cwd"`
+	MCPServers            []json.RawMessage `json:"mcpServers"`
+	AdditionalDirectories []string          `json:"additionalDirectories"`
+}
+
+type loadResult struct {
+	Modes         modeState      `json:"modes"`
+	ConfigOptions []configOption `json:"configOptions"`
+}
+
+func (s *Server) loadSession(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	var p loadParams
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	if s.store == nil {
+		return nil, fmt.Errorf("%w: %q (no session store)", ErrSessionNotFound, p.SessionID)
+	}
+	if s.session(p.SessionID) != nil {
+		return nil, invalidParams("session/load: session %q is already open", p.SessionID)
+	}
+	events, rep, err := s.store.Load(p.SessionID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %q", ErrSessionNotFound, p.SessionID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("loading session %q: %w", p.SessionID, err)
+	}
+	if len(rep.Skipped) > 0 {
+		s.log.Warn("skipped unreadable session log lines", "session", p.SessionID, "lines", rep.Skipped, "torn", rep.Torn)
+	}
+	cwd := p.Cwd
+	if cwd == "" {
+		cwd = events[0].Cwd
+	}
+	if !filepath.IsAbs(cwd) {
+		return nil, invalidParams("session/load: cwd must be an absolute path, got %q", cwd)
+	}
+	turns, mode, title, cutOff := completeTurns(events)
+	ss, err := s.openSession(p.SessionID, cwd, p.AdditionalDirectories)
+	if err != nil {
+		return nil, err
+	}
+	if mode != "" {
+		_ = ss.setMode(mode)
+	}
+	ss.title = title
+	ss.history = history(turns)
+	ss.replay(ctx, turns)
+	if ss.log, err = s.store.Reopen(p.SessionID); err != nil {
+		s.log.Error("reopening the session log", "session", p.SessionID, "err", err)
+	}
+	if cutOff {
+		// The last turn was cut off (a crash): void it, so that it never
+		// merges with the turns that follow.
+		ss.record(store.Event{Kind: store.KindAbandoned})
+		ss.syncLog()
+	}
+	return loadResult{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, nil
+}
+
+type listParams struct {
+	Cwd    string `json:"cwd"`
+	Cursor string `json:"cursor"`
+}
+
+type sessionInfo struct {
+	SessionID string `json:"sessionId"`
+	Cwd       string `json:"cwd"`
+	Title     string `json:"title,omitempty"`
+	UpdatedAt string `json:"updatedAt,omitempty"`
+}
+
+type listResult struct {
+	Sessions   []sessionInfo `json:"sessions"`
+	NextCursor string        `json:"nextCursor,omitempty"`
+}
+
+// listPage is how many sessions one session/list answer carries.
+const listPage = 50
+
+func (s *Server) listSessions(req *jsonrpc2.Request) (any, error) {
+	var p listParams
+	if req.Params != nil {
+		if err := decode(req, &p); err != nil {
+			return nil, err
+		}
+	}
+	res := listResult{Sessions: []sessionInfo{}}
+	if s.store == nil {
+		return res, nil
+	}
+	all, err := s.store.List()
+	if err != nil {
+		return nil, err
+	}
+	var matching []store.Info
+	for _, in := range all {
+		if p.Cwd == "" || in.Cwd == p.Cwd {
+			matching = append(matching, in)
+		}
+	}
+	start := 0
+	if p.Cursor != "" {
+		n, err := strconv.Atoi(strings.TrimPrefix(p.Cursor, "offset:"))
+		if err != nil || n < 0 || n > len(matching) {
+			return nil, invalidParams("session/list: invalid cursor %q", p.Cursor)
+		}
+		start = n
+	}
+	end := min(len(matching), start+listPage)
+	for _, in := range matching[start:end] {
+		res.Sessions = append(res.Sessions, sessionInfo{SessionID: in.ID, Cwd: in.Cwd, Title: in.Title, UpdatedAt: in.UpdatedAt.Format("2006-01-02T15:04:05Z07:00")})
+	}
+	if end < len(matching) {
+		res.NextCursor = "offset:" + strconv.Itoa(end)
+	}
+	return res, nil
+}
+
+func (s *Server) closeSession(req *jsonrpc2.Request) (any, error) {
+	var p sessionParams
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	ss, err := s.requireSession(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	delete(s.sessions, ss.id)
+	delete(s.byScope, ss.scope)
+	s.mu.Unlock()
+	ss.cancelTurn()
+	ss.waitIdle()
+	ss.close()
+	return map[string]any{}, nil
+}

@@ -1,0 +1,297 @@
+// Package store keeps durable session logs: one append-only JSONL file per
+// session, holding the events a conversation needs to survive a restart —
+// the user's messages, the assistant's committed text, reasoning and tool
+// calls, each call's durable result (content, error, presentation meta;
+// never the canonical value), mode changes and the title.
+//
+// Files are 0600 in 0700 folders. Appends are written as the turn goes and
+// fsynced when the caller asks (at turn boundaries and before a permission
+// request). A torn last line — a crash mid-write — is skipped on load and
+// reported, never fatal; a corrupt file affects only its own session.
+package store
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dsh-bridge/dsh-bridge/jsonv"
+	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/views/card"
+)
+
+// Event kinds.
+const (
+	KindSession    = "session"        // the header: cwd, additional directories
+	KindUser       = "user"           // a user message
+	KindAssistant  = "assistant"      // committed text, reasoning and tool calls
+	KindToolResult = "tool/result"    // one call's durable result
+	KindContext    = "context"        // an additional context given to the model
+	KindTurnEnd    = "turn/end"       // a finished turn and its stop reason
+	KindAbandoned  = "turn/abandoned" // closes a turn cut off by a crash: its events are void
+	KindMode       = "mode"           // a mode change
+	KindTitle      = "title"          // the session title
+)
+
+// ToolCall is one tool call of an assistant event.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"` // raw, as the model wrote it
+}
+
+// Event is one line of a session log.
+type Event struct {
+	Kind string    `json:"kind"`
+	At   time.Time `json:"at"`
+
+	Cwd                   string   `json:"cwd,omitempty"`
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
+
+	Text      string     `json:"text,omitempty"`
+	Reasoning string     `json:"reasoning,omitempty"`
+	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
+
+	CallID  string            `json:"callId,omitempty"`
+	Content []card.Content    `json:"content,omitempty"`
+	IsError bool              `json:"isError,omitempty"`
+	Error   *registry.Failure `json:"error,omitempty"`
+	Meta    jsonv.Value       `json:"meta,omitzero"`
+
+	StopReason string `json:"stopReason,omitempty"`
+	Mode       string `json:"mode,omitempty"`
+	Title      string `json:"title,omitempty"`
+}
+
+// ErrNotFound means no log exists for a session id.
+var ErrNotFound = errors.New("session log not found")
+
+var idRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+
+// Store is a directory of session logs. Safe for concurrent use.
+type Store struct{ dir string }
+
+// Open returns the store in dir, creating it (0700) when missing.
+func Open(dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	return &Store{dir: dir}, nil
+}
+
+// Dir returns the store's directory.
+func (s *Store) Dir() string { return s.dir }
+
+// Path returns the log file of a session id.
+func (s *Store) Path(id string) (string, error) {
+	if !idRE.MatchString(id) {
+		return "", fmt.Errorf("%w: invalid session id %q", ErrNotFound, id)
+	}
+	return filepath.Join(s.dir, id+".jsonl"), nil
+}
+
+// Log is one session's open log.
+type Log struct {
+	mu   sync.Mutex
+	f    *os.File
+	path string
+}
+
+// Create starts a new log with its header event.
+func (s *Store) Create(id string, header Event) (*Log, error) {
+	path, err := s.Path(id)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	l := &Log{f: f, path: path}
+	header.Kind = KindSession
+	if err := l.Append(header); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return l, l.Sync()
+}
+
+// Reopen opens an existing log for appending (after Load).
+func (s *Store) Reopen(id string) (*Log, error) {
+	path, err := s.Path(id)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// A torn last line must not swallow the next event: end it.
+	if info, err := f.Stat(); err == nil && info.Size() > 0 {
+		last := make([]byte, 1)
+		if r, err := os.Open(path); err == nil {
+			if _, err := r.ReadAt(last, info.Size()-1); err == nil && last[0] != '\n' {
+				_, _ = f.Write([]byte("\n"))
+			}
+			r.Close()
+		}
+	}
+	return &Log{f: f, path: path}, nil
+}
+
+// Append writes one event as one line (stamping At when zero).
+func (l *Log) Append(e Event) error {
+	if e.At.IsZero() {
+		e.At = time.Now().UTC()
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return os.ErrClosed
+	}
+	_, err = l.f.Write(append(b, '\n'))
+	return err
+}
+
+// Sync flushes the log to stable storage.
+func (l *Log) Sync() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return os.ErrClosed
+	}
+	return l.f.Sync()
+}
+
+// Close syncs and closes the log; later appends fail.
+func (l *Log) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	_ = l.f.Sync()
+	err := l.f.Close()
+	l.f = nil
+	return err
+}
+
+// Path returns the log's file.
+func (l *Log) Path() string { return l.path }
+
+// Report says what loading a log skipped.
+type Report struct {
+	Skipped []int // 1-based line numbers that did not parse
+	Torn    bool  // the last line was incomplete (a crash mid-write)
+}
+
+// Load reads a session's events. Lines that do not parse are skipped and
+// reported; a torn last line is expected after a crash.
+func (s *Store) Load(id string) ([]Event, Report, error) {
+	path, err := s.Path(id)
+	if err != nil {
+		return nil, Report{}, err
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, Report{}, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	if err != nil {
+		return nil, Report{}, err
+	}
+	var events []Event
+	var rep Report
+	lines := bytes.Split(data, []byte("\n"))
+	for i, line := range lines {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var e Event
+		if err := json.Unmarshal(line, &e); err != nil || e.Kind == "" {
+			rep.Skipped = append(rep.Skipped, i+1)
+			if i == len(lines)-1 {
+				rep.Torn = true
+			}
+			continue
+		}
+		events = append(events, e)
+	}
+	if len(events) == 0 || events[0].Kind != KindSession {
+		return nil, rep, fmt.Errorf("session log %s has no header", path)
+	}
+	return events, rep, nil
+}
+
+// Info describes a stored session.
+type Info struct {
+	ID        string
+	Cwd       string
+	Title     string
+	UpdatedAt time.Time
+}
+
+// List returns the stored sessions, most recently updated first, reading
+// only each log's header and title. Unreadable logs are skipped.
+func (s *Store) List() ([]Info, error) {
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Info
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
+		if !ok || !idRE.MatchString(id) {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		in := Info{ID: id, UpdatedAt: info.ModTime().UTC()}
+		f, err := os.Open(filepath.Join(s.dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 64*1024), 64<<20)
+		for n := 0; sc.Scan() && n < 50; n++ {
+			var ev Event
+			if json.Unmarshal(sc.Bytes(), &ev) != nil {
+				continue
+			}
+			switch ev.Kind {
+			case KindSession:
+				in.Cwd = ev.Cwd
+			case KindTitle:
+				in.Title = ev.Title
+			}
+		}
+		f.Close()
+		if in.Cwd != "" {
+			out = append(out, in)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].UpdatedAt.Equal(out[j].UpdatedAt) {
+			return out[i].UpdatedAt.After(out[j].UpdatedAt)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
