@@ -519,3 +519,26 @@ func TestBridge_InitializeRightAtStart(t *testing.T) {
 		}
 	}
 }
+
+func TestBridge_ScriptedModel(t *testing.T) {
+	for _, tc := range []struct{ script, setup string }{
+		{"edit-and-run.jsonl", "hello.txt"},
+		{"search.jsonl", ""},
+		{"errors.jsonl", ""},
+	} {
+		t.Run(tc.script, func(t *testing.T) {
+			dir, _ := filepath.EvalSymlinks(t.TempDir())
+			if tc.setup != "" {
+				os.WriteFile(filepath.Join(dir, tc.setup), []byte("hello world\n"), 0o644)
+			}
+			path, _ := filepath.Abs(filepath.Join("..", "testdata", "scripts", tc.script))
+			e := startEditor(t, "DSH_MODEL=script:"+path, "DSH_API_KEY=")
+			e.initialize(nil)
+			s := e.newSession(dir)
+			e.call("session/set_mode", map[string]any{"sessionId": s, "modeId": "bypassPermissions"})
+			if stop := e.prompt(s, "go"); stop != "end_turn" || strings.Contains(e.agentText(), "[model error") {
+				t.Fatalf("stop %q, text %q", stop, e.agentText())
+			}
+		})
+	}
+}

@@ -9,7 +9,7 @@
 //
 //	--base-url  DSH_BASE_URL   OpenAI-compatible API base (default https://api.deepseek.com)
 //	--api-key   DSH_API_KEY    API key (falls back to DEEPSEEK_API_KEY, then OPENAI_API_KEY)
-//	--model     DSH_MODEL      model name (default deepseek-chat)
+//	--model     DSH_MODEL      model name (default deepseek-chat), or script:PATH to replay a JSONL script
 //	--max-turn-requests DSH_MAX_TURN_REQUESTS  model requests per prompt turn (default 50)
 //	--state-dir DSH_STATE_DIR  session logs (default $XDG_STATE_HOME/dsh-bridge, i.e. ~/.local/state/dsh-bridge)
 //
@@ -29,6 +29,7 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/dsh-bridge/dsh-bridge/bridge"
@@ -81,7 +82,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cfg := bridge.Config{ModelName: *modelName, MaxTurnRequests: *maxReqs, Version: version, Log: log, StateDir: *stateDir}
-	client, err := model.NewOpenAI(model.OpenAIConfig{BaseURL: *baseURL, APIKey: *apiKey, Model: *modelName})
+	var client model.Client
+	var err error
+	if path, ok := strings.CutPrefix(*modelName, "script:"); ok {
+		client, err = model.LoadScript(path)
+	} else {
+		client, err = model.NewOpenAI(model.OpenAIConfig{BaseURL: *baseURL, APIKey: *apiKey, Model: *modelName})
+	}
 	if err != nil {
 		log.Warn("no model available; prompts will explain why", "err", err)
 		cfg.ModelErr = err

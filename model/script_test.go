@@ -1,0 +1,49 @@
+package model
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+func TestScript(t *testing.T) {
+	s, err := ParseScript("t.jsonl", []byte(`# a comment
+{"reasoning":"hmm","text":"Reading héllo.","tool_calls":[{"id":"c1","name":"read","arguments":{"file_path":"a.go"}},{"name":"edit","arguments":"{broken"}]}
+
+{"expect":[{"id":"c1","contains":"package"},{"id":"script_1_2","error":true}],"text":"done"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, thought strings.Builder
+	var calls []ToolCall
+	h := Handler{OnText: func(s string) { text.WriteString(s) }, OnReasoning: func(s string) { thought.WriteString(s) }, OnToolCall: func(c ToolCall) { calls = append(calls, c) }}
+	r, err := s.Complete(context.Background(), Request{}, h)
+	if err != nil || text.String() != "Reading héllo." || thought.String() != "hmm" || len(calls) != 2 || r.FinishReason != "tool_calls" {
+		t.Fatalf("turn 1: %+v %v %q", r, err, text.String())
+	}
+	if calls[0].Arguments != `{"file_path":"a.go"}` || calls[1].Arguments != "{broken" || calls[1].ID != "script_1_2" {
+		t.Errorf("calls %+v", calls)
+	}
+	t.Run("expectation failure", func(t *testing.T) {
+		s2, _ := ParseScript("t", []byte(`{"expect":[{"id":"c1","contains":"package"}]}`))
+		_, err := s2.Complete(context.Background(), Request{Messages: []Message{{Role: "tool", ToolCallID: "c1", Content: "nope"}}}, Handler{})
+		if err == nil || !strings.Contains(err.Error(), `tool result "c1" does not contain "package"`) {
+			t.Errorf("err %v", err)
+		}
+	})
+	r, err = s.Complete(context.Background(), Request{Messages: []Message{
+		{Role: "tool", ToolCallID: "c1", Content: "1: package main"}, {Role: "tool", ToolCallID: "script_1_2", Content: "Error: invalid"},
+	}}, Handler{})
+	if err != nil || r.Text != "done" {
+		t.Errorf("turn 2: %+v %v", r, err)
+	}
+	if r, _ := s.Complete(context.Background(), Request{}, Handler{}); r.Text != "(end of script)" {
+		t.Errorf("after the end: %q", r.Text)
+	}
+	for _, bad := range []string{`{"text":1}`, `{"txt":"typo"}`, `{"tool_calls":[{"id":"x"}]}`, `not json`} {
+		if _, err := ParseScript("bad.jsonl", []byte(bad)); err == nil || !strings.HasPrefix(err.Error(), "bad.jsonl:1:") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}
