@@ -206,7 +206,8 @@ func (s *Server) loadSession(ctx context.Context, req *jsonrpc2.Request) (any, e
 		ss.record(store.Event{Kind: store.KindAbandoned})
 		ss.syncLog()
 	}
-	return loadResult{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, nil
+	return withAfter{result: loadResult{Modes: ss.modeState(), ConfigOptions: ss.configOptions()},
+		after: func() { ss.sendNotices(ctx, len(p.MCPServers)) }}, nil
 }
 
 type listParams struct {

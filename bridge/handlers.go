@@ -72,16 +72,23 @@ func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, er
 	}
 
 	res := newSessionResult{SessionID: ss.id, Modes: ss.modeState(), ConfigOptions: ss.configOptions()}
-	if len(p.MCPServers) == 0 {
-		return res, nil
+	return withAfter{result: res, after: func() { ss.sendNotices(ctx, len(p.MCPServers)) }}, nil
+}
+
+// sendNotices tells the person what the session could not honour:
+// malformed settings files (ignored whole) and MCP servers.
+func (ss *Session) sendNotices(ctx context.Context, mcpServers int) {
+	for _, p := range ss.settingsProblems {
+		ss.srv.notify(ctx, ss.id, noticeUpdate{SessionUpdate: "notice", Severity: "warning",
+			Title: "A settings file was ignored", Description: p + " — none of its permission rules apply until it is fixed."})
 	}
-	return withAfter{result: res, after: func() {
-		s.notify(ctx, ss.id, noticeUpdate{
+	if mcpServers > 0 {
+		ss.srv.notify(ctx, ss.id, noticeUpdate{
 			SessionUpdate: "notice", Severity: "warning",
-			Title:       fmt.Sprintf("MCP servers are not supported yet (%d ignored)", len(p.MCPServers)),
+			Title:       fmt.Sprintf("MCP servers are not supported yet (%d ignored)", mcpServers),
 			Description: "dsh-bridge does not connect to MCP servers yet; only its built-in tools are available in this session.",
 		})
-	}}, nil
+	}
 }
 
 // openSession builds a live session: workspace, scope, tools, policies.
@@ -112,6 +119,9 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 		return nil, fmt.Errorf("registering tools: %w", err)
 	}
 	ss.disposers = append(ss.disposers, dispose)
+	rules, problems := loadRules(ws.Cwd())
+	ss.settingsProblems = problems
+	ss.disposers = append(ss.disposers, rules.install(ss)...) // ahead of the mode policy
 	if err := ss.installPolicies(); err != nil {
 		ss.close()
 		return nil, err

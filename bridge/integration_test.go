@@ -542,3 +542,50 @@ func TestBridge_ScriptedModel(t *testing.T) {
 		})
 	}
 }
+
+func TestBridge_PermissionRules(t *testing.T) {
+	rmCall := fakeTurn{calls: []fakeCall{{"rm", "bash", args("command", "rm -f a.txt", "description", "d")}}}
+	lsCall := fakeTurn{calls: []fakeCall{{"ls", "bash", args("command", "ls", "description", "d")}}}
+	settings := `{"permissions":{"allow":["bash(ls)"],"deny":["bash(rm:*)"]}}`
+	t.Run("deny holds in bypassPermissions", func(t *testing.T) {
+		h := setupWithSettings(t, settings, rmCall)
+		h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "bypassPermissions"})
+		h.prompt(h.session, "x")
+		if h.content("a.txt") != "keep\n" || !strings.HasPrefix(h.toolMessages(1)["rm"], "Error: denied by the permission rule bash(rm:*)") {
+			t.Errorf("file %q, the model got %q", h.content("a.txt"), h.toolMessages(1)["rm"])
+		}
+	})
+	t.Run("allow rule runs without asking in default mode", func(t *testing.T) {
+		h := setupWithSettings(t, settings, lsCall)
+		h.prompt(h.session, "x")
+		if h.permissionCount() != 0 || finalStatus(h.toolUpdates("ls")) != "completed" {
+			t.Errorf("asked %d, status %q", h.permissionCount(), finalStatus(h.toolUpdates("ls")))
+		}
+	})
+	t.Run("a malformed settings file is reported and ignored", func(t *testing.T) {
+		h := setupWithSettings(t, `{"permissions":{"deny":["bash(rm:*)"],"allow":["oops("]}}`, rmCall)
+		h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "bypassPermissions"})
+		h.prompt(h.session, "x")
+		var notice bool
+		for _, u := range h.decodedUpdates() {
+			notice = notice || (u.SessionUpdate == "notice" && strings.Contains(string(u.Raw), "settings file was ignored"))
+		}
+		if !notice || finalStatus(h.toolUpdates("rm")) != "completed" {
+			t.Errorf("notice %v, rm status %q (the whole file must be ignored)", notice, finalStatus(h.toolUpdates("rm")))
+		}
+	})
+}
+
+// setupWithSettings is setup with a workspace .dsh/settings.json written
+// before the session starts, and a.txt holding "keep".
+func setupWithSettings(t *testing.T, settings string, turns ...fakeTurn) *harness {
+	t.Helper()
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	os.MkdirAll(filepath.Join(dir, ".dsh"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".dsh", "settings.json"), []byte(settings), 0o644)
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("keep\n"), 0o644)
+	m := newFakeModel(t, turns...)
+	e := startEditor(t, "DSH_BASE_URL="+m.srv.URL)
+	e.initialize(nil)
+	return &harness{editor: e, model: m, dir: dir, session: e.newSession(dir)}
+}

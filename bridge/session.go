@@ -40,10 +40,11 @@ type Session struct {
 	caps      clientCapabilities
 	disposers []func()
 
-	log       *store.Log // nil without a store
-	logFailed bool
-	title     string
-	turns     sync.WaitGroup // the running turn
+	log              *store.Log // nil without a store
+	settingsProblems []string
+	logFailed        bool
+	title            string
+	turns            sync.WaitGroup // the running turn
 
 	mu      sync.Mutex
 	mode    string

@@ -63,6 +63,12 @@ type Tool struct {
 	// "web_fetch:example.com"); without it the tool's name is the key.
 	PermissionKey func(args jsonv.Value) string
 
+	// Subject, when set, is what permission rules such as bash(git *) or
+	// web_fetch(domain:example.com) match a call against: the command of a
+	// shell tool, "domain:<host>" of a fetch. File tools are matched by
+	// their Accesses instead.
+	Subject func(args jsonv.Value) string
+
 	// PresentCall and PresentResult are pure presenters: they depend only on
 	// their arguments, because session replay calls them again from the log.
 	// A nil view means the generic fallback.

@@ -102,16 +102,22 @@ func classify(defs []*registry.Tool) {
 			t.Effect = registry.EffectExecute
 			if t.Name == "bash" {
 				t.PermissionKey = func(args jsonv.Value) string { return "bash:" + commandName(args) }
+				t.Subject = func(args jsonv.Value) string {
+					c, _ := args.Get("command")
+					return strings.TrimSpace(c.Str())
+				}
 			}
 		case "web_fetch":
 			t.Effect = registry.EffectFetch
-			t.PermissionKey = func(args jsonv.Value) string {
+			host := func(args jsonv.Value) string {
 				u, _ := args.Get("url")
-				if parsed, err := url.Parse(strings.TrimSpace(u.Str())); err == nil && parsed.Host != "" {
-					return "web_fetch:" + parsed.Hostname()
+				if parsed, err := url.Parse(strings.TrimSpace(u.Str())); err == nil {
+					return strings.ToLower(parsed.Hostname())
 				}
-				return "web_fetch"
+				return ""
 			}
+			t.PermissionKey = func(args jsonv.Value) string { return "web_fetch:" + host(args) }
+			t.Subject = func(args jsonv.Value) string { return "domain:" + host(args) }
 		}
 	}
 }

@@ -65,6 +65,17 @@ func globRegexp(glob string) (*regexp.Regexp, error) {
 	return regexp.Compile(b.String())
 }
 
+// GlobMatch reports whether a slash path matches a glob (*, **, ?, [...],
+// {a,b}); a glob without a slash matches the base name at any depth, as
+// ripgrep's --glob does.
+func GlobMatch(glob, path string) (bool, error) {
+	m, err := newGlobMatcher(glob)
+	if err != nil {
+		return false, err
+	}
+	return m.match(path), nil
+}
+
 // globMatcher matches relative slash paths: a glob without a slash matches
 // the base name at any depth, as ripgrep's --glob does.
 type globMatcher struct {
