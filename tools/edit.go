@@ -53,7 +53,7 @@ func appliedDiffs(path, before, after string) []card.FileDiff {
 			}
 		}
 		old := o.String()
-		out = append(out, card.FileDiff{Path: path, OldText: &old, NewText: n.String()})
+		out = append(out, card.FileDiff{Path: path, OldText: &old, NewText: n.String(), StartLine: max(h.OldStart, 1)})
 	}
 	return out
 }

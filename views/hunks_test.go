@@ -161,3 +161,16 @@ func TestChange_TruncatesPathologicalDiffs(t *testing.T) {
 		t.Errorf("edits of a truncated change are incomplete: %v", err)
 	}
 }
+
+func TestChange_ExcerptOffset(t *testing.T) {
+	old := "a\nb\nc\nd\ne\nf\ng\nh\n"
+	excerpt := "d\ne\nf\n" // lines 4-6 of old
+	fc := shift(Change("/f", excerpt, "d\nE\nf\n"), 3)
+	if h := fc.Hunks[0]; h.OldStart != 4 || h.NewStart != 4 {
+		t.Errorf("hunk %+v, want starts at line 4", h)
+	}
+	got, err := ApplyEdits(old, fc.Edits)
+	if err != nil || got != "a\nb\nc\nd\nE\nf\ng\nh\n" {
+		t.Errorf("shifted edits applied to the whole file: %q %v", got, err)
+	}
+}

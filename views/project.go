@@ -168,9 +168,30 @@ func changes(env Env, ds []card.FileDiff) []FileChange {
 		if d.OldText != nil {
 			old = *d.OldText
 		}
-		out = append(out, Change(env.abs(d.Path), old, d.NewText))
+		out = append(out, shift(Change(env.abs(d.Path), old, d.NewText), d.StartLine-1))
 	}
 	return out
+}
+
+// shift moves a change computed on an excerpt to the excerpt's place in
+// the file: n lines down.
+func shift(fc FileChange, n int) FileChange {
+	if n <= 0 {
+		return fc
+	}
+	for i := range fc.Hunks {
+		if fc.Hunks[i].OldLines > 0 || fc.Hunks[i].OldStart > 0 {
+			fc.Hunks[i].OldStart += n
+		}
+		if fc.Hunks[i].NewLines > 0 || fc.Hunks[i].NewStart > 0 {
+			fc.Hunks[i].NewStart += n
+		}
+	}
+	for i := range fc.Edits {
+		fc.Edits[i].Range.Start.Line += uint32(n)
+		fc.Edits[i].Range.End.Line += uint32(n)
+	}
+	return fc
 }
 
 // fence returns a code fence longer than any backtick run in text.

@@ -4,6 +4,7 @@
 //
 //	dsh-bridge [flags]   serve ACP v1 on stdin/stdout
 //	dsh-bridge tools     print the built-in tool schemas as JSON
+//	dsh-bridge demo      watch a scripted agent work (no key, no network)
 //
 // Flags (each mirrored by an environment variable):
 //
@@ -67,6 +68,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "tools" {
 		return printTools(stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "demo" {
+		return runDemo(args[1:], stdin, stdout, stderr)
+	}
 	fs := flag.NewFlagSet("dsh-bridge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	baseURL := fs.String("base-url", or(env("DSH_BASE_URL"), "https://api.deepseek.com"), "OpenAI-compatible API base URL")
@@ -78,7 +82,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "dsh-bridge: unknown subcommand %q; available: tools (no arguments serves ACP on stdio)\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "dsh-bridge: unknown subcommand %q; available: tools, demo (no arguments serves ACP on stdio)\n", fs.Arg(0))
 		return 2
 	}
 	cfg := bridge.Config{ModelName: *modelName, MaxTurnRequests: *maxReqs, Version: version, Log: log, StateDir: *stateDir}

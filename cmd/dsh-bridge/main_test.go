@@ -3,8 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestRun(t *testing.T) {
@@ -41,5 +45,38 @@ func TestRun(t *testing.T) {
 				t.Errorf("stdout is not JSON")
 			}
 		})
+	}
+}
+
+// TestDemo builds the binary and runs `dsh-bridge demo` as a newcomer would.
+func TestDemo(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "dsh-bridge")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	start := time.Now()
+	cmd := exec.Command(bin, "demo", "--no-color")
+	cmd.Env = append(os.Environ(), "DSH_API_KEY=", "DEEPSEEK_API_KEY=", "OPENAI_API_KEY=")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("demo failed: %v\n%s", err, out)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the demo took %v", d)
+	}
+	for _, want := range []string{
+		"thinking › The user wants the greeting fixed.",
+		"▶ Read greet.go [read]",
+		`   6 │ 	return "Hello, wrold"`,
+		"? Allow Edit greet.go?",
+		"@@ -2,6 +2,5 @@",
+		`+	return "Hello, world"`,
+		"exit 0",
+		"demo: end_turn after 4 tool calls (4 completed, 0 failed), 2 approvals",
+		"session log: ",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the demo output lacks %q:\n%s", want, out)
+		}
 	}
 }

@@ -26,10 +26,13 @@ type FileLocation struct {
 
 // FileDiff is one file's change. OldText is nil for a new file (and for a
 // call-time overwrite, whose prior content a pure presenter cannot see).
+// StartLine (our extension; 0 means 1) is the file line the texts start
+// at, when they are an excerpt such as an applied hunk with its context.
 type FileDiff struct {
-	Path    string  `json:"path"`
-	OldText *string `json:"oldText"`
-	NewText string  `json:"newText"`
+	Path      string  `json:"path"`
+	OldText   *string `json:"oldText"`
+	NewText   string  `json:"newText"`
+	StartLine int     `json:"startLine,omitempty"`
 }
 
 // ReadFileLine is one line of a read window: the file's own 1-based line
