@@ -28,4 +28,20 @@
 // name (write, edit), bash by the command's program name (bash:git), web
 // fetches by host (web_fetch:example.com), other tools by name — and an
 // always-allow never covers a call that reaches outside the workspace.
+//
+// Permission rules from .dsh/settings.json and the user's settings come
+// first: deny rules are guards (they hold in every mode, bypassPermissions
+// included), ask and allow rules a pre-execute listener ahead of the mode
+// policy. A malformed settings file is ignored whole and reported as a
+// notice.
+//
+// # Durable sessions
+//
+// With a state directory, every session writes a log (package store) as its
+// turns go: the user's messages, the assistant's text, reasoning and tool
+// calls, and each call's durable result. The log is fsynced at turn ends and
+// before permission requests. session/load replays the complete turns as
+// session/updates — cards recomputed through the presenters from the durable
+// fields — and restores the model history and mode; a turn cut off by a
+// crash is voided. session/list and session/close complete the set.
 package bridge

@@ -589,3 +589,39 @@ func setupWithSettings(t *testing.T, settings string, turns ...fakeTurn) *harnes
 	e.initialize(nil)
 	return &harness{editor: e, model: m, dir: dir, session: e.newSession(dir)}
 }
+
+func TestBridge_CancelRequestAndRequestCap(t *testing.T) {
+	t.Run("$/cancel_request ends a prompt as cancelled", func(t *testing.T) {
+		h := setup(t, nil, fakeTurn{text: "slow", hang: true})
+		ch := h.start("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{map[string]any{"type": "text", "text": "x"}}})
+		time.Sleep(200 * time.Millisecond)
+		h.mu.Lock()
+		id := h.nextID
+		h.mu.Unlock()
+		h.notify("$/cancel_request", map[string]any{"requestId": id})
+		select {
+		case m := <-ch:
+			if !strings.Contains(string(m.Result), `"cancelled"`) {
+				t.Errorf("answered %s %+v", m.Result, m.Error)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("no answer after $/cancel_request")
+		}
+	})
+	t.Run("max_turn_requests", func(t *testing.T) {
+		dir, _ := filepath.EvalSymlinks(t.TempDir())
+		os.WriteFile(filepath.Join(dir, "a.txt"), []byte("x\n"), 0o644)
+		m := newFakeModel(t)
+		n := 0
+		m.respond = func(chatRequest) fakeTurn {
+			n++
+			return fakeTurn{calls: []fakeCall{{fmt.Sprintf("r%d", n), "read", args("file_path", "a.txt")}}}
+		}
+		e := startEditor(t, "DSH_BASE_URL="+m.srv.URL, "DSH_MAX_TURN_REQUESTS=3")
+		e.initialize(nil)
+		s := e.newSession(dir)
+		if stop := e.prompt(s, "loop forever"); stop != "max_turn_requests" || len(m.recorded()) != 3 {
+			t.Errorf("stop %q after %d model requests", stop, len(m.recorded()))
+		}
+	})
+}

@@ -88,7 +88,7 @@ func TestConformancePeer(t *testing.T) {
 			args = append(args, "--", binary)
 			cmd := exec.Command("node", args...)
 			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), "DSH_BASE_URL="+m.srv.URL, "DSH_API_KEY=test-key")
+			cmd.Env = append(os.Environ(), "DSH_BASE_URL="+m.srv.URL, "DSH_API_KEY=test-key", "DSH_STATE_DIR="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir())
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Fatalf("the conformance peer reported problems (%v):\n%s", err, out)

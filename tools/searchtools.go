@@ -12,11 +12,15 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
+
+// GrepTimeout is grep's declared timeout (contract §4).
+const GrepTimeout = 30 * time.Second
 
 type grepArgs struct {
 	Pattern string `json:"pattern" desc:"Regular expression (ripgrep syntax) to search file contents for."`
@@ -101,6 +105,7 @@ func newSearchTools(w *Workspace, native bool) ([]*registry.Tool, error) {
 	grep, err := registry.Define(registry.TypedTool[grepArgs, grepResult]{
 		Name:        "grep",
 		Description: "Search file contents in the workspace with a regular expression (ripgrep). Honours .gitignore; skips hidden and binary files. Returns matching lines grouped by file.",
+		Timeout:     GrepTimeout,
 		Execute: func(ctx context.Context, a grepArgs, _ registry.RunContext) (grepResult, error) {
 			switch {
 			case a.Pattern == "":
