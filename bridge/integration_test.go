@@ -3,6 +3,7 @@ package bridge_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/dsh-bridge/dsh-bridge/internal/proctest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -432,25 +433,7 @@ func TestBridge_EditorFileSystem(t *testing.T) {
 	}
 }
 
-// processGone reports whether no process with marker in its command line
-// is left, polling briefly.
-func processGone(marker string) bool {
-	for range 100 {
-		found := false
-		entries, _ := os.ReadDir("/proc")
-		for _, e := range entries {
-			if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && strings.Contains(string(b), marker) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return true
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return false
-}
+func processGone(marker string) bool { return proctest.Gone(marker) }
 
 func TestBridge_BashInEditorTerminal(t *testing.T) {
 	caps := map[string]any{"terminal": true}

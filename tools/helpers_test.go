@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"github.com/dsh-bridge/dsh-bridge/internal/proctest"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/pipeline"
@@ -213,26 +213,7 @@ func (e *env) presenters(name, args string, r registry.Result) (card.CallView, c
 	return call, res
 }
 
-// processGone reports whether no process with the marker in its command
-// line is left, polling briefly.
-func processGone(marker string) bool {
-	for range 50 {
-		found := false
-		entries, _ := os.ReadDir("/proc")
-		for _, e := range entries {
-			b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-			if err == nil && strings.Contains(string(b), marker) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return true
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return false
-}
+func processGone(marker string) bool { return proctest.Gone(marker) }
 
 var _ = errors.Is
 var _ fs.FileMode
