@@ -2,7 +2,6 @@ package bridge_test
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -202,5 +201,3 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 	b.ReportMetric(float64(procTreeKiB(e.cmd.Process.Pid, "VmHWM")), "peak-rss-KiB")
 	b.ReportMetric(float64(failed), "failed-calls")
 }
-
-var _ = json.Marshal

@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -285,5 +284,3 @@ func blocksText(blocks []card.Content) string {
 	}
 	return strings.Join(parts, "\n")
 }
-
-var _ = errors.Is

@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"strconv"
 	"sync"
 	"time"
 
@@ -132,5 +131,3 @@ func (p *editorProcess) Kill() {
 }
 
 func (p *editorProcess) TerminalID() string { return p.id }
-
-var _ = strconv.Itoa

@@ -2,10 +2,8 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"github.com/dsh-bridge/dsh-bridge/internal/proctest"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -214,6 +212,3 @@ func (e *env) presenters(name, args string, r registry.Result) (card.CallView, c
 }
 
 func processGone(marker string) bool { return proctest.Gone(marker) }
-
-var _ = errors.Is
-var _ fs.FileMode
