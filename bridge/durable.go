@@ -158,7 +158,9 @@ type loadResult struct {
 	ConfigOptions []configOption `json:"configOptions"`
 }
 
-func (s *Server) loadSession(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+// loadSession serves session/load (replay true) and session/resume (no
+// replay: the client keeps its own transcript).
+func (s *Server) loadSession(ctx context.Context, req *jsonrpc2.Request, replay bool) (any, error) {
 	var p loadParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
@@ -196,7 +198,9 @@ func (s *Server) loadSession(ctx context.Context, req *jsonrpc2.Request) (any, e
 	}
 	ss.title = title
 	ss.history = history(turns)
-	ss.replay(ctx, turns)
+	if replay {
+		ss.replay(ctx, turns)
+	}
 	if ss.log, err = s.store.Reopen(p.SessionID); err != nil {
 		s.log.Error("reopening the session log", "session", p.SessionID, "err", err)
 	}

@@ -176,3 +176,27 @@ func TestDurable_KillDuringTurn(t *testing.T) {
 		e.cmd.Process.Signal(syscall.SIGKILL)
 	}
 }
+
+func TestDurable_Resume(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	state := t.TempDir()
+	m := newFakeModel(t, fakeTurn{text: "first answer"}, fakeTurn{text: "second answer"})
+	first := startEditor(t, "DSH_BASE_URL="+m.srv.URL, "DSH_STATE_DIR="+state)
+	first.initialize(nil)
+	s := first.newSession(dir)
+	first.prompt(s, "first question")
+	first.close()
+	second := startEditor(t, "DSH_BASE_URL="+m.srv.URL, "DSH_STATE_DIR="+state)
+	second.initialize(nil)
+	if _, err := second.call("session/resume", map[string]any{"sessionId": s, "cwd": dir, "mcpServers": []any{}}); err != nil {
+		t.Fatalf("resume: %+v", err)
+	}
+	if n := len(second.decodedUpdates()); n != 0 {
+		t.Errorf("resume replayed %d updates, want none", n)
+	}
+	second.prompt(s, "second question")
+	reqs := m.recorded()
+	if msgs := reqs[len(reqs)-1].Messages; len(msgs) != 4 || fmt.Sprint(msgs[1].Content) != "first question" {
+		t.Errorf("history after resume: %+v", msgs)
+	}
+}

@@ -180,11 +180,13 @@ func (s *Server) setConfigOption(req *jsonrpc2.Request) (any, error) {
 	return nil, invalidParams("session/set_config_option: unknown config option %q", p.ConfigID)
 }
 
-// sessionCapabilities advertises only what works: list needs the store.
+// sessionCapabilities advertises only what works: list and resume need
+// the store.
 func (s *Server) sessionCapabilities() map[string]any {
 	c := map[string]any{"additionalDirectories": map[string]any{}, "close": map[string]any{}}
 	if s.store != nil {
 		c["list"] = map[string]any{}
+		c["resume"] = map[string]any{}
 	}
 	return c
 }

@@ -219,7 +219,9 @@ func (s *Server) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, erro
 	case "session/set_config_option":
 		return s.setConfigOption(req)
 	case "session/load":
-		return s.loadSession(ctx, req)
+		return s.loadSession(ctx, req, true)
+	case "session/resume":
+		return s.loadSession(ctx, req, false)
 	case "session/list":
 		return s.listSessions(req)
 	case "session/close":
