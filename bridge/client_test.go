@@ -24,6 +24,22 @@ var (
 	compiler  *jsonschema.Compiler
 )
 
+// touchSources opens every Go file of the module. The binary under test is
+// built with go build, invisible to the test cache; files a test opens are
+// recorded, so a change to any source invalidates a cached result.
+func touchSources() {
+	filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".go") {
+			if f, err := os.Open(path); err == nil {
+				f.Close()
+			}
+		}
+		return nil
+	})
+}
+
+var touchOnce sync.Once
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "dsh-bridge-test")
 	if err != nil {
@@ -114,7 +130,8 @@ type editor struct {
 	updates []json.RawMessage // session/update params, in order
 	asked   []json.RawMessage // session/request_permission params
 	raw     []string          // every line received
-	done    chan struct{}
+	done    chan struct{}     // closed when stdout ends
+	exited  chan struct{}     // closed when the process has been waited for
 
 	// Hooks for the bridge's requests.
 	onPermission func(params json.RawMessage) any // result
@@ -124,6 +141,8 @@ type editor struct {
 	terms     map[string]*fakeTerminal
 	termCalls []string // terminal method calls, in order
 	stamps    []stamp  // arrival times of tool call updates
+	// mute makes the editor stop answering terminal requests.
+	mute bool
 	// noValidate skips schema validation (benchmarks: the client must not
 	// be the bottleneck it measures).
 	noValidate bool
@@ -135,10 +154,28 @@ type stamp struct {
 	at   time.Time
 }
 
+// syncBuffer is a bytes.Buffer safe for a writer and readers at once.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
 // fakeTerminal is an editor terminal: the command runs for real.
 type fakeTerminal struct {
 	cmd  *exec.Cmd
-	out  bytes.Buffer
+	out  syncBuffer
 	done chan struct{}
 	code int
 	sig  string
@@ -146,6 +183,7 @@ type fakeTerminal struct {
 
 func startEditor(t testing.TB, env ...string) *editor {
 	t.Helper()
+	touchOnce.Do(touchSources) // inside a test, where the test cache records it
 	e := &editor{t: t, waiting: map[string]chan message{}, methods: map[string]string{}, done: make(chan struct{})}
 	e.cmd = exec.Command(binary)
 	e.cmd.Env = append(os.Environ(), "DSH_API_KEY=test-key", "DSH_LOG_LEVEL=debug", "DSH_STATE_DIR="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir())
@@ -163,19 +201,20 @@ func startEditor(t testing.TB, env ...string) *editor {
 		t.Fatal(err)
 	}
 	go e.read(stdout)
+	e.exited = make(chan struct{})
+	// Wait only after the reader has drained stdout (os/exec requires it).
+	go func() { <-e.done; e.cmd.Wait(); close(e.exited) }()
 	t.Cleanup(e.close)
 	return e
 }
 
 func (e *editor) close() {
 	e.stdin.Close()
-	exited := make(chan error, 1)
-	go func() { exited <- e.cmd.Wait() }()
 	select {
-	case <-exited:
+	case <-e.exited:
 	case <-time.After(10 * time.Second):
 		e.cmd.Process.Kill()
-		<-exited
+		<-e.exited
 		e.t.Errorf("the bridge did not exit after stdin closed")
 	}
 	<-e.done
@@ -293,7 +332,15 @@ func (e *editor) answer(m message) {
 		result = map[string]any{"content": content}
 	case "terminal/create", "terminal/output", "terminal/wait_for_exit", "terminal/kill", "terminal/release":
 		// Answered on its own goroutine: wait_for_exit blocks.
-		go func() { e.reply(m, e.terminal(m)) }()
+		go func() {
+			res := e.terminal(m)
+			e.mu.Lock()
+			mute := e.mute
+			e.mu.Unlock()
+			if !mute {
+				e.reply(m, res)
+			}
+		}()
 		return
 	case "fs/write_text_file":
 		if e.onWrite != nil {
@@ -316,6 +363,13 @@ func (e *editor) replyWith(m message, result any, rerr *rpcError) {
 }
 
 func (e *editor) reply(m message, result any) { e.replyWith(m, result, nil) }
+
+// onTerminalMute stops answering terminal requests.
+func (e *editor) onTerminalMute() {
+	e.mu.Lock()
+	e.mute = true
+	e.mu.Unlock()
+}
 
 // terminal serves the terminal/* methods with real processes.
 func (e *editor) terminal(m message) any {

@@ -608,3 +608,37 @@ func TestBridge_CancelRequestAndRequestCap(t *testing.T) {
 		}
 	})
 }
+
+// TestBridge_ExitsPromptlyWhenTheEditorGoes closes the bridge's stdin while
+// a command runs in an editor terminal: the bridge must not wait for
+// answers that can no longer come.
+func TestBridge_ExitsPromptlyWhenTheEditorGoes(t *testing.T) {
+	h := setup(t, map[string]any{"terminal": true}, fakeTurn{calls: []fakeCall{{"long", "bash", args("command", "sleep 7793", "description", "d")}}})
+	h.start("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{map[string]any{"type": "text", "text": "x"}}})
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		h.mu.Lock()
+		n := len(h.termCalls)
+		h.mu.Unlock()
+		if n >= 2 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	h.onTerminalMute() // the editor stops answering, as a closed editor would
+	start := time.Now()
+	h.stdin.Close()
+	select {
+	case <-h.exited:
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("the bridge took %v to exit", d)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the bridge did not exit after its input closed")
+	}
+	for _, term := range h.terms {
+		if term.cmd.Process != nil {
+			term.cmd.Process.Kill()
+		}
+	}
+}

@@ -60,6 +60,12 @@ type Server struct {
 	byScope  map[*registry.Scope]*Session
 	inflight map[string]context.CancelFunc // inbound request id → cancel
 	wg       sync.WaitGroup                // request goroutines
+
+	// life ends when the client's input does: calls to the client that
+	// outlive a turn (editor terminals) derive from it, so they stop
+	// waiting for answers that can no longer come.
+	life    context.Context
+	endLife context.CancelFunc
 }
 
 // NewServer returns a server; call Serve to run it.
@@ -75,6 +81,7 @@ func NewServer(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, log: cfg.Log, reg: registry.New(), sessions: map[string]*Session{},
 		byScope: map[*registry.Scope]*Session{}, inflight: map[string]context.CancelFunc{}}
+	s.life, s.endLife = context.WithCancel(context.Background())
 	s.pipe = pipeline.New(s.reg, pipeline.WithApprover(s), pipeline.WithLogger(cfg.Log))
 	s.pipe.WrapExecute(nil, pipeline.TimeoutPolicy(s.reg))
 	s.presenter = views.Presenter{Registry: s.reg, Log: cfg.Log}
@@ -96,6 +103,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	stream.onEOF = func() {
 		// The client is gone: stop every turn (pending calls to it can never
 		// be answered), then let in-flight requests write their replies.
+		s.endLife()
 		s.mu.Lock()
 		for _, ss := range s.sessions {
 			ss.cancelTurn()
@@ -109,6 +117,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	case <-ctx.Done():
 		conn.Close()
 	}
+	s.endLife()
 	s.mu.Lock()
 	for _, c := range s.inflight {
 		c()

@@ -76,7 +76,8 @@ func (p *editorProcess) call(ctx context.Context, method string, result any) err
 // terminal — on every path.
 func (p *editorProcess) run() {
 	defer close(p.done)
-	ctx, cancel := context.WithCancel(context.Background())
+	life := p.session.srv.life
+	ctx, cancel := context.WithCancel(life)
 	p.mu.Lock()
 	p.stop = cancel
 	p.mu.Unlock()
@@ -88,7 +89,7 @@ func (p *editorProcess) run() {
 	if err := p.call(ctx, "terminal/wait_for_exit", &exit); err != nil {
 		p.status = tools.ExitStatus{Code: -1, Err: err}
 	}
-	bg, cancelBG := context.WithTimeout(context.Background(), 10*time.Second)
+	bg, cancelBG := context.WithTimeout(life, 10*time.Second)
 	defer cancelBG()
 	var out struct {
 		Output    string `json:"output"`
@@ -117,7 +118,7 @@ func (p *editorProcess) Wait() tools.ExitStatus { <-p.done; return p.status }
 // the terminal is released.
 func (p *editorProcess) Kill() {
 	p.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(p.session.srv.life, 10*time.Second)
 		defer cancel()
 		var res any
 		if err := p.call(ctx, "terminal/kill", &res); err != nil {
