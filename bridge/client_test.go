@@ -556,6 +556,23 @@ func (e *editor) agentText() string {
 	return b.String()
 }
 
+// waitFor polls cond for up to 10 s and fails the test if it never holds.
+func (e *editor) waitFor(cond func() bool) {
+	e.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			e.t.Fatal("timed out waiting for a condition")
+		}
+	}
+}
+
+// terminalCalls counts the terminal/* requests the bridge made.
+func (e *editor) terminalCalls() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.termCalls)
+}
+
 func (e *editor) permissionCount() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()

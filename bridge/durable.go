@@ -14,7 +14,6 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/store"
-	"github.com/dsh-bridge/dsh-bridge/views"
 	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
@@ -131,16 +130,7 @@ func (ss *Session) replay(ctx context.Context, turns []replayTurn) {
 				}
 			case store.KindToolResult:
 				tc := args[e.CallID]
-				ss.mu.Lock()
-				info := ss.calls[e.CallID]
-				ss.mu.Unlock()
-				var call card.CallView
-				a := views.Args([]byte(tc.Arguments))
-				if info != nil {
-					call, a = info.view, info.args
-				}
-				view := s.presenter.Result(tc.Name, a, ss.scope, call, registry.ToolResult{Content: e.Content, IsError: e.IsError, Meta: e.Meta})
-				s.notify(ctx, ss.id, views.Result(ss.env, e.CallID, tc.Name, call, view, e.IsError, e.Content))
+				ss.finish(ctx, model.ToolCall{ID: e.CallID, Name: tc.Name, Arguments: tc.Arguments}, registry.ToolResult{Content: e.Content, IsError: e.IsError, Meta: e.Meta})
 			}
 		}
 	}

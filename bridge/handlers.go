@@ -105,7 +105,6 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 		srv:    s,
 		ws:     ws,
 		mode:   ModeDefault,
-		model:  s.cfg.ModelName,
 		allow:  map[string]bool{},
 		reject: map[string]bool{},
 		calls:  map[string]*callInfo{},

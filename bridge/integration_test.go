@@ -253,10 +253,7 @@ func TestBridge_BashWithoutEditorTerminal(t *testing.T) {
 func TestBridge_CancelDuringCommand(t *testing.T) {
 	h := setup(t, nil, fakeTurn{calls: []fakeCall{{"long", "bash", args("command", "sleep 7791", "description", "wait")}}})
 	ch := h.start("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{map[string]any{"type": "text", "text": "x"}}})
-	deadline := time.Now().Add(10 * time.Second)
-	for finalStatus(h.toolUpdates("long")) != "in_progress" && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	h.waitFor(func() bool { return finalStatus(h.toolUpdates("long")) == "in_progress" })
 	time.Sleep(100 * time.Millisecond)
 	h.notify("session/cancel", map[string]any{"sessionId": h.session})
 	select {
@@ -462,16 +459,7 @@ func TestBridge_BashInEditorTerminal(t *testing.T) {
 	t.Run("cancel kills and releases", func(t *testing.T) {
 		h := setup(t, caps, fakeTurn{calls: []fakeCall{{"long", "bash", args("command", "sleep 7792", "description", "d")}}})
 		ch := h.start("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{map[string]any{"type": "text", "text": "x"}}})
-		deadline := time.Now().Add(10 * time.Second)
-		for time.Now().Before(deadline) {
-			h.mu.Lock()
-			n := len(h.termCalls)
-			h.mu.Unlock()
-			if n >= 2 {
-				break
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		h.waitFor(func() bool { return h.terminalCalls() >= 2 }) // created and waiting
 		h.notify("session/cancel", map[string]any{"sessionId": h.session})
 		if m := <-ch; !strings.Contains(string(m.Result), "cancelled") {
 			t.Errorf("prompt %s", m.Result)
@@ -615,17 +603,8 @@ func TestBridge_CancelRequestAndRequestCap(t *testing.T) {
 func TestBridge_ExitsPromptlyWhenTheEditorGoes(t *testing.T) {
 	h := setup(t, map[string]any{"terminal": true}, fakeTurn{calls: []fakeCall{{"long", "bash", args("command", "sleep 7793", "description", "d")}}})
 	h.start("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{map[string]any{"type": "text", "text": "x"}}})
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		h.mu.Lock()
-		n := len(h.termCalls)
-		h.mu.Unlock()
-		if n >= 2 {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	h.onTerminalMute() // the editor stops answering, as a closed editor would
+	h.waitFor(func() bool { return h.terminalCalls() >= 2 }) // created and waiting
+	h.onTerminalMute()                                       // the editor stops answering, as a closed editor would
 	start := time.Now()
 	h.stdin.Close()
 	select {

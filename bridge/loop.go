@@ -211,20 +211,27 @@ func (ss *Session) runTools(ctx context.Context, tcs []model.ToolCall) []registr
 			case pipeline.Running:
 				s.notify(ctx, ss.id, views.ToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: tc.ID, Status: views.InProgress})
 			case pipeline.Finished:
-				ss.mu.Lock()
-				info := ss.calls[tc.ID]
-				ss.mu.Unlock()
-				var call card.CallView
-				args := views.Args([]byte(tc.Arguments))
-				env := ss.env
-				if info != nil {
-					call, args, env.TerminalID = info.view, info.args, info.terminalID
-				}
-				view := s.presenter.Result(tc.Name, args, ss.scope, call, registry.ToolResult{Content: res.Content, IsError: res.IsError, Meta: res.Meta})
-				s.notify(ctx, ss.id, views.Result(env, tc.ID, tc.Name, call, view, res.IsError, res.Content))
+				ss.finish(ctx, tc, registry.ToolResult{Content: res.Content, IsError: res.IsError, Meta: res.Meta})
 			}
 		},
 	})
+}
+
+// finish sends a call's final tool_call_update: its result card, computed
+// from the durable result only, so that live turns and session replay show
+// the same card.
+func (ss *Session) finish(ctx context.Context, tc model.ToolCall, r registry.ToolResult) {
+	ss.mu.Lock()
+	info := ss.calls[tc.ID]
+	ss.mu.Unlock()
+	var call card.CallView
+	args := views.Args([]byte(tc.Arguments))
+	env := ss.env
+	if info != nil {
+		call, args, env.TerminalID = info.view, info.args, info.terminalID
+	}
+	view := ss.srv.presenter.Result(tc.Name, args, ss.scope, call, r)
+	ss.srv.notify(ctx, ss.id, views.Result(env, tc.ID, tc.Name, call, view, r.IsError, r.Content))
 }
 
 // failUnfinished ends announced calls that will never run (the turn was

@@ -48,7 +48,6 @@ type Session struct {
 
 	mu      sync.Mutex
 	mode    string
-	model   string
 	history []model.Message
 	cancel  context.CancelFunc // the running turn's; nil when idle
 	allow   map[string]bool    // remembered "always allow" keys

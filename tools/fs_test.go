@@ -87,8 +87,6 @@ func TestRead_CapsAndCards(t *testing.T) {
 		if !ok || rc.Path != p || rc.Offset != 10 || len(rc.Lines) != 3 || rc.TotalLines != 3000 || rc.Lang != "go" || !strings.HasPrefix(rc.Content, "10: line 10") {
 			t.Errorf("result card %+v", res)
 		}
-		_, offsetOnly := e.presenters("read", `{"file_path":"x","offset":4}`, r)
-		_ = offsetOnly
 		c2, _ := e.presenters("read", `{"file_path":"x","offset":4}`, r)
 		if c2.(*card.Generic).Title != "Read x (from line 4)" {
 			t.Errorf("offset-only title %q", c2.(*card.Generic).Title)

@@ -132,10 +132,10 @@ func window(r io.Reader, in readInput, display string) (readValue, bool, error) 
 // readCappedLine returns the next line without its "\n" (and a CR before
 // it), keeping at most enough bytes to prove the line overflows the cap;
 // nil and io.EOF at the end. Lines the caller does not want are consumed
-// without being copied (an empty non-nil slice is returned).
+// without being copied (and come back empty, not nil).
 func readCappedLine(br *bufio.Reader, want bool) ([]byte, error) {
 	const keep = ReadMaxLineLength*4 + 4 // enough UTF-8 bytes for the cap plus one rune
-	line := skipped[:0:0]
+	line := []byte{}                     // zero-size: does not allocate
 	sawAny := false
 	for {
 		chunk, err := br.ReadSlice('\n')
@@ -157,8 +157,6 @@ func readCappedLine(br *bufio.Reader, want bool) ([]byte, error) {
 		return line, err
 	}
 }
-
-var skipped = []byte{}
 
 func bytesTrimSuffix(b []byte, s string) []byte {
 	if len(b) >= len(s) && string(b[len(b)-len(s):]) == s {

@@ -3,6 +3,7 @@ package views
 import (
 	"bytes"
 	"log/slog"
+	"reflect"
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
@@ -118,29 +119,6 @@ func (p Presenter) Result(name string, args jsonv.Value, scope *registry.Scope, 
 
 // isNilView reports a typed nil pointer inside a view interface.
 func isNilView(v any) bool {
-	switch x := v.(type) {
-	case *card.Generic:
-		return x == nil
-	case *card.Terminal:
-		return x == nil
-	case *card.Diff:
-		return x == nil
-	case *card.GenericResult:
-		return x == nil
-	case *card.TerminalResult:
-		return x == nil
-	case *card.DiffResult:
-		return x == nil
-	case *card.SearchMatches:
-		return x == nil
-	case *card.SearchPaths:
-		return x == nil
-	case *card.Read:
-		return x == nil
-	case *card.WebSearch:
-		return x == nil
-	case *card.WebFetch:
-		return x == nil
-	}
-	return false
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }
