@@ -69,6 +69,12 @@ type Tool struct {
 	// their Accesses instead.
 	Subject func(args jsonv.Value) string
 
+	// Escalation, when set, returns why a call asks for more than the
+	// session's sandbox gives (for example a command to run unsandboxed),
+	// or "". Such a call is always asked about, in every mode, and no
+	// "always" answer or allow rule covers it.
+	Escalation func(args jsonv.Value) string
+
 	// PresentCall and PresentResult are pure presenters: they depend only on
 	// their arguments, because session replay calls them again from the log.
 	// A nil view means the generic fallback.

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -20,6 +21,13 @@ type Options struct {
 	// NativeSearch forces the native grep/glob walker even when rg is on
 	// PATH.
 	NativeSearch bool
+	// Rules, when set, are enforced where files are opened, listed and
+	// written: the Host refuses denied paths and searches never return
+	// them, whatever root the call names.
+	Rules PathRules
+	// FetchHop, when set, judges every redirect web_fetch would follow; an
+	// error stops the fetch with that message.
+	FetchHop func(ctx context.Context, from, to *url.URL) error
 }
 
 // Names lists the built-in tools in registration order.
@@ -33,13 +41,16 @@ func Register(reg *registry.Registry, scope *registry.Scope, opt Options) (dispo
 	if h == nil {
 		h = LocalHost{}
 	}
+	if opt.Rules != nil {
+		h = guardedHost{Host: h, ws: opt.Workspace, rules: opt.Rules}
+	}
 	jobs, ownJobs := opt.Jobs, false
 	if jobs == nil {
 		jobs, ownJobs = NewJobs(h), true
 	}
 	client := opt.HTTP
 	if client == nil {
-		client = newFetchClient()
+		client = newFetchClient(opt.FetchHop)
 	}
 	w := opt.Workspace
 	var defs []*registry.Tool
@@ -59,7 +70,7 @@ func Register(reg *registry.Registry, scope *registry.Scope, opt Options) (dispo
 	if err != nil {
 		return nil, err
 	}
-	st, err := newSearchTools(w, opt.NativeSearch)
+	st, err := newSearchTools(w, opt.NativeSearch, opt.Rules)
 	if err != nil {
 		return nil, err
 	}

@@ -80,11 +80,16 @@ func (r *grepResult) add(m Match) {
 }
 
 // grepRG runs ripgrep's JSON output mode in the workspace, without a shell.
-func grepRG(ctx context.Context, rg string, w *Workspace, pattern, path, include string) (grepResult, error) {
+func grepRG(ctx context.Context, rg string, w *Workspace, hide *hider, pattern, path, include string) (grepResult, error) {
 	args := []string{"--no-config", "--json", "--regexp=" + pattern}
 	if include != "" {
 		args = append(args, "--glob="+include)
 	}
+	root := w.Cwd()
+	if path != "" {
+		root = w.Abs(path)
+	}
+	args = append(args, hide.excludes(root)...)
 	if path != "" {
 		args = append(args, "--", path)
 	}
@@ -128,6 +133,9 @@ func grepRG(ctx context.Context, rg string, w *Workspace, pattern, path, include
 		}
 		p := ""
 		if rec.Data.Path.Text != nil {
+			if hide.hidden(w.Abs(*rec.Data.Path.Text)) {
+				continue // in a denied tree, whatever the root
+			}
 			p = relPath(w, *rec.Data.Path.Text)
 		}
 		res.add(Match{Path: p, LineNumber: rec.Data.LineNumber, Line: line})
@@ -153,7 +161,7 @@ func grepRG(ctx context.Context, rg string, w *Workspace, pattern, path, include
 
 // grepNative searches like ripgrep's defaults: .gitignore honoured, hidden
 // files, VCS directories and binary files skipped.
-func grepNative(ctx context.Context, w *Workspace, pattern, path, include string) (grepResult, error) {
+func grepNative(ctx context.Context, w *Workspace, hide *hider, pattern, path, include string) (grepResult, error) {
 	re, err := regexp.Compile(pattern)
 	if err != nil {
 		return grepResult{}, searchError("SEARCH_INVALID_PATTERN", "invalid pattern: "+err.Error())
@@ -174,6 +182,9 @@ func grepNative(ctx context.Context, w *Workspace, pattern, path, include string
 	grepFile := func(abs string) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if hide.hidden(abs) {
+			return nil
 		}
 		data, err := os.ReadFile(abs)
 		if err != nil || bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 {
@@ -199,7 +210,7 @@ func grepNative(ctx context.Context, w *Workspace, pattern, path, include string
 	case !info.IsDir():
 		err = grepFile(root)
 	default:
-		err = walkFiles(root, walkOptions{gitignore: true}, func(abs, rel string, _ fs.DirEntry) error {
+		err = walkFiles(root, walkOptions{gitignore: true, skip: hide.skip()}, func(abs, rel string, _ fs.DirEntry) error {
 			if inc != nil && !inc.match(rel) {
 				return nil
 			}

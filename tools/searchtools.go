@@ -101,7 +101,7 @@ func searchMeta(v grepResult) (jsonv.Value, error) {
 	}
 }
 
-func newSearchTools(w *Workspace, native bool) ([]*registry.Tool, error) {
+func newSearchTools(w *Workspace, native bool, rules PathRules) ([]*registry.Tool, error) {
 	grep, err := registry.Define(registry.TypedTool[grepArgs, grepResult]{
 		Name:        "grep",
 		Description: "Search file contents in the workspace with a regular expression (ripgrep). Honours .gitignore; skips hidden and binary files. Returns matching lines grouped by file.",
@@ -117,9 +117,9 @@ func newSearchTools(w *Workspace, native bool) ([]*registry.Tool, error) {
 				return grepResult{}, err
 			}
 			if rg := ripgrep(native); rg != "" {
-				return grepRG(ctx, rg, w, a.Pattern, a.Path, a.Include)
+				return grepRG(ctx, rg, w, newHider(w, rules), a.Pattern, a.Path, a.Include)
 			}
-			return grepNative(ctx, w, a.Pattern, a.Path, a.Include)
+			return grepNative(ctx, w, newHider(w, rules), a.Pattern, a.Path, a.Include)
 		},
 		Render: func(_ grepArgs, v grepResult) ([]card.Content, error) {
 			return []card.Content{card.Text(renderGrep(v))}, nil
@@ -163,7 +163,7 @@ func newSearchTools(w *Workspace, native bool) ([]*registry.Tool, error) {
 			if info, err := os.Stat(root); err != nil || !info.IsDir() {
 				return globValue{}, fsError("FS_NOT_DIRECTORY", fmt.Sprintf("cannot search %q: not a directory", root))
 			}
-			paths, err := globFiles(ctx, ripgrep(native), root, a.Pattern)
+			paths, err := globFiles(ctx, ripgrep(native), newHider(w, rules), root, a.Pattern)
 			if err != nil {
 				return globValue{}, err
 			}
@@ -214,7 +214,7 @@ func newSearchTools(w *Workspace, native bool) ([]*registry.Tool, error) {
 
 // globFiles lists the files under root matching pattern, least recently
 // modified first (ties by path), absolute.
-func globFiles(ctx context.Context, rg, root, pattern string) ([]string, error) {
+func globFiles(ctx context.Context, rg string, hide *hider, root, pattern string) ([]string, error) {
 	if rg != "" {
 		// No --sort: ripgrep sorts siblings during its walk, not globally,
 		// so the global order is established below, the same for both modes.
@@ -222,6 +222,7 @@ func globFiles(ctx context.Context, rg, root, pattern string) ([]string, error) 
 		for d := range vcsDirs {
 			args = append(args, "--glob=!"+d)
 		}
+		args = append(args, hide.excludes(root)...)
 		cmd := exec.CommandContext(ctx, rg, args...)
 		cmd.Dir = root
 		out, err := cmd.Output()
@@ -235,6 +236,9 @@ func globFiles(ctx context.Context, rg, root, pattern string) ([]string, error) 
 				continue
 			}
 			p := filepath.Join(root, l)
+			if hide.hidden(p) {
+				continue
+			}
 			var mt int64
 			if info, err := os.Stat(p); err == nil {
 				mt = info.ModTime().UnixNano()
@@ -248,7 +252,7 @@ func globFiles(ctx context.Context, rg, root, pattern string) ([]string, error) 
 		return nil, searchError("SEARCH_INVALID_PATTERN", "invalid glob: "+err.Error())
 	}
 	var hits []hit
-	err = walkFiles(root, walkOptions{hidden: true}, func(abs, rel string, d fs.DirEntry) error {
+	err = walkFiles(root, walkOptions{hidden: true, skip: hide.skip()}, func(abs, rel string, d fs.DirEntry) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

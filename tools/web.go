@@ -43,19 +43,33 @@ type fetchValue struct {
 	Truncated  bool      `json:"truncated"`
 }
 
-// newFetchClient returns the HTTP client web_fetch uses: a total timeout
-// and a redirect limit.
-func newFetchClient() *http.Client {
+// newFetchClient returns the HTTP client web_fetch uses: a total timeout,
+// a redirect limit, and hop judging every redirect before it is followed.
+func newFetchClient(hop func(ctx context.Context, from, to *url.URL) error) *http.Client {
 	return &http.Client{
 		Timeout: FetchTimeout,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) >= FetchMaxRedirects {
 				return fmt.Errorf("stopped after %d redirects", FetchMaxRedirects)
 			}
+			if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+				return &hopError{fmt.Errorf("refused a redirect to %s: only http and https are fetched", req.URL.Redacted())}
+			}
+			if hop != nil {
+				if err := hop(req.Context(), via[len(via)-1].URL, req.URL); err != nil {
+					return &hopError{err}
+				}
+			}
 			return nil
 		},
 	}
 }
+
+// hopError is a redirect the permission policy refused.
+type hopError struct{ err error }
+
+func (e *hopError) Error() string { return e.err.Error() }
+func (e *hopError) Unwrap() error { return e.err }
 
 func fetch(ctx context.Context, client *http.Client, raw string) (fetchValue, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
@@ -72,6 +86,10 @@ func fetch(ctx context.Context, client *http.Client, raw string) (fetchValue, er
 	if err != nil {
 		if ctx.Err() != nil {
 			return fetchValue{}, ctx.Err()
+		}
+		var he *hopError
+		if errors.As(err, &he) {
+			return fetchValue{}, registry.NewError("WebError", "WEB_REDIRECT_REFUSED", he.Error())
 		}
 		return fetchValue{}, registry.NewError("WebError", "WEB_FETCH_FAILED", "fetch failed: "+err.Error())
 	}

@@ -31,7 +31,7 @@ func NewWorkspace(cwd string, extra ...string) (*Workspace, error) {
 		if !filepath.IsAbs(d) {
 			d = filepath.Join(cwd, d)
 		}
-		w.roots = append(w.roots, resolveExisting(filepath.Clean(d)))
+		w.roots = append(w.roots, Resolve(filepath.Clean(d)))
 	}
 	return w, nil
 }
@@ -55,7 +55,20 @@ func (w *Workspace) Abs(p string) string {
 // is exact (on a case-insensitive file system a differently cased path
 // resolves through the symlink walk to the same name only if it exists).
 func (w *Workspace) Contains(p string) bool {
-	real := resolveExisting(w.Abs(p))
+	return w.containsResolved(w.Resolve(p))
+}
+
+// Resolve returns p (absolute, or relative to the workspace directory)
+// with every symlink of its longest existing prefix resolved: the file a
+// call would really touch.
+func (w *Workspace) Resolve(p string) string { return Resolve(w.Abs(p)) }
+
+// Roots returns the workspace's directories, symlinks resolved; the
+// first is the working directory's.
+func (w *Workspace) Roots() []string { return append([]string(nil), w.roots...) }
+
+// containsResolved reports whether a resolved path lies in a root.
+func (w *Workspace) containsResolved(real string) bool {
 	for _, r := range w.roots {
 		if real == r || strings.HasPrefix(real, r+string(filepath.Separator)) || r == string(filepath.Separator) {
 			return true
@@ -64,16 +77,28 @@ func (w *Workspace) Contains(p string) bool {
 	return false
 }
 
-// resolveExisting resolves symlinks in the longest existing prefix of p and
-// appends the rest: a file that does not exist yet resolves through its
-// nearest existing parent.
-func resolveExisting(p string) string {
+// Resolve resolves symlinks in the longest existing prefix of the absolute
+// path p and appends the rest: a file that does not exist yet resolves
+// through its nearest existing parent. A dangling symlink resolves
+// through its target.
+func Resolve(p string) string {
+	return resolve(p, 0)
+}
+
+func resolve(p string, depth int) string {
 	rest := ""
 	for cur := p; ; {
 		if real, err := filepath.EvalSymlinks(cur); err == nil {
 			return filepath.Join(real, rest)
 		} else if !errors.Is(err, os.ErrNotExist) {
 			return filepath.Join(cur, rest) // unreadable: judge the path as written
+		}
+		// A dangling symlink: writing through it creates its target.
+		if target, err := os.Readlink(cur); err == nil && depth < 40 {
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(filepath.Dir(cur), target)
+			}
+			return filepath.Join(resolve(filepath.Clean(target), depth+1), rest)
 		}
 		parent := filepath.Dir(cur)
 		if parent == cur {

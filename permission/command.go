@@ -1,0 +1,467 @@
+package permission
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// maxNesting bounds how deep bash -c strings are parsed inside each other.
+const maxNesting = 8
+
+// Simple is one simple command of a shell script, normalized for matching:
+// leading assignments stripped, the program reduced to its base name,
+// quoting and backslashes removed.
+type Simple struct {
+	Program string   // base name of the program; "" when Dynamic
+	Args    []string // the words after the program; a dynamic word is ""
+	dyn     []bool   // dyn[i]: Args[i] is not a literal ($x, $(…), globs in the program)
+	Dynamic bool     // the program itself is built at run time ($cmd, globs, braces)
+	// Pathed reports that the program was written with a directory
+	// (/bin/rm, ./rm); Dir is that directory.
+	Pathed bool
+	Dir    string
+	// Transparent marks a wrapper (nohup, env, timeout, xargs, …) whose
+	// inner command is judged on its own: deny rules see the wrapper, allow
+	// decisions do not need it covered.
+	Transparent bool
+	// MoreArgs reports that more arguments are added at run time (xargs,
+	// find -exec … +), so an exact rule can never be sure to match.
+	MoreArgs bool
+	Text     string // as written, for people
+}
+
+// Words returns the program and its arguments.
+func (s Simple) Words() []string { return append([]string{s.Program}, s.Args...) }
+
+// Redirect is a file a script redirects to or from.
+type Redirect struct {
+	Path    string // as written (unquoted); "" when Dynamic
+	Dynamic bool
+	Write   bool
+}
+
+// Analysis is what a shell script runs, as far as it can be seen without
+// running it.
+type Analysis struct {
+	Commands  []Simple
+	Redirects []Redirect
+	// Opaque lists the reasons some code of the script cannot be seen:
+	// eval, a program named by a variable, a shell reading commands from
+	// its input, a parse error. Opaque scripts are never allowed without
+	// asking, and are refused where a deny rule could apply.
+	Opaque []string
+	// Danger lists reasons the script can never be allowed without
+	// asking even when every command is covered (PATH=…, LD_PRELOAD=…).
+	Danger []string
+	// ChangesDir reports a cd/pushd/popd: relative paths after it cannot
+	// be placed.
+	ChangesDir bool
+	// Words are every literal-looking word of an unparsable script, for
+	// deny rules that could match it.
+	Words []string
+	// ParseError is the parser's complaint about an unparsable script.
+	ParseError error
+}
+
+// Analyze parses a bash script and lists every simple command it runs —
+// in pipelines, lists, subshells, $(…), backticks, process substitutions,
+// function bodies, and the strings of bash -c, eval, env -S and find -exec.
+func Analyze(src string) Analysis {
+	var a Analysis
+	a.parse(src, 0)
+	return a
+}
+
+func (a *Analysis) opaque(format string, args ...any) {
+	a.Opaque = append(a.Opaque, fmt.Sprintf(format, args...))
+}
+
+func (a *Analysis) parse(src string, depth int) {
+	if depth > maxNesting {
+		a.opaque("shell strings nested more than %d deep", maxNesting)
+		a.Words = append(a.Words, looseWords(src)...)
+		return
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		if a.ParseError == nil {
+			a.ParseError = err
+		}
+		a.opaque("the command cannot be parsed (%v)", err)
+		a.Words = append(a.Words, looseWords(src)...)
+		return
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Stmt:
+			for _, r := range n.Redirs {
+				a.redirect(r)
+			}
+		case *syntax.CallExpr:
+			for _, as := range n.Assigns {
+				a.assign(as)
+			}
+			if len(n.Args) > 0 {
+				a.call(src, n.Args, depth)
+			}
+		case *syntax.DeclClause:
+			for _, as := range n.Args {
+				a.assign(as)
+			}
+		}
+		return true
+	})
+}
+
+// dangerousVars change what later commands run or load.
+var dangerousVars = map[string]bool{
+	"PATH": true, "BASH_ENV": true, "ENV": true, "IFS": true, "PS4": true, "PROMPT_COMMAND": true,
+	"SHELLOPTS": true, "BASHOPTS": true, "CDPATH": true, "PAGER": true, "MANPAGER": true, "GIT_PAGER": true,
+	"EDITOR": true, "VISUAL": true, "GIT_EDITOR": true, "GIT_SSH": true, "GIT_SSH_COMMAND": true,
+	"GIT_EXTERNAL_DIFF": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true, "GIT_EXEC_PATH": true,
+	"NODE_OPTIONS": true, "PYTHONPATH": true, "PYTHONSTARTUP": true, "PERL5OPT": true, "PERL5LIB": true,
+	"RUBYOPT": true, "LESSOPEN": true, "BROWSER": true, "HOME": true,
+}
+
+func dangerousVar(name string) bool {
+	return dangerousVars[name] || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") ||
+		strings.HasPrefix(name, "GIT_CONFIG") || strings.HasPrefix(name, "BASH_FUNC_")
+}
+
+func (a *Analysis) assign(as *syntax.Assign) {
+	if as.Name != nil && dangerousVar(as.Name.Value) {
+		a.Danger = append(a.Danger, "it sets "+as.Name.Value)
+	}
+}
+
+// writeOps are the redirections that create or change a file.
+var writeOps = map[syntax.RedirOperator]bool{
+	syntax.RdrOut: true, syntax.AppOut: true, syntax.RdrInOut: true, syntax.RdrClob: true,
+	syntax.AppClob: true, syntax.RdrAll: true, syntax.RdrAllClob: true, syntax.AppAll: true, syntax.AppAllClob: true,
+}
+
+func (a *Analysis) redirect(r *syntax.Redirect) {
+	if r.Word == nil {
+		return
+	}
+	var write bool
+	switch {
+	case writeOps[r.Op]:
+		write = true
+	case r.Op == syntax.RdrIn:
+	case r.Op == syntax.DplOut || r.Op == syntax.DplIn:
+		// >&2 and <&- duplicate descriptors; >&file writes a file.
+		if w, ok := lit(r.Word); ok && (w == "-" || isDigits(w)) {
+			return
+		}
+		write = r.Op == syntax.DplOut
+	default:
+		return // here-documents and here-strings
+	}
+	w, ok := lit(r.Word)
+	if !ok || hasMeta(r.Word) {
+		a.Redirects = append(a.Redirects, Redirect{Dynamic: true, Write: write})
+		return
+	}
+	a.Redirects = append(a.Redirects, Redirect{Path: w, Write: write})
+}
+
+func isDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// shells read commands from -c, a script file, or their input.
+var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "fish": true, "rbash": true}
+
+// call records one simple command (and, through wrappers, the commands it
+// runs).
+func (a *Analysis) call(src string, words []*syntax.Word, depth int) {
+	for len(words) > 0 {
+		prog, ok := lit(words[0])
+		s := Simple{Text: raw(src, words)}
+		for _, w := range words[1:] {
+			v, ok := lit(w)
+			s.Args = append(s.Args, v)
+			s.dyn = append(s.dyn, !ok)
+		}
+		if !ok || hasMeta(words[0]) || prog == "" {
+			s.Dynamic = true
+			a.Commands = append(a.Commands, s)
+			a.opaque("the program of %q is computed when it runs", s.Text)
+			return
+		}
+		if strings.Contains(prog, "/") {
+			s.Pathed, s.Dir = true, path.Dir(prog)
+		}
+		s.Program = path.Base(prog)
+		if s.Program == "cd" || s.Program == "pushd" || s.Program == "popd" {
+			a.ChangesDir = true
+		}
+		inner, transparent := a.unwrap(src, &s, words, depth)
+		s.Transparent = transparent
+		a.Commands = append(a.Commands, s)
+		if inner == nil {
+			return
+		}
+		words = inner
+	}
+}
+
+// unwrap sees through wrappers: it returns the words of the command a
+// wrapper runs (nil when none), and whether the wrapper is transparent.
+func (a *Analysis) unwrap(src string, s *Simple, words []*syntax.Word, depth int) (inner []*syntax.Word, transparent bool) {
+	args := words[1:]
+	switch s.Program {
+	case "command", "builtin", "exec", "nohup", "time", "nice", "timeout", "stdbuf", "setsid", "ionice", "chrt", "taskset":
+		i := skipOptions(s.Program, args)
+		if s.Program == "command" && i > 0 && (flagIn(args[:i], 'v') || flagIn(args[:i], 'V')) {
+			return nil, true // command -v only looks the name up
+		}
+		if s.Program == "timeout" && i < len(args) {
+			i++ // the duration
+		}
+		if s.Program == "taskset" && i < len(args) {
+			i++ // the mask
+		}
+		if s.Program == "chrt" && i < len(args) {
+			i++ // the priority
+		}
+		if i >= len(args) {
+			return nil, true
+		}
+		return args[i:], true
+	case "sudo", "doas":
+		i := skipOptions(s.Program, args)
+		if i >= len(args) {
+			return nil, false
+		}
+		return args[i:], false // elevation needs its own allowance
+	case "env":
+		i := 0
+		for i < len(args) {
+			w, ok := lit(args[i])
+			switch {
+			case !ok:
+				a.opaque("env is given a computed argument")
+				return nil, true
+			case w == "-S" || w == "--split-string" || strings.HasPrefix(w, "--split-string=") || (strings.HasPrefix(w, "-S") && len(w) > 2):
+				str := strings.TrimPrefix(strings.TrimPrefix(w, "--split-string="), "-S")
+				if str == "" || str == "--split-string" {
+					if i+1 >= len(args) {
+						return nil, true
+					}
+					v, ok := lit(args[i+1])
+					if !ok {
+						a.opaque("env -S is given a computed string")
+						return nil, true
+					}
+					str = v
+				}
+				a.parse(str, depth+1)
+				return nil, true
+			case w == "-u" || w == "-C" || w == "--unset" || w == "--chdir":
+				i += 2
+				continue
+			case strings.HasPrefix(w, "-"):
+				i++
+				continue
+			case strings.Contains(w, "="):
+				if name, _, _ := strings.Cut(w, "="); dangerousVar(name) {
+					a.Danger = append(a.Danger, "it sets "+name)
+				}
+				i++
+				continue
+			}
+			break
+		}
+		if i >= len(args) {
+			return nil, true
+		}
+		return args[i:], true
+	case "xargs":
+		i := skipOptions("xargs", args)
+		s.MoreArgs = true
+		if i >= len(args) {
+			return nil, true // xargs alone runs echo
+		}
+		return args[i:], true
+	case "eval":
+		a.opaque("eval runs a string as code")
+		if str, ok := joinLit(args); ok {
+			a.parse(str, depth+1)
+		}
+		return nil, false
+	case "trap":
+		if len(args) > 0 {
+			if str, ok := lit(args[0]); ok && !strings.HasPrefix(str, "-") {
+				a.parse(str, depth+1)
+			} else if !ok {
+				a.opaque("trap is given a computed command")
+			}
+		}
+		return nil, false
+	case "find":
+		a.findExec(src, s, args, depth)
+		return nil, false
+	case "busybox":
+		if len(args) > 0 {
+			return args, true
+		}
+		return nil, false
+	}
+	if shells[s.Program] {
+		a.shell(s, args, depth)
+	}
+	return nil, false
+}
+
+// shell follows bash -c 'script'; a shell reading its input is opaque.
+func (a *Analysis) shell(s *Simple, args []*syntax.Word, depth int) {
+	for i := 0; i < len(args); i++ {
+		w, ok := lit(args[i])
+		if !ok {
+			a.opaque("%s is given a computed argument", s.Program)
+			return
+		}
+		switch {
+		case w == "--":
+			i++
+			if i >= len(args) {
+				a.opaque("%s reads commands from its input", s.Program)
+			}
+			return // a script file: judged as the shell command itself
+		case w == "-o" || w == "+o" || w == "-O" || w == "+O" || w == "--rcfile" || w == "--init-file":
+			i++
+		case strings.HasPrefix(w, "-") && len(w) > 1 && !strings.HasPrefix(w, "--") && strings.ContainsRune(w, 'c'):
+			if i+1 >= len(args) {
+				a.opaque("%s -c has no command", s.Program)
+				return
+			}
+			str, ok := lit(args[i+1])
+			if !ok {
+				a.opaque("%s -c is given a computed command", s.Program)
+				return
+			}
+			a.parse(str, depth+1)
+			return
+		case strings.HasPrefix(w, "-") || strings.HasPrefix(w, "+"):
+			if strings.ContainsRune(w, 's') && !strings.HasPrefix(w, "--") {
+				a.opaque("%s -s reads commands from its input", s.Program)
+				return
+			}
+		default:
+			return // a script file
+		}
+	}
+	a.opaque("%s reads commands from its input", s.Program)
+}
+
+// findExec follows find's -exec, -execdir, -ok and -okdir.
+func (a *Analysis) findExec(src string, s *Simple, args []*syntax.Word, depth int) {
+	for i := 0; i < len(args); i++ {
+		w, _ := lit(args[i])
+		if w != "-exec" && w != "-execdir" && w != "-ok" && w != "-okdir" {
+			continue
+		}
+		j := i + 1
+		for j < len(args) {
+			if e, _ := lit(args[j]); e == ";" || e == "+" {
+				break
+			}
+			j++
+		}
+		if j > i+1 {
+			before := len(a.Commands)
+			a.call(src, args[i+1:j], depth)
+			for k := before; k < len(a.Commands); k++ {
+				a.Commands[k].MoreArgs = true // {} is a file name
+			}
+		}
+		i = j
+	}
+}
+
+// optionArgs lists, per wrapper, the short options that take a value.
+var optionArgs = map[string]string{
+	"sudo": "ughpCDrtTU", "doas": "uC", "nice": "n", "timeout": "sk", "xargs": "IEdLnPsa",
+	"stdbuf": "ioe", "ionice": "cnp", "exec": "a", "chrt": "", "taskset": "",
+}
+
+// skipOptions returns the index of the first non-option word of a
+// wrapper's arguments.
+func skipOptions(prog string, args []*syntax.Word) int {
+	withArg := optionArgs[prog]
+	for i := 0; i < len(args); i++ {
+		w, ok := lit(args[i])
+		if !ok {
+			return i
+		}
+		if w == "--" {
+			return i + 1
+		}
+		if !strings.HasPrefix(w, "-") || w == "-" {
+			return i
+		}
+		if strings.HasPrefix(w, "--") {
+			if !strings.Contains(w, "=") && longTakesArg(prog, w) {
+				i++
+			}
+			continue
+		}
+		// -n10 carries its value; -n 10 takes the next word.
+		if len(w) == 2 && strings.Contains(withArg, w[1:]) {
+			i++
+		}
+	}
+	return len(args)
+}
+
+func longTakesArg(prog, w string) bool {
+	switch prog + " " + w {
+	case "sudo --user", "sudo --group", "sudo --chdir", "timeout --signal", "timeout --kill-after",
+		"xargs --delimiter", "xargs --max-args", "xargs --max-procs", "xargs --arg-file", "nice --adjustment":
+		return true
+	}
+	return false
+}
+
+func flagIn(args []*syntax.Word, c byte) bool {
+	for _, w := range args {
+		if v, ok := lit(w); ok && strings.HasPrefix(v, "-") && strings.IndexByte(v, c) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// raw returns the source text of words.
+func raw(src string, words []*syntax.Word) string {
+	start, end := words[0].Pos().Offset(), words[len(words)-1].End().Offset()
+	if int(end) <= len(src) && start <= end {
+		return src[start:end]
+	}
+	return ""
+}
+
+// looseWords splits unparsable text into words for deny matching: every
+// run of characters that could be part of a program name or argument,
+// with quotes and backslashes removed, plus each word's base name.
+func looseWords(src string) []string {
+	clean := strings.NewReplacer(`\`, "", `'`, "", `"`, "").Replace(src)
+	fields := strings.FieldsFunc(clean, func(r rune) bool {
+		return strings.ContainsRune(" \t\n\r;&|()<>`${}", r)
+	})
+	var out []string
+	for _, f := range fields {
+		out = append(out, f, path.Base(f))
+	}
+	return out
+}

@@ -1,0 +1,187 @@
+package permission
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// multiLevel are programs whose first argument names what they do: an
+// "always allow" for them covers that subcommand, not the program.
+var multiLevel = map[string]bool{
+	"git": true, "npm": true, "pnpm": true, "yarn": true, "bun": true, "deno": true, "go": true, "cargo": true,
+	"rustup": true, "docker": true, "podman": true, "kubectl": true, "helm": true, "gh": true, "pip": true,
+	"pip3": true, "uv": true, "poetry": true, "dotnet": true, "mvn": true, "gradle": true, "make": true,
+	"terraform": true, "brew": true, "apt": true, "apt-get": true, "systemctl": true, "npx": true, "composer": true,
+}
+
+// commandKey is what an "always allow" of a simple command remembers:
+// the program, plus the subcommand of a multi-level tool (git status).
+func commandKey(tool string, s Simple) string {
+	key := tool + ":" + s.Program
+	if multiLevel[s.Program] && len(s.Args) > 0 && !s.dyn[0] && s.Args[0] != "" && !strings.HasPrefix(s.Args[0], "-") {
+		key += " " + s.Args[0]
+	}
+	return key
+}
+
+// inert are builtins that change nothing outside the shell: they need no
+// allowance (deny rules still see them).
+var inert = map[string]bool{
+	"true": true, "false": true, ":": true, "echo": true, "printf": true, "test": true, "[": true,
+	"pwd": true, "sleep": true, "wait": true, "exit": true, "return": true,
+}
+
+// needsAllow reports whether a simple command must be covered for the
+// script to run without asking.
+func (p *Policy) needsAllow(s Simple) bool {
+	if s.Transparent {
+		return false
+	}
+	if s.Dynamic || s.Pathed {
+		return true
+	}
+	switch {
+	case inert[s.Program]:
+		return false
+	case s.Program == "set":
+		for i, a := range s.Args {
+			if s.dyn[i] || !(strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+")) || a == "--" {
+				return true
+			}
+		}
+		return false
+	case s.Program == "cd" || s.Program == "pushd":
+		// cd inside the workspace needs nothing; elsewhere it must be allowed.
+		if len(s.Args) != 1 || s.dyn[0] {
+			return true
+		}
+		return !p.ws.Contains(s.Args[0])
+	}
+	return true
+}
+
+// decideCommand allows a script only when every simple command in it is
+// covered by an allow rule or an "always" answer, nothing in it is opaque
+// or dangerous, and every file it writes by redirection lies in the
+// workspace and is not protected. Otherwise it asks, listing what is not
+// yet allowed.
+func (p *Policy) decideCommand(c call) Decision {
+	a := c.cmd
+	name := c.tool.Name
+	var pending, keys, blockers []string
+	for _, s := range a.Commands {
+		if !p.needsAllow(s) {
+			continue
+		}
+		key := commandKey(name, s)
+		if !s.Dynamic && p.commandAllowed(name, s, key) {
+			continue
+		}
+		pending = append(pending, s.Text)
+		if !s.Dynamic && !s.Pathed {
+			keys = appendOnce(keys, key)
+		}
+	}
+	blockers = append(blockers, a.Opaque...)
+	blockers = append(blockers, a.Danger...)
+	for _, rd := range a.Redirects {
+		switch {
+		case rd.Dynamic && rd.Write:
+			blockers = append(blockers, "it writes to a file named at run time")
+		case rd.Dynamic:
+		case rd.Path == "/dev/null" || rd.Path == "/dev/stdout" || rd.Path == "/dev/stderr" || strings.HasPrefix(rd.Path, "/dev/fd/"):
+		case a.ChangesDir && !filepath.IsAbs(rd.Path):
+			blockers = append(blockers, "it changes directory and then redirects to "+rd.Path)
+		case !p.ws.Contains(rd.Path):
+			verb := "reads"
+			if rd.Write {
+				verb = "writes"
+			}
+			blockers = append(blockers, verb+" "+p.ws.Resolve(rd.Path)+", outside the workspace")
+		case rd.Write:
+			if why := p.protected(p.ws.Resolve(rd.Path)); why != "" {
+				blockers = append(blockers, "it writes "+p.ws.Resolve(rd.Path)+", "+why)
+			}
+		}
+	}
+	for _, acc := range c.accesses {
+		if !p.ws.Contains(acc.path) {
+			blockers = append(blockers, "it runs in "+acc.path+", outside the workspace")
+		}
+	}
+	if len(pending) == 0 && len(blockers) == 0 {
+		return Decision{Verdict: Allow}
+	}
+	d := Decision{Verdict: Ask, Keys: keys, Pending: append(pending, blockers...)}
+	if len(blockers) > 0 {
+		d.Reason = blockers[0]
+		d.Keys = nil // an "always" answer cannot cover what is not a command
+	}
+	return d
+}
+
+// commandAllowed reports whether an allow rule or an "always" answer
+// covers a simple command.
+func (p *Policy) commandAllowed(tool string, s Simple, key string) bool {
+	for _, r := range p.allow {
+		if r.Tool == tool && r.matchCommand(s, true) {
+			return true
+		}
+	}
+	always, _ := p.remembered(key)
+	return always
+}
+
+func appendOnce(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// shellFiles are the user's files that shells and tools run at start.
+var shellFiles = []string{
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile", ".zshenv",
+	".zlogin", ".zlogout", ".kshrc", ".mkshrc", ".inputrc", ".gitconfig", ".config/fish", ".config/git",
+	".ssh", ".local/bin",
+}
+
+// protected returns why writing a resolved path always asks, or "": the
+// places that run code later or grant the agent power — the workspace's
+// .dsh settings, git hooks and config, editor tasks, .envrc, shell start
+// files, and dsh-bridge's own configuration.
+func (p *Policy) protected(path string) string {
+	slash := filepath.ToSlash(path)
+	if p.configDir != "" && (path == p.configDir || strings.HasPrefix(path, p.configDir+string(filepath.Separator))) {
+		return "dsh-bridge's own configuration"
+	}
+	if p.home != "" {
+		for _, f := range shellFiles {
+			h := filepath.Join(p.home, f)
+			if path == h || strings.HasPrefix(path, h+string(filepath.Separator)) {
+				return "a file your shell or tools run at start"
+			}
+		}
+	}
+	parts := strings.Split(slash, "/")
+	for i, part := range parts {
+		rest := parts[i+1:]
+		switch {
+		case part == ".dsh":
+			return "a dsh-bridge settings folder"
+		case part == ".git" && len(rest) > 0 && (rest[0] == "hooks" || rest[0] == "config" || rest[0] == "info"):
+			return "git configuration that runs code"
+		case part == ".git" && len(rest) == 0:
+			return "git's own folder"
+		case part == ".envrc" && len(rest) == 0:
+			return "a file direnv runs"
+		case part == ".vscode" && len(rest) == 1 && (rest[0] == "tasks.json" || rest[0] == "settings.json" || rest[0] == "launch.json"):
+			return "editor configuration that runs commands"
+		case (part == ".husky" || part == ".githooks") && len(rest) > 0:
+			return "git hooks"
+		}
+	}
+	return ""
+}

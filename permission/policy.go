@@ -1,0 +1,461 @@
+package permission
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/dsh-bridge/dsh-bridge/jsonv"
+	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/tools"
+)
+
+// Mode is a session's permission mode.
+type Mode string
+
+// Modes, by the ids editors know from other agents.
+const (
+	ModeDefault Mode = "default"
+	ModeAccept  Mode = "acceptEdits"
+	ModePlan    Mode = "plan"
+	ModeBypass  Mode = "bypassPermissions"
+)
+
+// Decision is a policy's answer for one call.
+type Decision struct {
+	Verdict Verdict // Allow, Ask or Deny
+	Reason  string
+	// Keys are what an "always" answer to the prompt remembers; none
+	// means the answer covers only this call (outside the workspace,
+	// protected files, escalations).
+	Keys []string
+	// Pending lists what the person is asked to allow: the simple commands
+	// no rule or earlier answer covers, and why the rest cannot be.
+	Pending []string
+}
+
+// Policy decides a session's calls: rules, remembered answers, the
+// workspace's bounds, protected files and the mode. It is safe for
+// concurrent use. Deny is always decided before anyone is asked.
+type Policy struct {
+	ws               *tools.Workspace
+	home, configDir  string
+	allow, ask, deny []compiled
+	mode             func() Mode
+
+	mu     sync.Mutex
+	always map[string]bool // remembered "always allow" keys
+	never  map[string]bool // remembered "always reject" keys
+}
+
+// New returns the policy of a workspace under settings; mode reports the
+// session's current mode.
+func New(ws *tools.Workspace, s Settings, mode func() Mode) *Policy {
+	home, _ := os.UserHomeDir()
+	p := &Policy{ws: ws, mode: mode, always: map[string]bool{}, never: map[string]bool{}}
+	if home != "" {
+		p.home = tools.Resolve(home)
+	}
+	if d := UserConfigDir(); d != "" {
+		p.configDir = tools.Resolve(d)
+	}
+	root := ws.Roots()[0]
+	for _, l := range []struct {
+		in  []Rule
+		out *[]compiled
+	}{{s.Allow, &p.allow}, {s.Ask, &p.ask}, {s.Deny, &p.deny}} {
+		for _, r := range l.in {
+			*l.out = append(*l.out, compile(r, root, p.home))
+		}
+	}
+	return p
+}
+
+// Remember records an "always" answer for keys.
+func (p *Policy) Remember(keys []string, allow bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, k := range keys {
+		if allow {
+			p.always[k] = true
+		} else {
+			p.never[k] = true
+		}
+	}
+}
+
+func (p *Policy) remembered(key string) (always, never bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.always[key], p.never[key]
+}
+
+// call is one call as the policy sees it.
+type call struct {
+	tool     *registry.Tool
+	args     jsonv.Value
+	accesses []access
+	cmd      *Analysis // command tools
+	host     string    // fetch tools: canonical host
+	private  bool
+	addrs    []string
+}
+
+type access struct {
+	path  string // resolved
+	write bool
+}
+
+func (p *Policy) prepare(ctx context.Context, t *registry.Tool, args jsonv.Value) call {
+	c := call{tool: t, args: args}
+	if !args.IsValid() {
+		return c
+	}
+	if t.Accesses != nil {
+		for _, a := range safeAccesses(t, args) {
+			c.accesses = append(c.accesses, access{path: p.ws.Resolve(a.Path), write: a.Write})
+		}
+	}
+	if t.Subject != nil {
+		subject := t.Subject(args)
+		switch t.Effect {
+		case registry.EffectExecute:
+			a := Analyze(subject)
+			c.cmd = &a
+		case registry.EffectFetch:
+			c.host = CanonicalHost(strings.TrimPrefix(subject, "domain:"))
+			c.private, c.addrs = privateHost(ctx, c.host)
+		}
+	}
+	return c
+}
+
+func safeAccesses(t *registry.Tool, args jsonv.Value) (out []registry.Access) {
+	defer func() {
+		if recover() != nil {
+			out = nil
+		}
+	}()
+	return t.Accesses(args)
+}
+
+// Decide judges a call of t: Deny (rules, remembered rejections, plan
+// mode), then Ask or Allow by rules, workspace bounds, protected files,
+// remembered answers and the mode.
+func (p *Policy) Decide(ctx context.Context, t *registry.Tool, args jsonv.Value) Decision {
+	if t == nil {
+		return Decision{Verdict: Allow} // unknown tools fail at dispatch
+	}
+	c := p.prepare(ctx, t, args)
+	if reason := p.denied(c); reason != "" {
+		return Decision{Verdict: Deny, Reason: reason}
+	}
+	if t.Escalation != nil && args.IsValid() {
+		if why := t.Escalation(args); why != "" {
+			return Decision{Verdict: Ask, Reason: why, Pending: []string{why}}
+		}
+	}
+	if p.mode() == ModeBypass {
+		return Decision{Verdict: Allow}
+	}
+	if r, ok := p.asked(c); ok {
+		d := p.undecided(c)
+		d.Verdict, d.Reason = Ask, "the permission rule "+r+" asks"
+		return d
+	}
+	switch {
+	case c.cmd != nil:
+		return p.decideCommand(c)
+	case t.Effect == registry.EffectFetch && t.Subject != nil:
+		return p.decideFetch(c)
+	}
+	return p.decideFiles(c)
+}
+
+// Guard returns why rules or the mode refuse a call, or "": what Decide
+// denies, as a monotonic check that no later policy can lift.
+func (p *Policy) Guard(ctx context.Context, t *registry.Tool, args jsonv.Value) string {
+	if t == nil {
+		return ""
+	}
+	return p.denied(p.prepare(ctx, t, args))
+}
+
+func (p *Policy) denied(c call) string {
+	t := c.tool
+	if p.mode() == ModePlan && t.Effect != registry.EffectRead && t.Effect != registry.EffectFetch {
+		return "plan mode is read-only: " + t.Name + " is not allowed (switch the mode to run it)"
+	}
+	for _, r := range p.deny {
+		if why := p.denies(r, c); why != "" {
+			return "denied by the permission rule " + r.Text + why
+		}
+	}
+	if key := p.keyOf(c); key != "" {
+		if _, never := p.remembered(key); never {
+			return "you chose to always reject " + strings.TrimPrefix(key, t.Name+":")
+		}
+	}
+	if c.cmd != nil {
+		for _, s := range c.cmd.Commands {
+			if _, never := p.remembered(commandKey(t.Name, s)); never && !s.Dynamic {
+				return "you chose to always reject " + s.Text
+			}
+		}
+	}
+	return ""
+}
+
+// denies explains how a deny rule covers a call ("" when it does not; a
+// space when it needs no explanation). read rules deny every access of
+// any tool, bash's redirections included; edit and write rules deny
+// every write; other rules name their own tool.
+func (p *Policy) denies(r compiled, c call) string {
+	t := c.tool
+	writer := r.Tool == "edit" || r.Tool == "write"
+	switch {
+	case r.any:
+		if r.Tool == t.Name || (writer && (t.Name == "edit" || t.Name == "write")) {
+			return " "
+		}
+	case r.Tool == "read" || writer:
+		for _, a := range c.accesses {
+			if (r.Tool == "read" || a.write) && r.matchPath(a.path) {
+				return " (" + a.path + ")"
+			}
+		}
+		if c.cmd != nil {
+			for _, rd := range c.cmd.Redirects {
+				if rd.Dynamic || (writer && !rd.Write) {
+					continue
+				}
+				if pth := p.ws.Resolve(rd.Path); r.matchPath(pth) {
+					return " (" + pth + ")"
+				}
+			}
+		}
+	case r.Tool != t.Name:
+	case c.cmd != nil:
+		for _, s := range c.cmd.Commands {
+			if r.matchCommand(s, false) {
+				return ": " + s.Text
+			}
+		}
+		if r.matchWords(c.cmd.Words) {
+			return ": the command cannot be parsed, and its words could run it"
+		}
+		if len(c.cmd.Opaque) > 0 {
+			return ": " + c.cmd.Opaque[0] + ", so the rule cannot be checked (write the command out plainly)"
+		}
+	case c.host != "":
+		if r.matchHost(c.host, c.addrs) {
+			return " (" + c.host + ")"
+		}
+	default:
+		for _, a := range c.accesses {
+			if r.matchPath(a.path) {
+				return " (" + a.path + ")"
+			}
+		}
+	}
+	return ""
+}
+
+// asked returns the ask rule that covers a call.
+func (p *Policy) asked(c call) (string, bool) {
+	for _, r := range p.ask {
+		if r.Tool != c.tool.Name && !(r.Tool == "read" && len(c.accesses) > 0 && c.tool.Effect == registry.EffectRead) {
+			continue
+		}
+		if r.any {
+			return r.Text, true
+		}
+		switch {
+		case c.cmd != nil:
+			for _, s := range c.cmd.Commands {
+				if r.matchCommand(s, false) {
+					return r.Text, true
+				}
+			}
+		case c.host != "":
+			if r.matchHost(c.host, c.addrs) {
+				return r.Text, true
+			}
+		default:
+			for _, a := range c.accesses {
+				if r.matchPath(a.path) {
+					return r.Text, true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// undecided is the Ask decision of a call no rule settles.
+func (p *Policy) undecided(c call) Decision {
+	if c.cmd != nil {
+		return p.decideCommand(c)
+	}
+	key := p.keyOf(c)
+	d := Decision{Verdict: Ask}
+	if key != "" {
+		d.Keys = []string{key}
+	}
+	return d
+}
+
+// keyOf is what an "always" answer for a non-command call covers.
+func (p *Policy) keyOf(c call) string {
+	switch {
+	case c.cmd != nil:
+		return ""
+	case c.host != "":
+		return c.tool.Name + ":" + c.host
+	}
+	return c.tool.Name
+}
+
+// allowedBy reports whether an allow rule covers a file access: rules of
+// the tool itself, and read rules for every reading tool.
+func (p *Policy) allowedBy(c call, a access, userOnly bool) bool {
+	for _, r := range p.allow {
+		if userOnly && r.Source != FromUser {
+			continue
+		}
+		if r.Tool != c.tool.Name && !(r.Tool == "read" && !a.write) {
+			continue
+		}
+		if r.matchPath(a.path) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *Policy) decideFiles(c call) Decision {
+	name := c.tool.Name
+	for _, a := range c.accesses {
+		if !p.ws.Contains(a.path) && !p.allowedBy(c, a, true) {
+			verb := "read"
+			if a.write {
+				verb = "write"
+			}
+			return Decision{Verdict: Ask, Reason: fmt.Sprintf("%s wants to %s %s, outside the workspace", name, verb, a.path)}
+		}
+	}
+	for _, a := range c.accesses {
+		if a.write {
+			if why := p.protected(a.path); why != "" {
+				return Decision{Verdict: Ask, Reason: fmt.Sprintf("%s wants to change %s, %s: that always asks", name, a.path, why)}
+			}
+		}
+	}
+	covered := len(c.accesses) > 0
+	for _, a := range c.accesses {
+		covered = covered && p.allowedBy(c, a, false)
+	}
+	if !covered && len(c.accesses) == 0 {
+		for _, r := range p.allow {
+			covered = covered || (r.Tool == name && r.any)
+		}
+	}
+	if covered {
+		return Decision{Verdict: Allow}
+	}
+	if always, _ := p.remembered(name); always {
+		return Decision{Verdict: Allow}
+	}
+	switch e := c.tool.Effect; {
+	case e == registry.EffectRead:
+		return Decision{Verdict: Allow}
+	case e == registry.EffectEdit && p.mode() == ModeAccept:
+		return Decision{Verdict: Allow}
+	}
+	return Decision{Verdict: Ask, Keys: []string{name}}
+}
+
+func (p *Policy) decideFetch(c call) Decision {
+	for _, r := range p.allow {
+		if r.Tool == c.tool.Name && r.matchHost(c.host, c.addrs) {
+			return Decision{Verdict: Allow}
+		}
+	}
+	key := p.keyOf(c)
+	if always, _ := p.remembered(key); always {
+		return Decision{Verdict: Allow}
+	}
+	d := Decision{Verdict: Ask, Keys: []string{key}}
+	if c.private {
+		d.Reason = c.host + " is on this machine or a private network"
+	}
+	return d
+}
+
+// FetchHop judges a redirect of an approved fetch from one URL to the
+// next: the same host passes; another host passes only when a deny rule
+// does not cover it and the mode, an allow rule or an "always" answer
+// would run it without asking. Its error is the tool's message.
+func (p *Policy) FetchHop(ctx context.Context, t *registry.Tool, from, to *url.URL) error {
+	host := CanonicalHost(to.Hostname())
+	c := call{tool: t, host: host}
+	c.private, c.addrs = privateHost(ctx, host)
+	for _, r := range p.deny {
+		if why := p.denies(r, c); why != "" {
+			return fmt.Errorf("the redirect to %s was refused: denied by the permission rule %s", to.Redacted(), r.Text)
+		}
+	}
+	if _, never := p.remembered(p.keyOf(c)); never {
+		return fmt.Errorf("the redirect to %s was refused: you chose to always reject %s", to.Redacted(), host)
+	}
+	if p.mode() == ModeBypass || host == CanonicalHost(from.Hostname()) {
+		return nil
+	}
+	if _, ok := p.asked(c); !ok && p.decideFetch(c).Verdict == Allow {
+		return nil
+	}
+	why := ""
+	if c.private {
+		why = ", which is on this machine or a private network,"
+	}
+	return fmt.Errorf("%s redirected to %s%s and that host needs its own approval: call web_fetch with that URL to ask for it", from.Redacted(), to.Redacted(), why)
+}
+
+// CheckPath implements tools.PathRules: the host refuses to open, list or
+// write a denied path (resolved), whichever tool asks.
+func (p *Policy) CheckPath(path string, write bool) error {
+	for _, r := range p.deny {
+		if r.any || !isPathTool(r.Tool) {
+			continue
+		}
+		if (r.Tool == "read" || (write && (r.Tool == "edit" || r.Tool == "write"))) && r.matchPath(path) {
+			return fmt.Errorf("%s is denied by the permission rule %s", path, r.Text)
+		}
+	}
+	return nil
+}
+
+// DeniedTrees implements tools.PathRules: the resolved roots of the trees
+// that read rules deny, for searches to skip.
+func (p *Policy) DeniedTrees() []string {
+	var out []string
+	for _, r := range p.deny {
+		if r.Tool == "read" && !r.any {
+			if r.tree != "" {
+				out = append(out, filepath.FromSlash(r.tree))
+			} else if !strings.ContainsAny(r.glob, "*?[{\\") {
+				out = append(out, filepath.FromSlash(r.glob))
+			}
+		}
+	}
+	return out
+}
+
+// DeniedRead reports whether a resolved path is denied to reading tools.
+func (p *Policy) DeniedRead(path string) bool { return p.CheckPath(path, false) != nil }
+
+var _ tools.PathRules = (*Policy)(nil)

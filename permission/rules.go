@@ -1,0 +1,247 @@
+package permission
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/dsh-bridge/dsh-bridge/tools"
+)
+
+// Verdict is what rules (or a policy) say of a call, strongest last.
+type Verdict uint8
+
+// Verdicts.
+const (
+	None Verdict = iota // no rule applies: the mode decides
+	Allow
+	Ask
+	Deny
+)
+
+func (v Verdict) String() string {
+	return [...]string{"none", "allow", "ask", "deny"}[v]
+}
+
+// Source is where a rule was written.
+type Source uint8
+
+// Sources.
+const (
+	FromUser      Source = iota // the user's settings: trusted
+	FromWorkspace               // the workspace's .dsh/settings.json
+)
+
+// Rule is one permission pattern, tool or tool(spec), as written.
+type Rule struct {
+	Text   string
+	Tool   string
+	Spec   string
+	Source Source
+}
+
+var ruleRE = regexp.MustCompile(`^([A-Za-z0-9_-]+)(?:\((.*)\))?$`)
+
+// ParseRule parses "tool" or "tool(spec)", checking path globs.
+func ParseRule(text string, src Source) (Rule, error) {
+	m := ruleRE.FindStringSubmatch(strings.TrimSpace(text))
+	if m == nil {
+		return Rule{}, fmt.Errorf("%q is not a rule (tool or tool(pattern))", text)
+	}
+	r := Rule{Text: strings.TrimSpace(text), Tool: m[1], Spec: strings.TrimSpace(m[2]), Source: src}
+	if isPathTool(r.Tool) && r.Spec != "" && !doublestar.ValidatePattern(strings.TrimPrefix(r.Spec, "~/")) {
+		return Rule{}, fmt.Errorf("%q: invalid glob", text)
+	}
+	if r.Tool == "web_fetch" && r.Spec != "" && r.Spec != "*" && !strings.HasPrefix(r.Spec, "domain:") {
+		return Rule{}, fmt.Errorf("%q: web_fetch rules name a domain (web_fetch(domain:example.com))", text)
+	}
+	return r, nil
+}
+
+// isPathTool reports whether a tool's rules name paths.
+func isPathTool(tool string) bool {
+	switch tool {
+	case "read", "write", "edit", "grep", "glob":
+		return true
+	}
+	return false
+}
+
+// compiled is a rule ready to match: path globs absolute over resolved
+// paths, command patterns split into words, domains canonical.
+type compiled struct {
+	Rule
+	any    bool     // bare tool name, or (*)
+	glob   string   // file tools: absolute slash glob over resolved paths
+	tree   string   // glob ending in /**: the tree's root also matches
+	words  []string // bash: the pattern's words
+	prefix bool     // bash: pattern:* (the words, then anything)
+	domain string   // web_fetch: canonical host
+}
+
+func compile(r Rule, root, home string) compiled {
+	c := compiled{Rule: r, any: r.Spec == "" || r.Spec == "*"}
+	if c.any {
+		return c
+	}
+	switch {
+	case isPathTool(r.Tool):
+		g := r.Spec
+		switch {
+		case strings.HasPrefix(g, "~/"):
+			g = filepath.ToSlash(home) + "/" + g[2:]
+		case strings.HasPrefix(g, "/"):
+		case !strings.Contains(strings.TrimPrefix(g, "./"), "/"):
+			g = filepath.ToSlash(root) + "/**/" + strings.TrimPrefix(g, "./")
+		default:
+			g = filepath.ToSlash(root) + "/" + strings.TrimPrefix(g, "./")
+		}
+		c.glob = resolveGlobPrefix(path.Clean(g))
+		if strings.HasSuffix(g, "/**") {
+			c.tree = strings.TrimSuffix(c.glob, "/**")
+		}
+	case r.Tool == "web_fetch":
+		c.domain = CanonicalHost(strings.TrimPrefix(r.Spec, "domain:"))
+	default:
+		spec := r.Spec
+		spec, c.prefix = strings.CutSuffix(spec, ":*")
+		if !c.prefix {
+			spec, c.prefix = strings.CutSuffix(spec, " *")
+		}
+		c.words = strings.Fields(spec)
+		if len(c.words) > 0 {
+			c.words[0] = path.Base(c.words[0])
+		}
+	}
+	return c
+}
+
+// resolveGlobPrefix resolves the symlinks of a glob's literal leading
+// directories, so that rules compare against resolved paths.
+func resolveGlobPrefix(g string) string {
+	i := strings.IndexAny(g, "*?[{\\")
+	if i < 0 {
+		return filepath.ToSlash(tools.Resolve(filepath.FromSlash(g)))
+	}
+	dir := g[:strings.LastIndex(g[:i], "/")+1]
+	if dir == "" || dir == "/" {
+		return g
+	}
+	return filepath.ToSlash(tools.Resolve(filepath.FromSlash(strings.TrimSuffix(dir, "/")))) + "/" + g[len(dir):]
+}
+
+// matchPath reports whether a resolved absolute path matches a compiled
+// path rule (a tree rule also matches its root).
+func (c compiled) matchPath(p string) bool {
+	if c.any {
+		return true
+	}
+	p = filepath.ToSlash(p)
+	if c.tree != "" && (p == c.tree || strings.HasPrefix(p, c.tree+"/")) {
+		return true
+	}
+	ok, err := doublestar.Match(c.glob, p)
+	return err == nil && ok
+}
+
+// inTree reports whether a directory p contains anything a tree rule
+// covers: a search rooted at p would reach it.
+func (c compiled) reachesInto(dir string) bool {
+	if c.any {
+		return true
+	}
+	dir = filepath.ToSlash(dir)
+	root := c.tree
+	if root == "" {
+		root = c.glob
+		if i := strings.IndexAny(root, "*?[{\\"); i >= 0 {
+			root = root[:strings.LastIndex(root[:i], "/")+1]
+		}
+		root = strings.TrimSuffix(root, "/")
+	}
+	return root == dir || strings.HasPrefix(root, dir+"/") || dir == "/" || c.matchPath(dir)
+}
+
+// matchCommand reports whether a command rule covers a simple command.
+// For allow (strict), every word the pattern names must be a literal
+// that equals it, a program written with a directory must come from a
+// system directory, and an exact pattern needs exactly those words; for
+// deny (could match), computed words match anything.
+func (c compiled) matchCommand(s Simple, strict bool) bool {
+	if c.any {
+		return true
+	}
+	if s.Dynamic {
+		return !strict
+	}
+	if strict && s.Pathed && !systemDir(s.Dir) {
+		return false
+	}
+	words := s.Words()
+	if len(words) < len(c.words) || (!c.prefix && len(words) != len(c.words) && !(s.MoreArgs && !strict)) {
+		return false
+	}
+	if strict && !c.prefix && s.MoreArgs {
+		return false
+	}
+	for i, w := range c.words {
+		dyn := i > 0 && s.dyn[i-1]
+		switch {
+		case dyn && strict:
+			return false
+		case dyn:
+		case words[i] != w:
+			return false
+		}
+	}
+	return true
+}
+
+// systemDir reports whether programs in dir are installed, not planted.
+func systemDir(dir string) bool {
+	switch dir {
+	case "/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/usr/local/sbin", "/usr/local/go/bin":
+		return true
+	}
+	return false
+}
+
+// matchWords reports whether an unparsable command's loose words could
+// run what a deny pattern names: every word of the pattern appears.
+func (c compiled) matchWords(words []string) bool {
+	if c.any {
+		return true
+	}
+	seen := map[string]bool{}
+	for _, w := range words {
+		seen[w] = true
+	}
+	for _, w := range c.words {
+		if !seen[w] {
+			return false
+		}
+	}
+	return len(c.words) > 0
+}
+
+// matchHost reports whether a web_fetch rule covers a canonical host:
+// the domain itself or a subdomain of it; an address rule also covers a
+// name that resolves to that address.
+func (c compiled) matchHost(host string, addrs []string) bool {
+	if c.any {
+		return true
+	}
+	if host == c.domain || strings.HasSuffix(host, "."+c.domain) {
+		return true
+	}
+	for _, a := range addrs {
+		if a == c.domain {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,192 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+)
+
+// HelperArg is the first argument that turns a dsh-bridge process into the
+// sandbox helper.
+const HelperArg = "__dsh-sandbox-exec"
+
+// Profile is what a sandboxed command may do.
+type Profile struct {
+	Write   []string `json:"write"`   // directories it may change (absolute)
+	Deny    []string `json:"deny"`    // trees it may not even read (absolute, resolved)
+	Network bool     `json:"network"` // TCP connect and bind allowed
+}
+
+var (
+	abiOnce sync.Once
+	abi     int
+)
+
+// ABI returns the kernel's Landlock ABI version, 0 where Landlock is
+// missing (an old kernel, another OS, or disabled).
+func ABI() int {
+	abiOnce.Do(func() {
+		if v, err := ll.LandlockGetABIVersion(); err == nil && v > 0 {
+			abi = v
+		}
+	})
+	return abi
+}
+
+// Enforced describes what the kernel enforces of a profile, for people.
+func Enforced(p Profile) string {
+	v := ABI()
+	if v == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("Landlock ABI %d: writes only in %s", v, strings.Join(p.Write, ", "))
+	if len(p.Deny) > 0 {
+		s += "; no reading " + strings.Join(p.Deny, ", ")
+	}
+	switch {
+	case p.Network:
+		s += "; network allowed"
+	case v >= 4:
+		s += "; no TCP connections"
+	default:
+		s += "; the network is NOT restricted (ABI < 4)"
+	}
+	return s
+}
+
+// Wrap returns the argv that runs argv under p through the helper binary
+// self (normally os.Executable()).
+func Wrap(self string, p Profile, argv []string) ([]string, error) {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	return append([]string{self, HelperArg, string(b), "--"}, argv...), nil
+}
+
+// Main runs the helper when os.Args asks for it, and never returns then
+// (the command replaces the process, or the helper exits 126 with a
+// message). It returns false otherwise. main and TestMain call it first.
+func Main() bool {
+	if len(os.Args) < 4 || os.Args[1] != HelperArg {
+		return false
+	}
+	if err := run(os.Args[2], os.Args[3:]); err != nil {
+		fmt.Fprintf(os.Stderr, "dsh-bridge sandbox: %v\n", err)
+		os.Exit(126)
+	}
+	return true // unreachable: run execs
+}
+
+func run(profile string, rest []string) error {
+	var p Profile
+	if err := json.Unmarshal([]byte(profile), &p); err != nil {
+		return fmt.Errorf("bad profile: %v", err)
+	}
+	if len(rest) < 2 || rest[0] != "--" {
+		return errors.New("usage: " + HelperArg + " PROFILE -- COMMAND [ARG…]")
+	}
+	argv := rest[1:]
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return err
+	}
+	if err := Apply(p); err != nil {
+		return err
+	}
+	return syscall.Exec(path, argv, os.Environ())
+}
+
+// Apply restricts the calling process (all its threads) and its future
+// children to p. Callers other than the helper restrict themselves for
+// good.
+func Apply(p Profile) error {
+	cfg := landlock.V7.BestEffort()
+	rules := Rules(p)
+	if p.Network {
+		if err := cfg.RestrictPaths(rules...); err != nil {
+			return err
+		}
+		return cfg.RestrictScoped()
+	}
+	return cfg.Restrict(rules...)
+}
+
+// Rules returns the Landlock rules of a profile: read and execute
+// everywhere but the denied trees (their ancestors may only be listed),
+// read and write in the profile's directories (carved the same way), and
+// the devices commands need.
+func Rules(p Profile) []landlock.Rule {
+	deny := make([]string, 0, len(p.Deny))
+	for _, d := range p.Deny {
+		deny = append(deny, filepath.Clean(d))
+	}
+	var rules []landlock.Rule
+	rules = append(rules, carve("/", deny, landlock.RODirs, landlock.ROFiles)...)
+	for _, w := range p.Write {
+		if _, err := os.Stat(w); err != nil {
+			continue
+		}
+		rules = append(rules, carve(filepath.Clean(w), deny, rwDirs, landlock.RWFiles)...)
+	}
+	rules = append(rules,
+		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/random", "/dev/urandom").WithIoctlDev().IgnoreIfMissing(),
+		landlock.RWDirs("/dev/pts", "/dev/shm").WithIoctlDev().IgnoreIfMissing(),
+	)
+	return rules
+}
+
+func rwDirs(paths ...string) landlock.FSRule { return landlock.RWDirs(paths...).WithRefer() }
+
+// carve grants dir whole with full, unless a denied tree lies inside it:
+// then dir may only be listed, and each entry is granted the same way,
+// except the denied ones. Symlinks are skipped: a rule on one would grant
+// its target.
+func carve(dir string, deny []string, full, files func(...string) landlock.FSRule) []landlock.Rule {
+	inside := false
+	for _, d := range deny {
+		if d == dir || strings.HasPrefix(dir, d+"/") {
+			return nil
+		}
+		inside = inside || dir == "/" || strings.HasPrefix(d, dir+"/")
+	}
+	if !inside {
+		return []landlock.Rule{full(dir).IgnoreIfMissing()}
+	}
+	rules := []landlock.Rule{landlock.PathAccess(landlock.AccessFSSet(ll.AccessFSReadDir), dir)}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return rules
+	}
+	for _, e := range entries {
+		child := filepath.Join(dir, e.Name())
+		switch {
+		case e.Type()&os.ModeSymlink != 0:
+		case e.IsDir():
+			rules = append(rules, carve(child, deny, full, files)...)
+		default:
+			if !denied(child, deny) {
+				rules = append(rules, files(child).IgnoreIfMissing())
+			}
+		}
+	}
+	return rules
+}
+
+func denied(p string, deny []string) bool {
+	for _, d := range deny {
+		if p == d || strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,109 @@
+package tools
+
+import (
+	"context"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/dsh-bridge/dsh-bridge/registry"
+)
+
+// PathRules is what a permission policy enforces where files are opened,
+// listed and written, whatever the call's arguments said.
+type PathRules interface {
+	// CheckPath returns an error when the resolved absolute path may not be
+	// read (write false) or changed (write true).
+	CheckPath(path string, write bool) error
+	// DeniedTrees lists resolved directories searches must not enter.
+	DeniedTrees() []string
+}
+
+// guardedHost is a Host that resolves every path and checks it against
+// the rules before the inner host sees it.
+type guardedHost struct {
+	Host
+	ws    *Workspace
+	rules PathRules
+}
+
+func (h guardedHost) check(path string, write bool) error {
+	if err := h.rules.CheckPath(h.ws.Resolve(path), write); err != nil {
+		return registry.NewError("PermissionError", "FS_PERMISSION_DENIED", err.Error())
+	}
+	return nil
+}
+
+func (h guardedHost) ReadTextFile(ctx context.Context, path string) (string, error) {
+	if err := h.check(path, false); err != nil {
+		return "", err
+	}
+	return h.Host.ReadTextFile(ctx, path)
+}
+
+func (h guardedHost) WriteTextFile(ctx context.Context, path, content string) error {
+	if err := h.check(path, true); err != nil {
+		return err
+	}
+	return h.Host.WriteTextFile(ctx, path, content)
+}
+
+func (h guardedHost) Stat(ctx context.Context, path string) (fs.FileInfo, error) {
+	if err := h.check(path, false); err != nil {
+		return nil, err
+	}
+	return h.Host.Stat(ctx, path)
+}
+
+// hidden reports whether a search result (absolute) lies in a denied
+// tree; resolved paths are cached per search.
+type hider struct {
+	ws    *Workspace
+	rules PathRules
+	seen  map[string]bool
+}
+
+func newHider(ws *Workspace, rules PathRules) *hider {
+	if rules == nil {
+		return nil
+	}
+	return &hider{ws: ws, rules: rules, seen: map[string]bool{}}
+}
+
+func (h *hider) hidden(abs string) bool {
+	if h == nil {
+		return false
+	}
+	if v, ok := h.seen[abs]; ok {
+		return v
+	}
+	v := h.rules.CheckPath(h.ws.Resolve(abs), false) != nil
+	h.seen[abs] = v
+	return v
+}
+
+// excludes returns ripgrep globs that keep it out of the denied trees
+// under root (resolved): a first cut; results are filtered again.
+func (h *hider) excludes(root string) []string {
+	if h == nil {
+		return nil
+	}
+	realRoot := Resolve(root)
+	var out []string
+	for _, t := range h.rules.DeniedTrees() {
+		rel, err := filepath.Rel(realRoot, t)
+		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		out = append(out, "--glob=!/"+filepath.ToSlash(rel), "--glob=!/"+filepath.ToSlash(rel)+"/**")
+	}
+	return out
+}
+
+// skip returns the walker's pruning function (nil without rules).
+func (h *hider) skip() func(string) bool {
+	if h == nil {
+		return nil
+	}
+	return h.hidden
+}
