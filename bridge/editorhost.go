@@ -24,6 +24,12 @@ type editorHost struct {
 	session *Session
 }
 
+// Local returns the local host when commands started with ctx run on
+// this machine (the editor offers no terminal).
+func (h *editorHost) Local(context.Context) (tools.LocalHost, bool) {
+	return h.LocalHost, !h.session.caps.Terminal
+}
+
 func (h *editorHost) ReadTextFile(ctx context.Context, path string) (string, error) {
 	if !h.session.caps.FS.ReadTextFile {
 		return h.LocalHost.ReadTextFile(ctx, path)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/dsh-bridge/dsh-bridge/permission"
 	"github.com/dsh-bridge/dsh-bridge/store"
 	"github.com/dsh-bridge/dsh-bridge/tools"
 	"github.com/dsh-bridge/dsh-bridge/views"
@@ -82,6 +83,16 @@ func (ss *Session) sendNotices(ctx context.Context, mcpServers int) {
 		ss.srv.notify(ctx, ss.id, noticeUpdate{SessionUpdate: "notice", Severity: "warning",
 			Title: "A settings file was ignored", Description: p + " — none of its permission rules apply until it is fixed."})
 	}
+	if t := trustNotice(ss.settings); t != "" {
+		ss.srv.notify(ctx, ss.id, noticeUpdate{SessionUpdate: "notice", Severity: "warning",
+			Title: "This workspace's allow rules are not trusted", Description: t})
+	}
+	title, desc := sandboxNotice(ss.settings, ss.sandbox, ss.caps.Terminal)
+	severity := "info"
+	if ss.sandbox == nil || ss.caps.Terminal {
+		severity = "warning"
+	}
+	ss.srv.notify(ctx, ss.id, noticeUpdate{SessionUpdate: "notice", Severity: severity, Title: title, Description: desc})
 	if mcpServers > 0 {
 		ss.srv.notify(ctx, ss.id, noticeUpdate{
 			SessionUpdate: "notice", Severity: "warning",
@@ -105,26 +116,25 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 		srv:    s,
 		ws:     ws,
 		mode:   ModeDefault,
-		allow:  map[string]bool{},
-		reject: map[string]bool{},
 		calls:  map[string]*callInfo{},
 		env:    views.Env{Cwd: ws.Cwd(), TerminalOutput: caps.Meta["terminal_output"] == true},
 		caps:   caps,
 	}
 	ss.scope = s.reg.NewScope(ss.id, nil)
-	host := &editorHost{session: ss}
-	dispose, err := tools.Register(s.reg, ss.scope, tools.Options{Workspace: ws, Host: host, NativeSearch: s.cfg.NativeSearch})
+	ss.settings = permission.LoadSettings(ws.Cwd())
+	ss.settingsProblems = ss.settings.Problems
+	ss.policy = permission.New(ws, ss.settings, func() permission.Mode { return permission.Mode(ss.currentMode()) })
+	ss.sandbox = sandboxFor(ss.settings, ws, ss.policy.DeniedTrees())
+	host := &editorHost{session: ss, LocalHost: tools.LocalHost{Sandbox: ss.sandbox, Scrub: ss.settings.ScrubEnv}}
+	dispose, err := tools.Register(s.reg, ss.scope, tools.Options{
+		Workspace: ws, Host: host, NativeSearch: s.cfg.NativeSearch,
+		Rules: ss.policy, FetchHop: ss.fetchHop,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("registering tools: %w", err)
 	}
 	ss.disposers = append(ss.disposers, dispose)
-	rules, problems := loadRules(ws.Cwd())
-	ss.settingsProblems = problems
-	ss.disposers = append(ss.disposers, rules.install(ss)...) // ahead of the mode policy
-	if err := ss.installPolicies(); err != nil {
-		ss.close()
-		return nil, err
-	}
+	ss.installPolicies()
 	s.mu.Lock()
 	s.sessions[ss.id] = ss
 	s.byScope[ss.scope] = ss

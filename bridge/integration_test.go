@@ -155,14 +155,28 @@ func TestBridge_AlwaysAllowAsksOnce(t *testing.T) {
 }
 
 func TestBridge_RejectAlwaysIsRemembered(t *testing.T) {
-	h := setup(t, nil,
-		fakeTurn{calls: []fakeCall{{"c1", "bash", args("command", "git status", "description", "d")}}},
-		fakeTurn{calls: []fakeCall{{"c2", "bash", args("command", "git log", "description", "d")}}},
-		fakeTurn{text: "ok"})
+	touch := func(id string) fakeTurn {
+		return fakeTurn{calls: []fakeCall{{id, "bash", args("command", "touch "+id+".txt", "description", "d")}}}
+	}
+	h := setup(t, nil, touch("c1"), touch("c2"), fakeTurn{text: "ok"})
 	h.onPermission = selectOption("reject_always")
 	h.prompt(h.session, "x")
-	if h.permissionCount() != 1 || finalStatus(h.toolUpdates("c2")) != "failed" {
-		t.Errorf("asked %d times; second call %q", h.permissionCount(), finalStatus(h.toolUpdates("c2")))
+	if h.permissionCount() != 1 {
+		t.Errorf("asked %d times, want once", h.permissionCount())
+	}
+	for _, id := range []string{"c1", "c2"} {
+		if st := finalStatus(h.toolUpdates(id)); st != "failed" {
+			t.Errorf("%s: status %q, want failed", id, st)
+		}
+		if _, err := os.Stat(filepath.Join(h.dir, id+".txt")); err == nil {
+			t.Errorf("%s ran although it was rejected", id)
+		}
+	}
+	if got := h.toolMessages(1)["c1"]; got != `Error: the user rejected tool "bash"` {
+		t.Errorf("first call: the model got %q", got)
+	}
+	if got := h.toolMessages(2)["c2"]; !strings.HasPrefix(got, "Error: you chose to always reject touch") {
+		t.Errorf("second call: the model got %q", got)
 	}
 }
 
@@ -274,7 +288,7 @@ func TestBridge_CancelDuringCommand(t *testing.T) {
 
 func TestBridge_Modes(t *testing.T) {
 	editTurn := fakeTurn{calls: []fakeCall{{"e", "edit", args("file_path", "a.txt", "old_string", "x", "new_string", "y")}}}
-	bashTurn := fakeTurn{calls: []fakeCall{{"b", "bash", args("command", "true", "description", "d")}}}
+	bashTurn := fakeTurn{calls: []fakeCall{{"b", "bash", args("command", "ls", "description", "d")}}}
 	for _, tc := range []struct {
 		mode          string
 		turn          fakeTurn
@@ -526,7 +540,7 @@ func TestBridge_PermissionRules(t *testing.T) {
 			t.Errorf("file %q, the model got %q", h.content("a.txt"), h.toolMessages(1)["rm"])
 		}
 	})
-	t.Run("allow rule runs without asking in default mode", func(t *testing.T) {
+	t.Run("allow rule runs without asking in a trusted workspace", func(t *testing.T) {
 		h := setupWithSettings(t, settings, lsCall)
 		h.prompt(h.session, "x")
 		if h.permissionCount() != 0 || finalStatus(h.toolUpdates("ls")) != "completed" {
@@ -551,13 +565,25 @@ func TestBridge_PermissionRules(t *testing.T) {
 // before the session starts, and a.txt holding "keep".
 func setupWithSettings(t *testing.T, settings string, turns ...fakeTurn) *harness {
 	t.Helper()
+	return setupWorkspace(t, settings, `{"trustedWorkspaces":["WORKSPACE"]}`, nil, turns...)
+}
+
+// setupWorkspace is setup with workspace settings, user settings (where
+// WORKSPACE stands for the workspace's path) and client capabilities.
+func setupWorkspace(t *testing.T, settings, user string, caps map[string]any, turns ...fakeTurn) *harness {
+	t.Helper()
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
-	os.MkdirAll(filepath.Join(dir, ".dsh"), 0o755)
-	os.WriteFile(filepath.Join(dir, ".dsh", "settings.json"), []byte(settings), 0o644)
+	if settings != "" {
+		os.MkdirAll(filepath.Join(dir, ".dsh"), 0o755)
+		os.WriteFile(filepath.Join(dir, ".dsh", "settings.json"), []byte(settings), 0o644)
+	}
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("keep\n"), 0o644)
+	cfg := t.TempDir()
+	os.MkdirAll(filepath.Join(cfg, "dsh-bridge"), 0o700)
+	os.WriteFile(filepath.Join(cfg, "dsh-bridge", "settings.json"), []byte(strings.ReplaceAll(user, "WORKSPACE", dir)), 0o600)
 	m := newFakeModel(t, turns...)
-	e := startEditor(t, "DSH_BASE_URL="+m.srv.URL)
-	e.initialize(nil)
+	e := startEditor(t, "DSH_BASE_URL="+m.srv.URL, "XDG_CONFIG_HOME="+cfg)
+	e.initialize(caps)
 	return &harness{editor: e, model: m, dir: dir, session: e.newSession(dir)}
 }
 

@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/pipeline"
 	"github.com/dsh-bridge/dsh-bridge/registry"
-	"github.com/dsh-bridge/dsh-bridge/tools"
 	"github.com/dsh-bridge/dsh-bridge/views"
 )
 
@@ -19,28 +17,16 @@ var permissionOptions = []permissionOption{
 	{OptionID: "reject_always", Name: "Always reject", Kind: "reject_always"},
 }
 
-// permissionKey is what an always-decision for a call covers: the tool's
-// own key (bash by command name, web_fetch by host) or its name.
-func permissionKey(t *registry.Tool, args jsonv.Value) string {
-	if t != nil && t.PermissionKey != nil && args.IsValid() {
-		if k := t.PermissionKey(args); k != "" {
-			return k
-		}
-	}
-	if t == nil {
-		return ""
-	}
-	return t.Name
-}
-
 // RequestApproval implements pipeline.Approver: an ask becomes a
 // session/request_permission carrying the same toolCallId as the announced
-// tool_call and the call's card content (the diff of an edit, the command
-// of bash). The session remembers allow_always and reject_always by
-// permission key — but an always-allow never covers a call that reaches
-// outside the workspace. A cancelled outcome, a cancelled turn, or a
-// session/cancel while the request is open resolves as Cancelled; a failed
-// request as Unavailable; an unknown option as Rejected.
+// tool_call, the call's card content (the diff of an edit, the command of
+// bash) and what is not yet allowed. "Always" answers are remembered by
+// the policy under the decision's keys: a program and subcommand for each
+// command not yet allowed, a host, a tool — and nothing for calls outside
+// the workspace, protected files and escalations, which every time ask. A
+// cancelled outcome, a cancelled turn, or a session/cancel while the
+// request is open resolves as Cancelled; a failed request as Unavailable;
+// an unknown option as Rejected.
 func (s *Server) RequestApproval(ctx context.Context, req pipeline.ApprovalRequest) pipeline.ApprovalOutcome {
 	s.mu.Lock()
 	ss := s.byScope[req.Exec.Scope]
@@ -49,26 +35,23 @@ func (s *Server) RequestApproval(ctx context.Context, req pipeline.ApprovalReque
 		return pipeline.Unavailable
 	}
 	tool := s.reg.Get(req.ToolName, ss.scope)
-	key := permissionKey(tool, req.Exec.Arguments)
-	outside := tools.OutsideWorkspace(tool, ss.ws, req.Exec.Arguments)
+	decision := ss.policy.Decide(ctx, tool, req.Exec.Arguments)
 	ss.mu.Lock()
-	rejected, allowed := ss.reject[key], ss.allow[key] && !outside
 	info := ss.calls[req.CallID]
 	ss.mu.Unlock()
-	switch {
-	case rejected:
-		return pipeline.Rejected
-	case allowed:
-		return pipeline.AllowedOnce
-	}
 	ss.syncLog() // what led here survives a crash while the person decides
 	view := s.presenter.Call(req.ToolName, req.Exec.Arguments, ss.scope)
 	if info != nil {
 		view = info.view
 	}
+	toolCall := views.Permission(ss.env, req.CallID, req.ToolName, view, req.Exec.Arguments)
+	terminal := tool != nil && tool.Effect == registry.EffectExecute && ss.caps.Terminal
+	if text := pendingText(decision, terminal); text != "" {
+		toolCall.Content = append(toolCall.Content, views.TextItem(text))
+	}
 	params := map[string]any{
 		"sessionId": ss.id,
-		"toolCall":  views.Permission(ss.env, req.CallID, req.ToolName, view, req.Exec.Arguments),
+		"toolCall":  toolCall,
 		"options":   permissionOptions,
 	}
 	var resp permissionResponse
@@ -93,14 +76,10 @@ func (s *Server) RequestApproval(ctx context.Context, req pipeline.ApprovalReque
 	case "allow_once":
 		return pipeline.AllowedOnce
 	case "allow_always":
-		ss.mu.Lock()
-		ss.allow[key] = true
-		ss.mu.Unlock()
+		ss.policy.Remember(decision.Keys, true)
 		return pipeline.AllowedOnce
 	case "reject_always":
-		ss.mu.Lock()
-		ss.reject[key] = true
-		ss.mu.Unlock()
+		ss.policy.Remember(decision.Keys, false)
 	}
 	return pipeline.Rejected
 }

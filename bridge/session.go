@@ -6,7 +6,7 @@ import (
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/model"
-	"github.com/dsh-bridge/dsh-bridge/pipeline"
+	"github.com/dsh-bridge/dsh-bridge/permission"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/store"
 	"github.com/dsh-bridge/dsh-bridge/tools"
@@ -39,6 +39,9 @@ type Session struct {
 	env       views.Env
 	caps      clientCapabilities
 	disposers []func()
+	policy    *permission.Policy
+	settings  permission.Settings
+	sandbox   *tools.Sandbox // nil: commands run unsandboxed
 
 	log              *store.Log // nil without a store
 	settingsProblems []string
@@ -50,8 +53,6 @@ type Session struct {
 	mode    string
 	history []model.Message
 	cancel  context.CancelFunc // the running turn's; nil when idle
-	allow   map[string]bool    // remembered "always allow" keys
-	reject  map[string]bool    // remembered "always reject" keys
 	calls   map[string]*callInfo
 }
 
@@ -102,48 +103,6 @@ func (ss *Session) configOptions() []configOption {
 func (ss *Session) announceMode(ctx context.Context) {
 	ss.srv.notify(ctx, ss.id, currentModeUpdate{SessionUpdate: "current_mode_update", CurrentModeID: ss.currentMode()})
 	ss.srv.notify(ctx, ss.id, configOptionUpdate{SessionUpdate: "config_option_update", ConfigOptions: ss.configOptions()})
-}
-
-// installPolicies registers the session's permission policy on its scope:
-// a pre-execute listener that decides by mode, tool effect and workspace
-// confinement, and, for plan mode, a guard that refuses edits and commands
-// (monotonic: no later listener can lift it).
-func (ss *Session) installPolicies() error {
-	p := ss.srv.pipe
-	ss.disposers = append(ss.disposers,
-		p.WrapExecute(ss.scope, callIDWrapper),
-		p.OnPreExecute(ss.scope, func(_ context.Context, exec registry.Execution, next func() (pipeline.PreDecision, error)) (pipeline.PreDecision, error) {
-			tool := ss.srv.reg.Get(exec.Name, ss.scope)
-			if tool == nil {
-				return next() // unknown tools fail at dispatch
-			}
-			outside := tools.OutsideWorkspace(tool, ss.ws, exec.Arguments)
-			switch mode := ss.currentMode(); {
-			case mode == ModeBypass:
-				return next()
-			case mode == ModePlan && tool.Effect != registry.EffectRead && tool.Effect != registry.EffectFetch:
-				return next() // the plan guard refuses it, without asking
-			case outside:
-				return pipeline.AskCall(exec.Name + " reaches outside the workspace"), nil
-			case tool.Effect == registry.EffectRead:
-				return next()
-			case tool.Effect == registry.EffectEdit && mode == ModeAccept:
-				return next()
-			}
-			return pipeline.AskCall(""), nil
-		}),
-		p.AddGuard(ss.scope, func(exec registry.Execution) string {
-			if ss.currentMode() != ModePlan {
-				return ""
-			}
-			tool := ss.srv.reg.Get(exec.Name, ss.scope)
-			if tool != nil && (tool.Effect == registry.EffectEdit || tool.Effect == registry.EffectExecute || tool.Effect == registry.EffectUnknown) {
-				return "plan mode is read-only: " + exec.Name + " is not allowed (switch the mode to run it)"
-			}
-			return ""
-		}),
-	)
-	return nil
 }
 
 // cancelTurn cancels the running turn, if any: the model stream, every

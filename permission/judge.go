@@ -68,19 +68,22 @@ func (p *Policy) needsAllow(s Simple) bool {
 func (p *Policy) decideCommand(c call) Decision {
 	a := c.cmd
 	name := c.tool.Name
-	var pending, keys, blockers []string
+	var pending, keys, blockers, inertOnly []string
+	covered := 0
 	for _, s := range a.Commands {
 		if !p.needsAllow(s) {
+			if !s.Transparent {
+				inertOnly = append(inertOnly, s.Text)
+				keys = appendOnce(keys, commandKey(name, s))
+			}
 			continue
 		}
 		key := commandKey(name, s)
 		if !s.Dynamic && p.commandAllowed(name, s, key) {
+			covered++
 			continue
 		}
 		pending = append(pending, s.Text)
-		if !s.Dynamic && !s.Pathed {
-			keys = appendOnce(keys, key)
-		}
 	}
 	blockers = append(blockers, a.Opaque...)
 	blockers = append(blockers, a.Danger...)
@@ -110,7 +113,28 @@ func (p *Policy) decideCommand(c call) Decision {
 		}
 	}
 	if len(pending) == 0 && len(blockers) == 0 {
-		return Decision{Verdict: Allow}
+		if covered > 0 {
+			return Decision{Verdict: Allow}
+		}
+		// Only builtins that change nothing: they run without asking once
+		// something was allowed, or when they themselves were.
+		allowed := len(inertOnly) > 0
+		for _, s := range a.Commands {
+			if !s.Transparent && !p.commandAllowed(name, s, commandKey(name, s)) {
+				allowed = false
+			}
+		}
+		if allowed {
+			return Decision{Verdict: Allow}
+		}
+		pending = inertOnly
+	} else {
+		keys = keys[:0:0]
+		for _, s := range a.Commands {
+			if p.needsAllow(s) && !s.Dynamic && !s.Pathed && !p.commandAllowed(name, s, commandKey(name, s)) {
+				keys = appendOnce(keys, commandKey(name, s))
+			}
+		}
 	}
 	d := Decision{Verdict: Ask, Keys: keys, Pending: append(pending, blockers...)}
 	if len(blockers) > 0 {

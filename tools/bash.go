@@ -26,6 +26,7 @@ type bashArgs struct {
 	TimeoutMs       *float64 `json:"timeoutMs,omitempty" desc:"Timeout in milliseconds (default 120000, at most 600000)."`
 	Workdir         string   `json:"workdir,omitempty" desc:"Directory to run in: absolute, or relative to the workspace. Defaults to the workspace."`
 	RunInBackground bool     `json:"run_in_background,omitempty" desc:"Start the command as a background job and return its id at once; read its output with job_output."`
+	Unsandboxed     bool     `json:"unsandboxed,omitempty" desc:"Run outside the sandbox. Only after a command failed because of the sandbox; the person is always asked first."`
 }
 
 type streamValue struct {
@@ -189,6 +190,54 @@ func runForeground(ctx context.Context, h Host, script, dir string, timeout time
 	return v, nil
 }
 
+// sandboxNote is added to the output of a sandboxed command that failed
+// with an error the sandbox causes.
+const sandboxNote = "[sandbox: this command ran in dsh-bridge's sandbox (writes only inside the workspace and the temp folder; no network). " +
+	"If it failed because of that, run it again with unsandboxed: true — the person will be asked to approve.]"
+
+// sandboxDenials are the messages commands print when the sandbox refuses
+// them.
+var sandboxDenials = []string{"Permission denied", "Operation not permitted", "Read-only file system", "permission denied", "operation not permitted"}
+
+// sandboxed reports whether commands started with ctx on h run in a
+// sandbox.
+func sandboxed(ctx context.Context, h Host) bool {
+	for {
+		switch x := h.(type) {
+		case LocalHost:
+			return x.Sandboxed(ctx)
+		case *LocalHost:
+			return x.Sandboxed(ctx)
+		case guardedHost:
+			h = x.Host
+		case interface {
+			Local(context.Context) (LocalHost, bool)
+		}:
+			l, ok := x.Local(ctx)
+			return ok && l.Sandboxed(ctx)
+		default:
+			return false
+		}
+	}
+}
+
+// noteSandbox adds sandboxNote to a failed sandboxed run whose output
+// shows a refusal.
+func noteSandbox(v *foregroundValue) {
+	if v.ExitCode != nil && *v.ExitCode == 0 {
+		return
+	}
+	for _, m := range sandboxDenials {
+		if strings.Contains(v.Stderr.Text, m) || strings.Contains(v.Stdout.Text, m) {
+			if v.Stderr.Text != "" && !strings.HasSuffix(v.Stderr.Text, "\n") {
+				v.Stderr.Text += "\n"
+			}
+			v.Stderr.Text += sandboxNote
+			return
+		}
+	}
+}
+
 func newBash(h Host, w *Workspace, jobs *Jobs) (*registry.Tool, error) {
 	t, err := registry.Define(registry.TypedTool[bashArgs, jsonv.Value]{
 		Name:        "bash",
@@ -212,6 +261,9 @@ func newBash(h Host, w *Workspace, jobs *Jobs) (*registry.Tool, error) {
 			if info, err := h.Stat(ctx, dir); err != nil || !info.IsDir() {
 				return jsonv.Value{}, fsError("FS_NOT_DIRECTORY", fmt.Sprintf("cannot run in %q: not a directory", dir))
 			}
+			if a.Unsandboxed {
+				ctx = Unsandboxed(ctx)
+			}
 			if a.RunInBackground {
 				id, err := jobs.Start(ctx, a.Command, dir)
 				if err != nil {
@@ -222,6 +274,9 @@ func newBash(h Host, w *Workspace, jobs *Jobs) (*registry.Tool, error) {
 			v, err := runForeground(ctx, h, a.Command, dir, timeout)
 			if err != nil {
 				return jsonv.Value{}, err
+			}
+			if sandboxed(ctx, h) {
+				noteSandbox(&v)
 			}
 			return jsonv.FromGo(v)
 		},
@@ -258,5 +313,11 @@ func newBash(h Host, w *Workspace, jobs *Jobs) (*registry.Tool, error) {
 		return nil, err
 	}
 	t.Accesses = func(args jsonv.Value) []registry.Access { return pathAccess(args, "workdir", false) }
+	t.Escalation = func(args jsonv.Value) string {
+		if u, ok := args.Get("unsandboxed"); ok && u.Bool() {
+			return "the command asks to run outside the sandbox"
+		}
+		return ""
+	}
 	return t, nil
 }

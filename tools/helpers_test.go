@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"github.com/dsh-bridge/dsh-bridge/sandbox"
+
 	"context"
 	"flag"
 	"github.com/dsh-bridge/dsh-bridge/internal/proctest"
@@ -19,7 +21,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	sandbox.Main() // this test binary is also the sandbox helper
+	goleak.VerifyTestMain(m)
+}
 
 // editorHost is a fake editor: a real Host whose reads see unsaved buffers
 // first and whose writes land in the buffer and on disk (as an editor

@@ -8,9 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/dsh-bridge/dsh-bridge/sandbox"
 )
 
 // Host is how tools do I/O. Tools never touch the disk or start processes
@@ -58,8 +61,62 @@ type ExitStatus struct {
 	Err    error  // the command could not be waited for
 }
 
-// LocalHost is the Host of the local machine.
-type LocalHost struct{}
+// LocalHost is the Host of the local machine. Its zero value runs
+// commands unsandboxed, without the API key variables of SecretEnv.
+type LocalHost struct {
+	// Sandbox, when set, runs every command through the sandbox helper
+	// (except those started with a context from Unsandboxed).
+	Sandbox *Sandbox
+	// Scrub lists more environment variables commands never see.
+	Scrub []string
+}
+
+// Sandbox is how a LocalHost confines commands.
+type Sandbox struct {
+	Helper  string // the binary that answers sandbox.HelperArg (os.Executable())
+	Profile sandbox.Profile
+}
+
+// SecretEnv are the variables that hold dsh-bridge's API keys: no command
+// ever inherits them.
+var SecretEnv = []string{"DSH_API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY"}
+
+type unsandboxedKey struct{}
+
+// Unsandboxed returns a context whose commands run outside the sandbox
+// (the person approved it).
+func Unsandboxed(ctx context.Context) context.Context {
+	return context.WithValue(ctx, unsandboxedKey{}, true)
+}
+
+// Sandboxed reports whether a command started with ctx runs in the
+// host's sandbox.
+func (h LocalHost) Sandboxed(ctx context.Context) bool {
+	return h.Sandbox != nil && ctx.Value(unsandboxedKey{}) == nil
+}
+
+// commandEnv is this process's environment without the secrets; in the
+// sandbox, Go's build cache moves to a folder the command may write.
+func (h LocalHost) commandEnv(sandboxed bool) []string {
+	drop := map[string]bool{}
+	for _, k := range append(append([]string(nil), SecretEnv...), h.Scrub...) {
+		drop[k] = true
+	}
+	env := make([]string, 0, len(os.Environ())+1)
+	hasGoCache := false
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if drop[k] {
+			continue
+		}
+		hasGoCache = hasGoCache || k == "GOCACHE"
+		env = append(env, kv)
+	}
+	if sandboxed && !hasGoCache {
+		env = append(env, "GOCACHE="+filepath.Join(os.TempDir(), "dsh-bridge-sandbox", "go-build"))
+	}
+	return env
+}
 
 // ReadTextFile implements Host.
 func (LocalHost) ReadTextFile(_ context.Context, path string) (string, error) {
@@ -112,8 +169,17 @@ func Shell() string {
 // group, so Kill ends everything it started. When the shell exits, whatever
 // it left running in its group is killed too (use a background job for
 // long-lived processes).
-func (LocalHost) Start(_ context.Context, c Command) (Process, error) {
-	cmd := exec.Command(Shell(), "-c", c.Script)
+func (h LocalHost) Start(ctx context.Context, c Command) (Process, error) {
+	argv := []string{Shell(), "-c", c.Script}
+	sandboxed := h.Sandboxed(ctx)
+	if sandboxed {
+		var err error
+		if argv, err = sandbox.Wrap(h.Sandbox.Helper, h.Sandbox.Profile, argv); err != nil {
+			return nil, err
+		}
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = h.commandEnv(sandboxed)
 	cmd.Dir = c.Dir
 	cmd.Stdin = nil
 	cmd.Stdout, cmd.Stderr = c.Stdout, c.Stderr

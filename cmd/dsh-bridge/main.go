@@ -19,6 +19,8 @@
 package main
 
 import (
+	"github.com/dsh-bridge/dsh-bridge/sandbox"
+
 	"context"
 	"encoding/json"
 	"flag"
@@ -42,6 +44,7 @@ import (
 var version = "0.1.0-dev"
 
 func main() {
+	sandbox.Main() // the sandbox helper: never returns when asked for
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -1,0 +1,112 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/dsh-bridge/dsh-bridge/permission"
+	"github.com/dsh-bridge/dsh-bridge/pipeline"
+	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/sandbox"
+	"github.com/dsh-bridge/dsh-bridge/tools"
+)
+
+// installPolicies registers the session's permission policy on its scope:
+// a pre-execute listener that refuses (without asking), asks or allows as
+// the policy decides, and a guard holding the policy's refusals, so no
+// later listener can lift them.
+func (ss *Session) installPolicies() {
+	p, reg := ss.srv.pipe, ss.srv.reg
+	ss.disposers = append(ss.disposers,
+		p.WrapExecute(ss.scope, callIDWrapper),
+		p.OnPreExecute(ss.scope, func(ctx context.Context, exec registry.Execution, next func() (pipeline.PreDecision, error)) (pipeline.PreDecision, error) {
+			tool := reg.Get(exec.Name, ss.scope)
+			if tool == nil {
+				return next() // unknown tools fail at dispatch
+			}
+			switch d := ss.policy.Decide(ctx, tool, exec.Arguments); d.Verdict {
+			case permission.Deny:
+				return pipeline.DenyCall(d.Reason), nil
+			case permission.Ask:
+				return pipeline.AskCall(d.Reason), nil
+			}
+			return next()
+		}),
+		p.AddGuard(ss.scope, func(exec registry.Execution) string {
+			return ss.policy.Guard(context.Background(), reg.Get(exec.Name, ss.scope), exec.Arguments)
+		}),
+	)
+}
+
+// fetchHop judges a web_fetch redirect with the session's policy.
+func (ss *Session) fetchHop(ctx context.Context, from, to *url.URL) error {
+	return ss.policy.FetchHop(ctx, ss.srv.reg.Get("web_fetch", ss.scope), from, to)
+}
+
+// sandboxFor returns how the session's local commands are confined: nil
+// when the settings turn the sandbox off or the kernel has no Landlock.
+func sandboxFor(set permission.Settings, ws *tools.Workspace, deny []string) *tools.Sandbox {
+	if set.Sandbox == permission.SandboxOff || sandbox.ABI() == 0 {
+		return nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	prof := sandbox.Profile{Network: set.Network, Deny: deny}
+	if set.Sandbox == permission.SandboxWorkspaceWrite {
+		prof.Write = append(prof.Write, ws.Roots()...)
+	}
+	tmp := tools.Resolve(os.TempDir())
+	prof.Write = append(prof.Write, tmp)
+	if err := os.MkdirAll(filepath.Join(tmp, "dsh-bridge-sandbox"), 0o700); err != nil {
+		return nil
+	}
+	return &tools.Sandbox{Helper: self, Profile: prof}
+}
+
+// sandboxNotice is what the person learns of the sandbox at session start.
+func sandboxNotice(set permission.Settings, sb *tools.Sandbox, editorTerminal bool) (title, desc string) {
+	switch {
+	case set.Sandbox == permission.SandboxOff:
+		return "Commands run unsandboxed", "The sandbox is off in your settings: commands are limited by the permission rules alone."
+	case sb == nil:
+		return "Commands run unsandboxed", "This system has no Landlock (an older kernel, or not Linux): commands are limited by the permission rules alone."
+	case editorTerminal:
+		return "Commands run in the editor's terminal, unsandboxed", "The editor runs commands in its own terminals, outside dsh-bridge's sandbox: each command still needs your approval or a rule."
+	}
+	return "Commands run in a sandbox", sandbox.Enforced(sb.Profile) + "."
+}
+
+// trustNotice explains a workspace's ignored allow rules.
+func trustNotice(set permission.Settings) string {
+	if set.IgnoredAllow == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s has %d allow rule(s); they do not apply until you trust this workspace: add %q to \"trustedWorkspaces\" in %s. Its deny and ask rules apply.",
+		set.WorkspaceFile, set.IgnoredAllow, filepath.Dir(filepath.Dir(set.WorkspaceFile)), set.UserFile)
+}
+
+// pendingText is the prompt's list of what is not yet allowed.
+func pendingText(d permission.Decision, unsandboxedTerminal bool) string {
+	var b strings.Builder
+	if len(d.Pending) > 0 {
+		b.WriteString("Not yet allowed:")
+		for _, p := range d.Pending {
+			b.WriteString("\n- " + p)
+		}
+	} else if d.Reason != "" {
+		b.WriteString(d.Reason)
+	}
+	if unsandboxedTerminal {
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString("Runs in the editor's terminal, outside dsh-bridge's sandbox.")
+	}
+	return b.String()
+}
