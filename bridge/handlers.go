@@ -112,13 +112,13 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 	caps := s.caps
 	s.mu.Unlock()
 	ss := &Session{
-		id:     id,
-		srv:    s,
-		ws:     ws,
-		mode:   ModeDefault,
-		calls:  map[string]*callInfo{},
-		env:    views.Env{Cwd: ws.Cwd(), TerminalOutput: caps.Meta["terminal_output"] == true},
-		caps:   caps,
+		id:    id,
+		srv:   s,
+		ws:    ws,
+		mode:  ModeDefault,
+		calls: map[string]*callInfo{},
+		env:   views.Env{Cwd: ws.Cwd(), TerminalOutput: caps.Meta["terminal_output"] == true},
+		caps:  caps,
 	}
 	ss.scope = s.reg.NewScope(ss.id, nil)
 	ss.settings = permission.LoadSettings(ws.Cwd())

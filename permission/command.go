@@ -294,9 +294,13 @@ func (a *Analysis) unwrap(src string, s *Simple, words []*syntax.Word, depth int
 		}
 		return args[i:], true
 	case "eval":
-		a.opaque("eval runs a string as code")
+		// A literal string is judged as written, but never allowed
+		// without asking; a computed one cannot be seen.
 		if str, ok := joinLit(args); ok {
+			a.Danger = append(a.Danger, "it runs a string with eval")
 			a.parse(str, depth+1)
+		} else {
+			a.opaque("eval runs a computed string as code")
 		}
 		return nil, false
 	case "trap":

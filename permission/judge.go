@@ -28,7 +28,7 @@ func commandKey(tool string, s Simple) string {
 // allowance (deny rules still see them).
 var inert = map[string]bool{
 	"true": true, "false": true, ":": true, "echo": true, "printf": true, "test": true, "[": true,
-	"pwd": true, "sleep": true, "wait": true, "exit": true, "return": true,
+	"pwd": true, "sleep": true, "wait": true, "exit": true, "return": true, "set": true,
 }
 
 // needsAllow reports whether a simple command must be covered for the
@@ -42,13 +42,6 @@ func (p *Policy) needsAllow(s Simple) bool {
 	}
 	switch {
 	case inert[s.Program]:
-		return false
-	case s.Program == "set":
-		for i, a := range s.Args {
-			if s.dyn[i] || !(strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+")) || a == "--" {
-				return true
-			}
-		}
 		return false
 	case s.Program == "cd" || s.Program == "pushd":
 		// cd inside the workspace needs nothing; elsewhere it must be allowed.
