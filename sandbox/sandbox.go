@@ -100,10 +100,73 @@ func run(profile string, rest []string) error {
 	if err != nil {
 		return err
 	}
+	if len(p.Deny) > 0 && hide(p.Deny) == nil {
+		p.Deny = nil // masked by mounts: no carving needed
+	}
 	if err := Apply(p); err != nil {
 		return err
 	}
 	return syscall.Exec(path, argv, os.Environ())
+}
+
+// SysProcAttr returns the process attributes the helper needs: with
+// denied trees, a user and mount namespace of its own (the command's user
+// is root there, mapped to the caller), in which the trees are masked.
+func SysProcAttr(p Profile) *syscall.SysProcAttr {
+	a := &syscall.SysProcAttr{Setpgid: true}
+	if len(p.Deny) > 0 && userNamespaces() {
+		uid, gid := os.Getuid(), os.Getgid()
+		a.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}}
+		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: gid, Size: 1}}
+		a.GidMappingsEnableSetgroups = false
+	}
+	return a
+}
+
+var (
+	usernsOnce sync.Once
+	usernsOK   bool
+)
+
+// userNamespaces reports whether this kernel lets us create user
+// namespaces (probed once with a trivial child).
+func userNamespaces() bool {
+	usernsOnce.Do(func() {
+		cmd := exec.Command("/bin/true")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
+			UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
+			GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}}
+		usernsOK = cmd.Run() == nil
+	})
+	return usernsOK
+}
+
+// hide masks each denied path in the helper's own mount namespace: an
+// empty read-only tmpfs over a directory, /dev/null over a file. Landlock
+// then forbids the command to unmount them (no topology changes).
+func hide(deny []string) error {
+	if os.Getuid() != 0 {
+		return errors.New("not in a user namespace")
+	}
+	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
+		return err
+	}
+	for _, d := range deny {
+		info, err := os.Lstat(d)
+		switch {
+		case err != nil:
+			continue // nothing there to hide (yet): the rules still refuse it
+		case info.IsDir():
+			err = syscall.Mount("tmpfs", d, "tmpfs", syscall.MS_RDONLY|syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "size=4k,mode=000")
+		default:
+			err = syscall.Mount("/dev/null", d, "", syscall.MS_BIND, "")
+		}
+		if err != nil {
+			return fmt.Errorf("masking %s: %w", d, err)
+		}
+	}
+	return nil
 }
 
 // Apply restricts the calling process (all its threads) and its future
@@ -131,12 +194,12 @@ func Rules(p Profile) []landlock.Rule {
 		deny = append(deny, filepath.Clean(d))
 	}
 	var rules []landlock.Rule
-	rules = append(rules, carve("/", deny, landlock.RODirs, landlock.ROFiles)...)
+	rules = append(rules, carve("/", deny, landlock.RODirs, landlock.ROFiles, ll.AccessFSReadDir)...)
 	for _, w := range p.Write {
 		if _, err := os.Stat(w); err != nil {
 			continue
 		}
-		rules = append(rules, carve(filepath.Clean(w), deny, rwDirs, landlock.RWFiles)...)
+		rules = append(rules, carve(filepath.Clean(w), deny, rwDirs, landlock.RWFiles, carvedWrite)...)
 	}
 	rules = append(rules,
 		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/random", "/dev/urandom").WithIoctlDev().IgnoreIfMissing(),
@@ -147,11 +210,19 @@ func Rules(p Profile) []landlock.Rule {
 
 func rwDirs(paths ...string) landlock.FSRule { return landlock.RWDirs(paths...).WithRefer() }
 
+// carvedWrite is what a writable directory holding a denied tree keeps:
+// every change, but no reading of files (which would reach the denied
+// tree too). Commands can create, replace and remove entries in it; they
+// still cannot read what the deny rules hide.
+const carvedWrite = ll.AccessFSReadDir | ll.AccessFSWriteFile | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile |
+	ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSym | ll.AccessFSMakeFifo | ll.AccessFSMakeSock |
+	ll.AccessFSTruncate | ll.AccessFSRefer
+
 // carve grants dir whole with full, unless a denied tree lies inside it:
-// then dir may only be listed, and each entry is granted the same way,
-// except the denied ones. Symlinks are skipped: a rule on one would grant
+// then dir itself gets only dirRights, and each entry is granted the same
+// way, except the denied ones. Symlinks are skipped: a rule on one would grant
 // its target.
-func carve(dir string, deny []string, full, files func(...string) landlock.FSRule) []landlock.Rule {
+func carve(dir string, deny []string, full, files func(...string) landlock.FSRule, dirRights uint64) []landlock.Rule {
 	inside := false
 	for _, d := range deny {
 		if d == dir || strings.HasPrefix(dir, d+"/") {
@@ -162,7 +233,7 @@ func carve(dir string, deny []string, full, files func(...string) landlock.FSRul
 	if !inside {
 		return []landlock.Rule{full(dir).IgnoreIfMissing()}
 	}
-	rules := []landlock.Rule{landlock.PathAccess(landlock.AccessFSSet(ll.AccessFSReadDir), dir)}
+	rules := []landlock.Rule{landlock.PathAccess(landlock.AccessFSSet(dirRights), dir)}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return rules
@@ -172,7 +243,7 @@ func carve(dir string, deny []string, full, files func(...string) landlock.FSRul
 		switch {
 		case e.Type()&os.ModeSymlink != 0:
 		case e.IsDir():
-			rules = append(rules, carve(child, deny, full, files)...)
+			rules = append(rules, carve(child, deny, full, files, dirRights)...)
 		default:
 			if !denied(child, deny) {
 				rules = append(rules, files(child).IgnoreIfMissing())

@@ -184,6 +184,9 @@ func (h LocalHost) Start(ctx context.Context, c Command) (Process, error) {
 	cmd.Stdin = nil
 	cmd.Stdout, cmd.Stderr = c.Stdout, c.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if sandboxed {
+		cmd.SysProcAttr = sandbox.SysProcAttr(h.Sandbox.Profile)
+	}
 	// Bound the wait for output pipes held open by escaped grandchildren.
 	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Start(); err != nil {
