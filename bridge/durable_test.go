@@ -77,7 +77,7 @@ func TestDurable_RestartAndLoad(t *testing.T) {
 	}
 	var kinds []string
 	for _, u := range second.decodedUpdates() {
-		if u.ToolCallID == "" {
+		if u.ToolCallID == "" && u.SessionUpdate != "notice" { // the sandbox notice of every session start
 			kinds = append(kinds, u.SessionUpdate)
 		}
 	}

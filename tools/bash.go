@@ -221,12 +221,9 @@ func sandboxed(ctx context.Context, h Host) bool {
 	}
 }
 
-// noteSandbox adds sandboxNote to a failed sandboxed run whose output
-// shows a refusal.
+// noteSandbox adds sandboxNote to a sandboxed run whose output shows a
+// refusal (whatever its exit status: a later command may have succeeded).
 func noteSandbox(v *foregroundValue) {
-	if v.ExitCode != nil && *v.ExitCode == 0 {
-		return
-	}
 	for _, m := range sandboxDenials {
 		if strings.Contains(v.Stderr.Text, m) || strings.Contains(v.Stdout.Text, m) {
 			if v.Stderr.Text != "" && !strings.HasSuffix(v.Stderr.Text, "\n") {

@@ -1,0 +1,133 @@
+package bridge_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func bashTurn(id, cmd string) fakeTurn {
+	return fakeTurn{calls: []fakeCall{{id, "bash", args("command", cmd, "description", "d")}}}
+}
+
+// TestBridge_PermissionsHold drives the binary over stdio with a model
+// that wants out: each bypass of the adversarial run is now refused or
+// asked, as the rules say.
+func TestBridge_PermissionsHold(t *testing.T) {
+	deny := `{"permissions":{"deny":["bash(rm:*)","read(secrets/**)"],"allow":["bash(git status:*)"]}}`
+	t.Run("deny rules hold in bypassPermissions for every spelling", func(t *testing.T) {
+		var turns []fakeTurn
+		cmds := []string{"ls; rm a.txt", "FOO=1 rm a.txt", "/bin/rm a.txt", `\rm a.txt`, "command rm a.txt", "bash -c 'rm a.txt'", "(rm a.txt)", "echo a.txt | xargs rm", "ls\nrm a.txt"}
+		for i, c := range cmds {
+			turns = append(turns, bashTurn(fmt.Sprint("c", i), c))
+		}
+		h := setupWorkspace(t, deny, `{}`, nil, append(turns, fakeTurn{text: "ok"})...)
+		h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "bypassPermissions"})
+		h.prompt(h.session, "x")
+		for i, c := range cmds {
+			if got := h.toolMessages(i + 1)[fmt.Sprint("c", i)]; !strings.HasPrefix(got, "Error: denied by the permission rule bash(rm:*)") {
+				t.Errorf("%q: the model got %q", c, got)
+			}
+		}
+		if h.content("a.txt") != "keep\n" || h.permissionCount() != 0 {
+			t.Errorf("file %q, asked %d times", h.content("a.txt"), h.permissionCount())
+		}
+	})
+	t.Run("allow rules of an untrusted workspace are inert, and compound commands ask", func(t *testing.T) {
+		h := setupWorkspace(t, deny, `{}`, nil, bashTurn("a", "git status"), fakeTurn{text: "ok"})
+		h.onPermission = selectOption("reject_once")
+		h.prompt(h.session, "x")
+		if h.permissionCount() != 1 {
+			t.Errorf("an untrusted workspace's allow rule ran a command unasked (asked %d)", h.permissionCount())
+		}
+		var notice bool
+		for _, u := range h.decodedUpdates() {
+			notice = notice || (u.SessionUpdate == "notice" && strings.Contains(string(u.Raw), "trustedWorkspaces"))
+		}
+		if !notice {
+			t.Errorf("no notice explains the ignored allow rules")
+		}
+		h2 := setupWorkspace(t, deny, `{"trustedWorkspaces":["WORKSPACE"]}`, nil, bashTurn("b", "git status && touch p"), fakeTurn{text: "ok"})
+		h2.onPermission = selectOption("reject_once")
+		h2.prompt(h2.session, "x")
+		if h2.permissionCount() != 1 || !strings.Contains(string(h2.asked[0]), "Not yet allowed:\\n- touch p") {
+			t.Errorf("git status && touch p: asked %d: %s", h2.permissionCount(), h2.asked)
+		}
+		if _, err := os.Stat(filepath.Join(h2.dir, "p")); err == nil {
+			t.Errorf("touch p ran")
+		}
+	})
+	t.Run("a denied tree is hidden from grep whatever the root, and a denied call asks nobody", func(t *testing.T) {
+		h := setupWorkspace(t, deny, `{}`, nil, fakeTurn{calls: []fakeCall{
+			{"g1", "grep", args("pattern", "needle")},
+			{"g2", "grep", args("pattern", "needle", "path", ".")},
+			{"g3", "grep", args("pattern", "needle", "path", "alias")},
+			{"r1", "read", args("file_path", "alias/key.txt")},
+		}}, fakeTurn{text: "ok"})
+		h.file("secrets/key.txt", "needle\n")
+		h.file("open.txt", "needle\n")
+		os.Symlink(filepath.Join(h.dir, "secrets"), filepath.Join(h.dir, "alias"))
+		h.prompt(h.session, "x")
+		got := h.toolMessages(1)
+		for _, id := range []string{"g1", "g2", "g3", "r1"} {
+			if strings.Contains(got[id], "key.txt") && id != "r1" || strings.Contains(got[id], "needle\n") && id == "r1" {
+				t.Errorf("%s: the model got %q", id, got[id])
+			}
+		}
+		if !strings.Contains(got["g1"], "open.txt") || !strings.HasPrefix(got["r1"], "Error: denied by the permission rule read(secrets/**)") {
+			t.Errorf("g1 %q, r1 %q", got["g1"], got["r1"])
+		}
+		if h.permissionCount() != 0 {
+			t.Errorf("a call the rules refuse was shown as a prompt (%d)", h.permissionCount())
+		}
+	})
+	t.Run("acceptEdits cannot write .dsh/settings.json unasked", func(t *testing.T) {
+		h := setupWorkspace(t, "", `{}`, nil, fakeTurn{calls: []fakeCall{{"w", "write", args("file_path", ".dsh/settings.json", "content", `{"permissions":{"allow":["bash"]}}`)}}}, fakeTurn{text: "ok"})
+		h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "acceptEdits"})
+		h.onPermission = selectOption("allow_always")
+		h.prompt(h.session, "x")
+		if h.permissionCount() != 1 {
+			t.Errorf("asked %d times, want once", h.permissionCount())
+		}
+	})
+	t.Run("commands never see the API key", func(t *testing.T) {
+		h := setupWorkspace(t, "", `{}`, nil, bashTurn("e", "env"), fakeTurn{text: "ok"})
+		h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "bypassPermissions"})
+		h.prompt(h.session, "x")
+		got := h.toolMessages(1)["e"]
+		if !strings.Contains(got, "PATH=") || strings.Contains(got, "test-key") {
+			t.Errorf("env printed %q", got)
+		}
+	})
+	t.Run("a redirect to a denied host is refused", func(t *testing.T) {
+		hits := 0
+		target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits++; fmt.Fprint(w, "secret") }))
+		defer target.Close()
+		redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, strings.Replace(target.URL, "127.0.0.1", "localhost", 1), http.StatusFound)
+		}))
+		defer redirect.Close()
+		h := setupWorkspace(t, "", `{"permissions":{"allow":["web_fetch(domain:127.0.0.1)"],"deny":["web_fetch(domain:localhost)"]}}`, nil,
+			fakeTurn{calls: []fakeCall{{"f", "web_fetch", args("url", redirect.URL)}}}, fakeTurn{text: "ok"})
+		h.prompt(h.session, "x")
+		if got := h.toolMessages(1)["f"]; !strings.Contains(got, "redirect") || !strings.Contains(got, "denied by the permission rule web_fetch(domain:localhost)") || hits != 0 {
+			t.Errorf("the model got %q; the denied host was hit %d times", got, hits)
+		}
+	})
+	t.Run("sandboxed commands cannot write outside the workspace", func(t *testing.T) {
+		home, _ := os.UserHomeDir()
+		probe := filepath.Join(home, ".dsh-bridge-sandbox-probe")
+		t.Cleanup(func() { os.Remove(probe) })
+		h := setupWorkspace(t, "", `{}`, nil, bashTurn("s", "echo x > "+probe+"; echo in > inside.txt; cat inside.txt"), fakeTurn{text: "ok"})
+		h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "bypassPermissions"})
+		h.prompt(h.session, "x")
+		got := h.toolMessages(1)["s"]
+		if _, err := os.Stat(probe); err == nil || !strings.Contains(got, "Permission denied") || !strings.Contains(got, "unsandboxed: true") || h.content("inside.txt") != "in\n" {
+			t.Errorf("the model got %q", got)
+		}
+	})
+}

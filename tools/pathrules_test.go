@@ -1,0 +1,60 @@
+package tools
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// denyTree is a PathRules that denies one resolved tree.
+type denyTree struct{ root string }
+
+func (d denyTree) CheckPath(p string, _ bool) error {
+	if p == d.root || strings.HasPrefix(p, d.root+"/") {
+		return errors.New(p + " is denied")
+	}
+	return nil
+}
+func (d denyTree) DeniedTrees() []string { return []string{d.root} }
+
+func TestPathRules_HideDeniedTrees(t *testing.T) {
+	for _, native := range []bool{false, true} {
+		name := "rg"
+		if native {
+			name = "native"
+		} else if ripgrep(false) == "" {
+			t.Fatal("ripgrep is not installed: make deps installs it")
+		}
+		t.Run(name, func(t *testing.T) {
+			var root string
+			e := newEnv(t, LocalHost{}, func(o *Options) {
+				root = filepath.Join(o.Workspace.Roots()[0], "secrets")
+				o.Rules, o.NativeSearch = denyTree{root}, native
+			})
+			e.write("secrets/key.txt", "needle\n")
+			e.write("open/a.txt", "needle\n")
+			os.Symlink(root, filepath.Join(e.dir, "alias"))
+			for _, args := range []string{`{"pattern":"needle"}`, `{"pattern":"needle","path":"."}`, `{"pattern":"needle","path":"alias"}`, `{"pattern":"needle","path":"secrets"}`} {
+				out := text(e.call("grep", args))
+				if strings.Contains(out, "key.txt") || (strings.Contains(args, `"path":"."`) && !strings.Contains(out, "open/a.txt")) {
+					t.Errorf("grep %s: %q", args, out)
+				}
+			}
+			for _, args := range []string{`{"pattern":"**/*.txt"}`, `{"pattern":"**","path":"alias"}`} {
+				if out := text(e.call("glob", args)); strings.Contains(out, "key.txt") {
+					t.Errorf("glob %s: %q", args, out)
+				}
+			}
+			r := e.call("read", `{"file_path":"alias/key.txt"}`)
+			if !r.IsError || !strings.Contains(r.Error.Message, "denied") {
+				t.Errorf("read through the alias: %+v", r)
+			}
+			r = e.call("write", `{"file_path":"secrets/new.txt","content":"x"}`)
+			if _, err := os.Stat(filepath.Join(root, "new.txt")); !r.IsError || err == nil {
+				t.Errorf("write into the denied tree: %+v", r)
+			}
+		})
+	}
+}
