@@ -24,10 +24,10 @@ type editorHost struct {
 	session *Session
 }
 
-// Local returns the local host when commands started with ctx run on
-// this machine (the editor offers no terminal).
-func (h *editorHost) Local(context.Context) (tools.LocalHost, bool) {
-	return h.LocalHost, !h.session.caps.Terminal
+// Sandboxed reports whether commands started with ctx run in the local
+// sandbox: never in the editor's terminal.
+func (h *editorHost) Sandboxed(ctx context.Context) bool {
+	return !h.session.caps.Terminal && h.LocalHost.Sandboxed(ctx)
 }
 
 func (h *editorHost) ReadTextFile(ctx context.Context, path string) (string, error) {

@@ -86,12 +86,15 @@ func TestBridge_PermissionsHold(t *testing.T) {
 		}
 	})
 	t.Run("acceptEdits cannot write .dsh/settings.json unasked", func(t *testing.T) {
-		h := setupWorkspace(t, "", `{}`, nil, fakeTurn{calls: []fakeCall{{"w", "write", args("file_path", ".dsh/settings.json", "content", `{"permissions":{"allow":["bash"]}}`)}}}, fakeTurn{text: "ok"})
+		write := func(id string) fakeTurn {
+			return fakeTurn{calls: []fakeCall{{id, "write", args("file_path", ".dsh/settings.json", "content", `{"permissions":{"allow":["bash"]}}`)}}}
+		}
+		h := setupWorkspace(t, "", `{}`, nil, write("w1"), write("w2"), fakeTurn{text: "ok"})
 		h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "acceptEdits"})
 		h.onPermission = selectOption("allow_always")
 		h.prompt(h.session, "x")
-		if h.permissionCount() != 1 {
-			t.Errorf("asked %d times, want once", h.permissionCount())
+		if h.permissionCount() != 2 {
+			t.Errorf("asked %d times, want twice: an always-allow never covers a protected file", h.permissionCount())
 		}
 	})
 	t.Run("commands never see the API key", func(t *testing.T) {

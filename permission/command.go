@@ -123,12 +123,14 @@ var dangerousVars = map[string]bool{
 	"EDITOR": true, "VISUAL": true, "GIT_EDITOR": true, "GIT_SSH": true, "GIT_SSH_COMMAND": true,
 	"GIT_EXTERNAL_DIFF": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true, "GIT_EXEC_PATH": true,
 	"NODE_OPTIONS": true, "PYTHONPATH": true, "PYTHONSTARTUP": true, "PERL5OPT": true, "PERL5LIB": true,
-	"RUBYOPT": true, "LESSOPEN": true, "BROWSER": true, "HOME": true,
+	"RUBYOPT": true, "LESSOPEN": true, "BROWSER": true, "HOME": true, "SHELL": true, "MAKEFLAGS": true,
+	"RSYNC_RSH": true, "CVS_RSH": true, "SSH_ASKPASS_REQUIRE": true,
 }
 
 func dangerousVar(name string) bool {
 	return dangerousVars[name] || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") ||
-		strings.HasPrefix(name, "GIT_CONFIG") || strings.HasPrefix(name, "BASH_FUNC_")
+		strings.HasPrefix(name, "GIT_") || strings.HasPrefix(name, "BASH_FUNC_") ||
+		strings.HasPrefix(strings.ToUpper(name), "NPM_CONFIG_")
 }
 
 func (a *Analysis) assign(as *syntax.Assign) {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
@@ -182,6 +183,8 @@ func TestPolicy_Commands(t *testing.T) {
 		{"export PATH=/tmp; git status", ModeDefault, Ask},
 		{"LD_PRELOAD=/tmp/x.so git status", ModeDefault, Ask},
 		{"GIT_PAGER='touch p' git status", ModeDefault, Ask},
+		{"GIT_PROXY_COMMAND='touch p' git status", ModeDefault, Ask},
+		{"npm_config_script_shell=/tmp/x npm test", ModeDefault, Ask},
 		{"git status $X", ModeDefault, Allow}, // a computed argument after a prefix rule
 		{"npm $X", ModeDefault, Ask},
 		{"eval 'git status'", ModeDefault, Ask},
@@ -269,6 +272,23 @@ func TestPolicy_AskRulesAndKeys(t *testing.T) {
 	if d := p.Decide(ctx, bash, bashArgs("go test; eval x")); d.Verdict != Ask || d.Keys != nil {
 		t.Errorf("an opaque script must not offer keys: %+v", d)
 	}
+	if d := p.Decide(ctx, bash, bashArgs("./go test")); d.Verdict != Ask {
+		t.Errorf("an always-allow of go test covers a planted ./go: %+v", d)
+	}
+	if d := p.Decide(ctx, bash, bashArgs("/usr/local/go/bin/go test")); d.Verdict != Allow {
+		t.Errorf("an always-allow of go test must cover the installed go: %+v", d)
+	}
+	d = p.Decide(ctx, bash, bashArgs("go --version"))
+	if strings.Join(d.Keys, ",") != "bash:=go --version" {
+		t.Fatalf("a multi-level tool with an option first: keys %q", d.Keys)
+	}
+	p.Remember(d.Keys, true)
+	if d := p.Decide(ctx, bash, bashArgs("go -C /elsewhere run .")); d.Verdict != Ask {
+		t.Errorf("an always-allow of go --version covers go -C … run: %+v", d)
+	}
+	if d := p.Decide(ctx, bash, bashArgs("go --version")); d.Verdict != Allow {
+		t.Errorf("the same command again: %+v", d)
+	}
 	p.Remember([]string{"bash:touch"}, false)
 	if d := p.Decide(ctx, bash, bashArgs("ls; touch z")); d.Verdict != Deny {
 		t.Errorf("always-reject: %+v", d)
@@ -285,8 +305,11 @@ func FuzzAnalyze(f *testing.F) {
 	bash := reg.Get("bash", scope)
 	f.Fuzz(func(t *testing.T, cmd string) {
 		a := Analyze(cmd)
+		if !utf8.ValidString(cmd) {
+			return // never an argument: arguments are lossless JSON
+		}
 		d := p.Decide(context.Background(), bash, bashArgs(cmd))
-		if a.ParseError != nil && d.Verdict == Allow && !strings.Contains(cmd, "\x00") {
+		if a.ParseError != nil && d.Verdict == Allow {
 			t.Fatalf("unparsable %q was allowed", cmd)
 		}
 	})

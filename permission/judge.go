@@ -15,13 +15,18 @@ var multiLevel = map[string]bool{
 }
 
 // commandKey is what an "always allow" of a simple command remembers:
-// the program, plus the subcommand of a multi-level tool (git status).
+// the program, plus the subcommand of a multi-level tool (git status). A
+// multi-level tool whose first word is an option (git -c …, go -C …) is
+// remembered as exactly that command: its options can change what it runs.
 func commandKey(tool string, s Simple) string {
 	key := tool + ":" + s.Program
-	if multiLevel[s.Program] && len(s.Args) > 0 && !s.dyn[0] && s.Args[0] != "" && !strings.HasPrefix(s.Args[0], "-") {
-		key += " " + s.Args[0]
+	if !multiLevel[s.Program] || len(s.Args) == 0 {
+		return key
 	}
-	return key
+	if !s.dyn[0] && s.Args[0] != "" && !strings.HasPrefix(s.Args[0], "-") {
+		return key + " " + s.Args[0]
+	}
+	return tool + ":=" + strings.Join(s.Words(), " ")
 }
 
 // inert are builtins that change nothing outside the shell: they need no
@@ -58,7 +63,7 @@ func (p *Policy) needsAllow(s Simple) bool {
 // or dangerous, and every file it writes by redirection lies in the
 // workspace and is not protected. Otherwise it asks, listing what is not
 // yet allowed.
-func (p *Policy) decideCommand(c call) Decision {
+func (p *Policy) decideCommand(c *call) Decision {
 	a := c.cmd
 	name := c.tool.Name
 	var pending, keys, blockers, inertOnly []string
@@ -101,7 +106,7 @@ func (p *Policy) decideCommand(c call) Decision {
 		}
 	}
 	for _, acc := range c.accesses {
-		if !p.ws.Contains(acc.path) {
+		if !p.ws.ContainsResolved(acc.path) {
 			blockers = append(blockers, "it runs in "+acc.path+", outside the workspace")
 		}
 	}
@@ -138,12 +143,16 @@ func (p *Policy) decideCommand(c call) Decision {
 }
 
 // commandAllowed reports whether an allow rule or an "always" answer
-// covers a simple command.
+// covers a simple command. Neither covers a program written with a
+// directory outside the system's (./git is not git).
 func (p *Policy) commandAllowed(tool string, s Simple, key string) bool {
 	for _, r := range p.allow {
 		if r.Tool == tool && r.matchCommand(s, true) {
 			return true
 		}
+	}
+	if s.Pathed && !systemDir(s.Dir) {
+		return false
 	}
 	always, _ := p.remembered(key)
 	return always

@@ -101,8 +101,21 @@ type call struct {
 	accesses []access
 	cmd      *Analysis // command tools
 	host     string    // fetch tools: canonical host
+
+	ctx      context.Context // for the host's lookup
+	resolved bool            // private and addrs are known
 	private  bool
 	addrs    []string
+}
+
+// lookup resolves the call's host once, when a rule or the private check
+// first needs it.
+func (c *call) lookup() (private bool, addrs []string) {
+	if !c.resolved {
+		c.private, c.addrs = privateHost(c.ctx, c.host)
+		c.resolved = true
+	}
+	return c.private, c.addrs
 }
 
 type access struct {
@@ -110,8 +123,8 @@ type access struct {
 	write bool
 }
 
-func (p *Policy) prepare(ctx context.Context, t *registry.Tool, args jsonv.Value) call {
-	c := call{tool: t, args: args}
+func (p *Policy) prepare(ctx context.Context, t *registry.Tool, args jsonv.Value) *call {
+	c := &call{tool: t, args: args, ctx: ctx}
 	if !args.IsValid() {
 		return c
 	}
@@ -128,7 +141,6 @@ func (p *Policy) prepare(ctx context.Context, t *registry.Tool, args jsonv.Value
 			c.cmd = &a
 		case registry.EffectFetch:
 			c.host = CanonicalHost(strings.TrimPrefix(subject, "domain:"))
-			c.private, c.addrs = privateHost(ctx, c.host)
 		}
 	}
 	return c
@@ -185,7 +197,7 @@ func (p *Policy) Guard(ctx context.Context, t *registry.Tool, args jsonv.Value) 
 	return p.denied(p.prepare(ctx, t, args))
 }
 
-func (p *Policy) denied(c call) string {
+func (p *Policy) denied(c *call) string {
 	t := c.tool
 	if p.mode() == ModePlan && t.Effect != registry.EffectRead && t.Effect != registry.EffectFetch {
 		return "plan mode is read-only: " + t.Name + " is not allowed (switch the mode to run it)"
@@ -214,7 +226,7 @@ func (p *Policy) denied(c call) string {
 // space when it needs no explanation). read rules deny every access of
 // any tool, bash's redirections included; edit and write rules deny
 // every write; other rules name their own tool.
-func (p *Policy) denies(r compiled, c call) string {
+func (p *Policy) denies(r compiled, c *call) string {
 	t := c.tool
 	writer := r.Tool == "edit" || r.Tool == "write"
 	switch {
@@ -252,7 +264,7 @@ func (p *Policy) denies(r compiled, c call) string {
 			return ": " + c.cmd.Opaque[0] + ", so the rule cannot be checked (write the command out plainly)"
 		}
 	case c.host != "":
-		if r.matchHost(c.host, c.addrs) {
+		if r.matchHost(c) {
 			return " (" + c.host + ")"
 		}
 	default:
@@ -266,7 +278,7 @@ func (p *Policy) denies(r compiled, c call) string {
 }
 
 // asked returns the ask rule that covers a call.
-func (p *Policy) asked(c call) (string, bool) {
+func (p *Policy) asked(c *call) (string, bool) {
 	for _, r := range p.ask {
 		if r.Tool != c.tool.Name && !(r.Tool == "read" && len(c.accesses) > 0 && c.tool.Effect == registry.EffectRead) {
 			continue
@@ -282,7 +294,7 @@ func (p *Policy) asked(c call) (string, bool) {
 				}
 			}
 		case c.host != "":
-			if r.matchHost(c.host, c.addrs) {
+			if r.matchHost(c) {
 				return r.Text, true
 			}
 		default:
@@ -297,7 +309,7 @@ func (p *Policy) asked(c call) (string, bool) {
 }
 
 // undecided is the Ask decision of a call no rule settles.
-func (p *Policy) undecided(c call) Decision {
+func (p *Policy) undecided(c *call) Decision {
 	if c.cmd != nil {
 		return p.decideCommand(c)
 	}
@@ -310,7 +322,7 @@ func (p *Policy) undecided(c call) Decision {
 }
 
 // keyOf is what an "always" answer for a non-command call covers.
-func (p *Policy) keyOf(c call) string {
+func (p *Policy) keyOf(c *call) string {
 	switch {
 	case c.cmd != nil:
 		return ""
@@ -322,7 +334,7 @@ func (p *Policy) keyOf(c call) string {
 
 // allowedBy reports whether an allow rule covers a file access: rules of
 // the tool itself, and read rules for every reading tool.
-func (p *Policy) allowedBy(c call, a access, userOnly bool) bool {
+func (p *Policy) allowedBy(c *call, a access, userOnly bool) bool {
 	for _, r := range p.allow {
 		if userOnly && r.Source != FromUser {
 			continue
@@ -337,10 +349,10 @@ func (p *Policy) allowedBy(c call, a access, userOnly bool) bool {
 	return false
 }
 
-func (p *Policy) decideFiles(c call) Decision {
+func (p *Policy) decideFiles(c *call) Decision {
 	name := c.tool.Name
 	for _, a := range c.accesses {
-		if !p.ws.Contains(a.path) && !p.allowedBy(c, a, true) {
+		if !p.ws.ContainsResolved(a.path) && !p.allowedBy(c, a, true) {
 			verb := "read"
 			if a.write {
 				verb = "write"
@@ -379,9 +391,9 @@ func (p *Policy) decideFiles(c call) Decision {
 	return Decision{Verdict: Ask, Keys: []string{name}}
 }
 
-func (p *Policy) decideFetch(c call) Decision {
+func (p *Policy) decideFetch(c *call) Decision {
 	for _, r := range p.allow {
-		if r.Tool == c.tool.Name && r.matchHost(c.host, c.addrs) {
+		if r.Tool == c.tool.Name && r.matchHost(c) {
 			return Decision{Verdict: Allow}
 		}
 	}
@@ -390,7 +402,7 @@ func (p *Policy) decideFetch(c call) Decision {
 		return Decision{Verdict: Allow}
 	}
 	d := Decision{Verdict: Ask, Keys: []string{key}}
-	if c.private {
+	if private, _ := c.lookup(); private {
 		d.Reason = c.host + " is on this machine or a private network"
 	}
 	return d
@@ -402,8 +414,7 @@ func (p *Policy) decideFetch(c call) Decision {
 // would run it without asking. Its error is the tool's message.
 func (p *Policy) FetchHop(ctx context.Context, t *registry.Tool, from, to *url.URL) error {
 	host := CanonicalHost(to.Hostname())
-	c := call{tool: t, host: host}
-	c.private, c.addrs = privateHost(ctx, host)
+	c := &call{tool: t, host: host, ctx: ctx}
 	for _, r := range p.deny {
 		if why := p.denies(r, c); why != "" {
 			return fmt.Errorf("the redirect to %s was refused: denied by the permission rule %s", to.Redacted(), r.Text)
@@ -419,7 +430,7 @@ func (p *Policy) FetchHop(ctx context.Context, t *registry.Tool, from, to *url.U
 		return nil
 	}
 	why := ""
-	if c.private {
+	if private, _ := c.lookup(); private {
 		why = ", which is on this machine or a private network,"
 	}
 	return fmt.Errorf("%s redirected to %s%s and that host needs its own approval: call web_fetch with that URL to ask for it", from.Redacted(), to.Redacted(), why)
@@ -454,8 +465,5 @@ func (p *Policy) DeniedTrees() []string {
 	}
 	return out
 }
-
-// DeniedRead reports whether a resolved path is denied to reading tools.
-func (p *Policy) DeniedRead(path string) bool { return p.CheckPath(path, false) != nil }
 
 var _ tools.PathRules = (*Policy)(nil)

@@ -228,16 +228,17 @@ func (c compiled) matchWords(words []string) bool {
 	return len(c.words) > 0
 }
 
-// matchHost reports whether a web_fetch rule covers a canonical host:
-// the domain itself or a subdomain of it; an address rule also covers a
-// name that resolves to that address.
-func (c compiled) matchHost(host string, addrs []string) bool {
-	if c.any {
+// matchHost reports whether a web_fetch rule covers a call's canonical
+// host: the domain itself or a subdomain of it; an address rule also
+// covers a name that resolves to that address (looked up only then).
+func (c compiled) matchHost(call *call) bool {
+	if c.any || call.host == c.domain || strings.HasSuffix(call.host, "."+c.domain) {
 		return true
 	}
-	if host == c.domain || strings.HasSuffix(host, "."+c.domain) {
-		return true
+	if _, isAddr := parseAddr(c.domain); !isAddr {
+		return false
 	}
+	_, addrs := call.lookup()
 	for _, a := range addrs {
 		if a == c.domain {
 			return true

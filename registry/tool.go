@@ -58,11 +58,6 @@ type Tool struct {
 	// Effect classifies what the tool does, for permission modes (host-only).
 	Effect Effect
 
-	// PermissionKey, when set, names what a person's "always allow" or
-	// "always reject" for a call covers (for example "bash:git" or
-	// "web_fetch:example.com"); without it the tool's name is the key.
-	PermissionKey func(args jsonv.Value) string
-
 	// Subject, when set, is what permission rules such as bash(git *) or
 	// web_fetch(domain:example.com) match a call against: the command of a
 	// shell tool, "domain:<host>" of a fetch. File tools are matched by

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"os/exec"
+	"syscall"
 	"testing"
 )
 
@@ -40,4 +41,24 @@ func BenchmarkStart(b *testing.B) {
 	b.Run("plain", func(b *testing.B) { run(b, nil) })
 	b.Run("sandboxed", func(b *testing.B) { run(b, &Profile{Write: []string{dir}}) })
 	b.Run("sandboxed+deny", func(b *testing.B) { run(b, &Profile{Write: []string{dir}, Deny: []string{dir + "/secrets"}}) })
+}
+
+// TestHide_NeverInTheHostNamespace: the masking mounts only in a mount
+// namespace of the helper's own; in this test process (the same namespace
+// as its parent) it refuses and mounts nothing — run as root, a missing
+// check would cover the host's files.
+func TestHide_NeverInTheHostNamespace(t *testing.T) {
+	dir := t.TempDir()
+	secret := dir + "/secret.txt"
+	if err := os.WriteFile(secret, []byte("still here"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := hide([]string{dir}, mountNamespace())
+	t.Cleanup(func() { syscall.Unmount(dir, syscall.MNT_DETACH) })
+	if err == nil {
+		t.Fatalf("hide mounted over %s in the namespace it shares with its parent", dir)
+	}
+	if b, _ := os.ReadFile(secret); string(b) != "still here" {
+		t.Errorf("the host's file is hidden: %q", b)
+	}
 }

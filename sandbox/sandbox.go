@@ -24,6 +24,9 @@ type Profile struct {
 	Write   []string `json:"write"`   // directories it may change (absolute)
 	Deny    []string `json:"deny"`    // trees it may not even read (absolute, resolved)
 	Network bool     `json:"network"` // TCP connect and bind allowed
+	// ParentNS is the mount namespace of the process that started the
+	// helper (Wrap fills it in): masking happens only in another one.
+	ParentNS string `json:"parentNS,omitempty"`
 }
 
 var (
@@ -66,6 +69,7 @@ func Enforced(p Profile) string {
 // Wrap returns the argv that runs argv under p through the helper binary
 // self (normally os.Executable()).
 func Wrap(self string, p Profile, argv []string) ([]string, error) {
+	p.ParentNS = mountNamespace()
 	b, err := json.Marshal(p)
 	if err != nil {
 		return nil, err
@@ -100,7 +104,7 @@ func run(profile string, rest []string) error {
 	if err != nil {
 		return err
 	}
-	if len(p.Deny) > 0 && hide(p.Deny) == nil {
+	if len(p.Deny) > 0 && hide(p.Deny, p.ParentNS) == nil {
 		p.Deny = nil // masked by mounts: no carving needed
 	}
 	if err := Apply(p); err != nil {
@@ -144,10 +148,12 @@ func userNamespaces() bool {
 
 // hide masks each denied path in the helper's own mount namespace: an
 // empty read-only tmpfs over a directory, /dev/null over a file. Landlock
-// then forbids the command to unmount them (no topology changes).
-func hide(deny []string) error {
-	if os.Getuid() != 0 {
-		return errors.New("not in a user namespace")
+// then forbids the command to unmount them (no topology changes). It
+// refuses to mount anything unless this process has a mount namespace of
+// its own: run as root without one, it would mask the host's files.
+func hide(deny []string, parentNS string) error {
+	if own := mountNamespace(); own == "" || parentNS == "" || own == parentNS {
+		return errors.New("not in a mount namespace of its own")
 	}
 	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
 		return err
@@ -167,6 +173,12 @@ func hide(deny []string) error {
 		}
 	}
 	return nil
+}
+
+// mountNamespace names this process's mount namespace ("mnt:[…]"), or "".
+func mountNamespace() string {
+	ns, _ := os.Readlink("/proc/self/ns/mnt")
+	return ns
 }
 
 // Apply restricts the calling process (all its threads) and its future

@@ -199,26 +199,16 @@ const sandboxNote = "[sandbox: this command ran in dsh-bridge's sandbox (writes 
 // them.
 var sandboxDenials = []string{"Permission denied", "Operation not permitted", "Read-only file system", "permission denied", "operation not permitted"}
 
+// sandboxer is a Host that can say whether its commands run sandboxed.
+type sandboxer interface {
+	Sandboxed(ctx context.Context) bool
+}
+
 // sandboxed reports whether commands started with ctx on h run in a
-// sandbox.
+// sandbox (false for hosts that cannot tell).
 func sandboxed(ctx context.Context, h Host) bool {
-	for {
-		switch x := h.(type) {
-		case LocalHost:
-			return x.Sandboxed(ctx)
-		case *LocalHost:
-			return x.Sandboxed(ctx)
-		case guardedHost:
-			h = x.Host
-		case interface {
-			Local(context.Context) (LocalHost, bool)
-		}:
-			l, ok := x.Local(ctx)
-			return ok && l.Sandboxed(ctx)
-		default:
-			return false
-		}
-	}
+	s, ok := h.(sandboxer)
+	return ok && s.Sandboxed(ctx)
 }
 
 // noteSandbox adds sandboxNote to a sandboxed run whose output shows a

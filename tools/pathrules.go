@@ -48,6 +48,9 @@ func (h guardedHost) WriteTextFile(ctx context.Context, path, content string) er
 	return h.Host.WriteTextFile(ctx, path, content)
 }
 
+// Sandboxed reports whether the inner host sandboxes commands.
+func (h guardedHost) Sandboxed(ctx context.Context) bool { return sandboxed(ctx, h.Host) }
+
 func (h guardedHost) Stat(ctx context.Context, path string) (fs.FileInfo, error) {
 	if err := h.check(path, false); err != nil {
 		return nil, err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"strings"
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
@@ -112,7 +111,6 @@ func classify(defs []*registry.Tool) {
 		case "bash", "job_kill":
 			t.Effect = registry.EffectExecute
 			if t.Name == "bash" {
-				t.PermissionKey = func(args jsonv.Value) string { return "bash:" + commandName(args) }
 				t.Subject = func(args jsonv.Value) string {
 					c, _ := args.Get("command")
 					return strings.TrimSpace(c.Str())
@@ -127,21 +125,7 @@ func classify(defs []*registry.Tool) {
 				}
 				return ""
 			}
-			t.PermissionKey = func(args jsonv.Value) string { return "web_fetch:" + host(args) }
 			t.Subject = func(args jsonv.Value) string { return "domain:" + host(args) }
 		}
 	}
-}
-
-// commandName is the program a shell command runs first: its first word
-// after any environment assignments ("FOO=1 go test" is "go").
-func commandName(args jsonv.Value) string {
-	c, _ := args.Get("command")
-	for _, f := range strings.Fields(c.Str()) {
-		if strings.Contains(f, "=") && !strings.HasPrefix(f, "=") {
-			continue
-		}
-		return filepath.Base(f)
-	}
-	return ""
 }

@@ -55,7 +55,7 @@ func (w *Workspace) Abs(p string) string {
 // is exact (on a case-insensitive file system a differently cased path
 // resolves through the symlink walk to the same name only if it exists).
 func (w *Workspace) Contains(p string) bool {
-	return w.containsResolved(w.Resolve(p))
+	return w.ContainsResolved(w.Resolve(p))
 }
 
 // Resolve returns p (absolute, or relative to the workspace directory)
@@ -67,8 +67,9 @@ func (w *Workspace) Resolve(p string) string { return Resolve(w.Abs(p)) }
 // first is the working directory's.
 func (w *Workspace) Roots() []string { return append([]string(nil), w.roots...) }
 
-// containsResolved reports whether a resolved path lies in a root.
-func (w *Workspace) containsResolved(real string) bool {
+// ContainsResolved reports whether an already resolved path lies in a
+// root.
+func (w *Workspace) ContainsResolved(real string) bool {
 	for _, r := range w.roots {
 		if real == r || strings.HasPrefix(real, r+string(filepath.Separator)) || r == string(filepath.Separator) {
 			return true
