@@ -65,42 +65,70 @@ type replayTurn struct{ events []store.Event }
 // completeTurns groups a log's events into finished turns; events after
 // the last turn end (a turn cut off by a crash) are dropped, so the
 // restored history is always well formed.
-func completeTurns(events []store.Event) (turns []replayTurn, mode, title string, cutOff bool) {
+func completeTurns(events []store.Event) (turns []replayTurn, st restored, cutOff bool) {
 	var cur []store.Event
+	st.config = map[string]string{}
 	for _, e := range events {
 		switch e.Kind {
 		case store.KindAbandoned:
 			cur = nil
 		case store.KindMode:
-			mode = e.Mode
+			st.mode = e.Mode
 		case store.KindTitle:
-			title = e.Title
+			st.title = e.Title
+		case store.KindConfig:
+			st.config[e.ConfigID] = e.Value
+		case store.KindUsage:
+			if e.Usage != nil && e.Usage.CostUSD != nil {
+				st.cost += *e.Usage.CostUSD
+				st.priced = true
+			}
 		case store.KindTurnEnd:
 			turns = append(turns, replayTurn{events: cur})
 			cur = nil
-		case store.KindUser, store.KindAssistant, store.KindToolResult, store.KindContext:
+		case store.KindUser, store.KindAssistant, store.KindToolResult, store.KindContext, store.KindCompaction:
 			cur = append(cur, e)
 		}
 	}
-	return turns, mode, title, len(cur) > 0
+	return turns, st, len(cur) > 0
 }
 
-// history rebuilds the model conversation from complete turns.
-func history(turns []replayTurn) []model.Message {
+// restored is the session state a log records besides its turns.
+type restored struct {
+	mode, title string
+	config      map[string]string // config option id → value, last wins
+	cost        float64           // the cost of the priced requests
+	priced      bool
+}
+
+// history rebuilds the model conversation from complete turns, exactly as
+// the live session held it: capped results, compactions applied where
+// they happened.
+func (ss *Session) rebuildHistory(turns []replayTurn) []model.Message {
 	var out []model.Message
 	for _, t := range turns {
 		for _, e := range t.events {
 			switch e.Kind {
 			case store.KindUser, store.KindContext:
 				out = append(out, model.Message{Role: "user", Content: e.Text})
+			case store.KindCompaction:
+				if c := e.Compaction; c != nil {
+					out = model.ApplyShrink(out, c.Shrunk)
+					if c.Through > 0 && c.Through <= len(out) {
+						out = model.Summarised(c.Summary, out[c.Through:])
+					}
+				}
 			case store.KindAssistant:
+				if e.Text == "" && len(e.ToolCalls) == 0 {
+					continue // reasoning alone never reached the history
+				}
 				m := model.Message{Role: "assistant", Content: e.Text, Reasoning: e.Reasoning}
 				for _, tc := range e.ToolCalls {
 					m.ToolCalls = append(m.ToolCalls, model.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
 				}
 				out = append(out, m)
 			case store.KindToolResult:
-				out = append(out, model.Message{Role: "tool", ToolCallID: e.CallID, Content: resultText(registry.Result{Content: e.Content, IsError: e.IsError, Error: e.Error})})
+				out = append(out, model.Message{Role: "tool", ToolCallID: e.CallID, Content: ss.resultText(registry.Result{Content: e.Content, IsError: e.IsError, Error: e.Error})})
 			}
 		}
 	}
@@ -127,6 +155,11 @@ func (ss *Session) replay(ctx context.Context, turns []replayTurn) {
 				for _, tc := range e.ToolCalls {
 					args[tc.ID] = tc
 					ss.announce(ctx, model.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
+				}
+			case store.KindCompaction:
+				if c := e.Compaction; c != nil {
+					ss.announceCompaction(ctx, compactionUpdate{CompactionID: c.ID, Status: "completed",
+						Summary: []card.Content{card.Text(compactionText(len(c.Shrunk), c.Through, c.Summary))}})
 				}
 			case store.KindToolResult:
 				tc := args[e.CallID]
@@ -178,16 +211,19 @@ func (s *Server) loadSession(ctx context.Context, req *jsonrpc2.Request, replay 
 	if !filepath.IsAbs(cwd) {
 		return nil, invalidParams("session/load: cwd must be an absolute path, got %q", cwd)
 	}
-	turns, mode, title, cutOff := completeTurns(events)
+	turns, st, cutOff := completeTurns(events)
 	ss, err := s.openSession(p.SessionID, cwd, p.AdditionalDirectories)
 	if err != nil {
 		return nil, err
 	}
-	if mode != "" {
-		_ = ss.setMode(mode)
+	if st.mode != "" {
+		_ = ss.setMode(st.mode)
 	}
-	ss.title = title
-	ss.history = history(turns)
+	ss.initModel(ctx)
+	ss.restoreConfig(st.config)
+	ss.model.cost, ss.model.priced = st.cost, st.priced
+	ss.title = st.title
+	ss.history = ss.rebuildHistory(turns)
 	if replay {
 		ss.replay(ctx, turns)
 	}

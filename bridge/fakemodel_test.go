@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,45 +18,87 @@ type fakeCall struct{ id, name, args string }
 
 // fakeTurn is one scripted model response.
 type fakeTurn struct {
-	reasoning string
-	text      string
-	calls     []fakeCall
-	finish    string // default "stop" or "tool_calls"
-	status    int    // non-zero: answer with this HTTP error status
-	hang      bool   // stream the text, then wait for the client to go away
+	reasoning  string
+	text       string
+	calls      []fakeCall
+	finish     string // default "stop" or "tool_calls"
+	status     int    // non-zero: answer with this HTTP error status
+	message    string // the error message of status (default "scripted failure")
+	retryAfter string // the Retry-After header of status
+	hang       bool   // stream the text, then wait for the client to go away
+	cut        bool   // stream the text, then drop the connection
 }
 
-// fakeModel is a loopback fake of the OpenAI chat completions streaming API.
-// Each request takes the next scripted turn (an empty script answers "done")
-// and is recorded for assertions.
+// fakeModel is a loopback fake of DeepSeek's API as it behaves today
+// (api-docs.deepseek.com, read 2026-11-30), so that a request the real
+// service would refuse is refused here too:
+//   - GET /models lists deepseek-flash and deepseek-v4-pro;
+//   - a model it does not serve (the retired deepseek-chat and
+//     deepseek-reasoner among them) gets 400 "Model Not Exist";
+//   - a wrong key gets 401;
+//   - thinking is on unless the request disables it: the answer streams
+//     reasoning_content, and an assistant message with tool_calls but no
+//     reasoning_content gets the 400 the real API gives;
+//   - usage carries prompt_cache_hit_tokens / prompt_cache_miss_tokens,
+//     the hit being the prefix shared with the previous request (in 64-token
+//     units, as the real cache works), with 4 bytes to a token;
+//   - a request longer than window tokens (when set) gets the real
+//     context-length 400.
+//
+// Each chat request takes the next scripted turn (an empty script answers
+// "done") and is recorded for assertions.
 type fakeModel struct {
 	srv      *httptest.Server
 	mu       sync.Mutex
 	turns    []fakeTurn
 	requests []chatRequest
+	bodies   [][]byte
 	always   *fakeTurn // answer every request with this turn
 	// respond, when set, computes each request's turn.
 	respond func(chatRequest) fakeTurn
+	key     string // the accepted API key (default "test-key"); "-" accepts any
+	window  int    // the context window in tokens; 0: unlimited
+	// summary, when set, answers summary requests (no tools, thinking
+	// disabled) without taking a scripted turn.
+	summary string
+}
+
+type chatMessage struct {
+	Role             string  `json:"role"`
+	Content          any     `json:"content"`
+	ReasoningContent *string `json:"reasoning_content"`
+	ToolCallID       string  `json:"tool_call_id"`
+	ToolCalls        []struct {
+		ID string `json:"id"`
+	} `json:"tool_calls"`
 }
 
 type chatRequest struct {
-	Messages []struct {
-		Role       string `json:"role"`
-		Content    any    `json:"content"`
-		ToolCallID string `json:"tool_call_id"`
-		ToolCalls  []struct {
-			ID string `json:"id"`
-		} `json:"tool_calls"`
-	} `json:"messages"`
-	Tools []struct {
+	Model    string        `json:"model"`
+	Messages []chatMessage `json:"messages"`
+	Tools    []struct {
 		Function struct {
 			Name string `json:"name"`
 		} `json:"function"`
 	} `json:"tools"`
+	Stream   bool `json:"stream"`
+	Thinking *struct {
+		Type string `json:"type"`
+	} `json:"thinking"`
+	ReasoningEffort string `json:"reasoning_effort"`
 }
 
+// thinking reports whether the request runs in thinking mode.
+func (r chatRequest) thinking() bool { return r.Thinking == nil || r.Thinking.Type != "disabled" }
+
+// fakeModels are the models the fake serves; fakeListed those it lists.
+var (
+	fakeModels = []string{"deepseek-flash", "deepseek-v4-pro", "deepseek-v4-flash"}
+	fakeListed = []string{"deepseek-flash", "deepseek-v4-pro"}
+)
+
 func newFakeModel(t testing.TB, turns ...fakeTurn) *fakeModel {
-	f := &fakeModel{turns: turns}
+	f := &fakeModel{turns: turns, key: "test-key"}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -72,14 +116,79 @@ func (f *fakeModel) recorded() []chatRequest {
 	return append([]chatRequest(nil), f.requests...)
 }
 
+func (f *fakeModel) rawBodies() [][]byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([][]byte(nil), f.bodies...)
+}
+
+// apiError writes an error body shaped as DeepSeek's.
+func apiError(w http.ResponseWriter, status int, typ, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": "invalid_request_error"}})
+	w.Write(b)
+}
+
 func (f *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	key := f.key
+	f.mu.Unlock()
+	if got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "); key != "-" && got != key {
+		apiError(w, http.StatusUnauthorized, "authentication_error", "Authentication Fails, Your api key: ****"+got[max(0, len(got)-4):]+" is invalid")
+		return
+	}
+	switch {
+	case r.Method == http.MethodGet && r.URL.Path == "/models":
+		data := []any{}
+		for _, id := range fakeListed {
+			data = append(data, map[string]any{"id": id, "object": "model", "owned_by": "deepseek"})
+		}
+		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
+		return
+	case r.Method != http.MethodPost || r.URL.Path != "/chat/completions":
+		http.NotFound(w, r)
+		return
+	}
 	body, _ := io.ReadAll(r.Body)
 	var req chatRequest
-	_ = json.Unmarshal(body, &req)
+	if err := json.Unmarshal(body, &req); err != nil {
+		apiError(w, http.StatusBadRequest, "invalid_request_error", "Failed to deserialize the JSON body into the target type")
+		return
+	}
 	f.mu.Lock()
+	prev := []byte(nil)
+	if len(f.bodies) > 0 {
+		prev = f.bodies[len(f.bodies)-1]
+	}
 	f.requests = append(f.requests, req)
+	f.bodies = append(f.bodies, body)
+	window, summary := f.window, f.summary
+	f.mu.Unlock()
+
+	if !slices.Contains(fakeModels, req.Model) {
+		apiError(w, http.StatusBadRequest, "invalid_request_error", "Model Not Exist")
+		return
+	}
+	if req.thinking() {
+		for _, m := range req.Messages {
+			if m.Role == "assistant" && len(m.ToolCalls) > 0 && m.ReasoningContent == nil {
+				apiError(w, http.StatusBadRequest, "invalid_request_error", "The reasoning_content in the thinking mode must be passed back to the API.")
+				return
+			}
+		}
+	}
+	prompt := len(body) / 4
+	if window > 0 && prompt > window {
+		apiError(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf(
+			"This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, 0 in the completion). Please reduce the length of the messages or completion.", window, prompt, prompt))
+		return
+	}
 	turn := fakeTurn{text: "done"}
+	f.mu.Lock()
 	switch {
+	case summary != "" && len(req.Tools) == 0 && !req.thinking():
+		turn = fakeTurn{text: summary}
 	case f.respond != nil:
 		turn = f.respond(req)
 	case f.always != nil:
@@ -89,9 +198,34 @@ func (f *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Unlock()
 	if turn.status != 0 {
-		http.Error(w, `{"error":{"message":"scripted failure","type":"server_error"}}`, turn.status)
+		if turn.retryAfter != "" {
+			w.Header().Set("Retry-After", turn.retryAfter)
+		}
+		msg := turn.message
+		if msg == "" {
+			msg = "scripted failure"
+		}
+		apiError(w, turn.status, "invalid_request_error", msg)
 		return
 	}
+	if req.thinking() && turn.reasoning == "" {
+		turn.reasoning = "Thinking it over."
+	}
+	if !req.thinking() {
+		turn.reasoning = ""
+	}
+	f.stream(w, r, req, turn, prompt, sharedPrefix(prev, body)/4/64*64)
+}
+
+func sharedPrefix(a, b []byte) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+func (f *fakeModel) stream(w http.ResponseWriter, r *http.Request, req chatRequest, turn fakeTurn, prompt, hit int) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	flusher := w.(http.Flusher)
 	send := func(v any) {
@@ -100,14 +234,18 @@ func (f *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 		flusher.Flush()
 	}
 	chunk := func(delta map[string]any, finish any) map[string]any {
-		return map[string]any{"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "fake",
+		return map[string]any{"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": req.Model,
 			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
 	}
+	completion := 1 + (len(turn.reasoning)+len(turn.text))/4
 	if turn.reasoning != "" {
-		send(chunk(map[string]any{"role": "assistant", "reasoning_content": turn.reasoning}, nil))
+		send(chunk(map[string]any{"role": "assistant", "content": nil, "reasoning_content": turn.reasoning}, nil))
 	}
 	for i := 0; i < len(turn.text); i += 7 {
 		send(chunk(map[string]any{"content": turn.text[i:min(len(turn.text), i+7)]}, nil))
+	}
+	if turn.cut {
+		return // the connection drops without a finish_reason or [DONE]
 	}
 	if turn.hang {
 		select {
@@ -117,6 +255,7 @@ func (f *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for i, c := range turn.calls {
+		completion += len(c.args) / 4
 		half := len(c.args) / 2
 		send(chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": c.id, "type": "function",
 			"function": map[string]any{"name": c.name, "arguments": c.args[:half]}}}}, nil))
@@ -129,9 +268,11 @@ func (f *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 			finish = "tool_calls"
 		}
 	}
-	send(chunk(map[string]any{}, finish))
-	send(map[string]any{"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "fake", "choices": []any{},
-		"usage": map[string]any{"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}})
+	send(chunk(map[string]any{"content": ""}, finish))
+	send(map[string]any{"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": req.Model, "choices": []any{},
+		"usage": map[string]any{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
+			"prompt_cache_hit_tokens": hit, "prompt_cache_miss_tokens": prompt - hit,
+			"completion_tokens_details": map[string]any{"reasoning_tokens": len(turn.reasoning) / 4}}})
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	flusher.Flush()
 }

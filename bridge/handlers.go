@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 
@@ -66,6 +65,7 @@ func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, er
 	if err != nil {
 		return nil, err
 	}
+	ss.initModel(ctx)
 	if s.store != nil {
 		if ss.log, err = s.store.Create(ss.id, store.Event{Cwd: ss.ws.Cwd(), AdditionalDirectories: p.AdditionalDirectories}); err != nil {
 			s.log.Error("creating the session log; this session will not be resumable", "session", ss.id, "err", err)
@@ -156,37 +156,6 @@ func (s *Server) setMode(req *jsonrpc2.Request) (any, error) {
 	}
 	ss.record(store.Event{Kind: store.KindMode, Mode: p.ModeID})
 	return withAfter{result: map[string]any{}, after: func() { ss.announceMode(context.Background()) }}, nil
-}
-
-func (s *Server) setConfigOption(req *jsonrpc2.Request) (any, error) {
-	var p setConfigParams
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
-	ss, err := s.requireSession(p.SessionID)
-	if err != nil {
-		return nil, err
-	}
-	var value string
-	if err := json.Unmarshal(p.Value, &value); err != nil {
-		return nil, invalidParams("session/set_config_option: value must be a string")
-	}
-	switch p.ConfigID {
-	case "mode":
-		if err := ss.setMode(value); err != nil {
-			return nil, err
-		}
-		ss.record(store.Event{Kind: store.KindMode, Mode: value})
-		return withAfter{result: setConfigResult{ConfigOptions: ss.configOptions()}, after: func() {
-			s.notify(context.Background(), ss.id, currentModeUpdate{SessionUpdate: "current_mode_update", CurrentModeID: value})
-		}}, nil
-	case "model":
-		if value != s.cfg.ModelName {
-			return nil, invalidParams("session/set_config_option: unknown model %q (available: %q)", value, s.cfg.ModelName)
-		}
-		return setConfigResult{ConfigOptions: ss.configOptions()}, nil
-	}
-	return nil, invalidParams("session/set_config_option: unknown config option %q", p.ConfigID)
 }
 
 // sessionCapabilities advertises only what works: list and resume need

@@ -367,7 +367,7 @@ func TestBridge_ModelFailures(t *testing.T) {
 		if stop := h.prompt(h.session, "x"); stop != "end_turn" {
 			t.Errorf("stop %q", stop)
 		}
-		if !strings.Contains(h.agentText(), "[model error:") || len(h.model.recorded()) < 2 {
+		if !strings.Contains(h.agentText(), "[model error] The model API is failing (HTTP 500)") || len(h.model.recorded()) != 4 {
 			t.Errorf("text %q after %d requests (%v)", h.agentText(), len(h.model.recorded()), time.Since(start))
 		}
 	})

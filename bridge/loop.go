@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -122,9 +123,15 @@ func (ss *Session) turn(ctx context.Context) string {
 		if s.cfg.ModelErr != nil {
 			msg += ": " + s.cfg.ModelErr.Error()
 		}
-		s.notify(ctx, ss.id, contentChunk{SessionUpdate: "agent_message_chunk", Content: card.Text(msg)})
+		ss.say(ctx, msg)
 		return stopEndTurn
 	}
+	if !ss.checkModel(ctx) {
+		return stopEndTurn
+	}
+	tools := s.reg.Schemas(ss.scope)
+	system := ss.systemPrompt()
+	refused := false // the API refused the last request as too long
 	for n := 0; ; n++ {
 		if n >= s.cfg.MaxTurnRequests {
 			return stopMaxReqs
@@ -132,13 +139,20 @@ func (ss *Session) turn(ctx context.Context) string {
 		if ctx.Err() != nil {
 			return stopCancelled
 		}
+		ss.compactIfNeeded(ctx, system, tools, refused)
+		if ctx.Err() != nil {
+			return stopCancelled
+		}
 		ss.mu.Lock()
-		msgs := append([]model.Message{{Role: "system", Content: ss.systemPrompt()}}, ss.history...)
+		req := model.Request{Model: ss.model.id, System: system, Messages: ss.history, Tools: tools, Thinking: ss.model.thinking}
+		listed := ss.model.listed
 		ss.mu.Unlock()
-		resp, err := s.cfg.Model.Complete(ctx, model.Request{Messages: msgs, Tools: s.reg.Schemas(ss.scope)}, model.Handler{
-			OnText: func(d string) {
-				s.notify(ctx, ss.id, contentChunk{SessionUpdate: "agent_message_chunk", Content: card.Text(d)})
-			},
+		if !s.modelInfo(req.Model).Thinking {
+			req.Thinking = model.ThinkingDefault
+		}
+		size := requestBytes(system, tools, req.Messages)
+		resp, err := s.cfg.Model.Complete(ctx, req, model.Handler{
+			OnText: func(d string) { ss.say(ctx, d) },
 			OnReasoning: func(d string) {
 				s.notify(ctx, ss.id, contentChunk{SessionUpdate: "agent_thought_chunk", Content: card.Text(d)})
 			},
@@ -146,17 +160,20 @@ func (ss *Session) turn(ctx context.Context) string {
 		})
 		if ctx.Err() != nil {
 			ss.commitAssistant(resp, nil)
-			ss.failUnfinished(ctx, resp.ToolCalls)
+			ss.failUnfinished(ctx, append(resp.ToolCalls, resp.Announced...))
 			return stopCancelled
 		}
 		if err != nil {
-			s.log.Error("model request failed", "err", err)
-			s.notify(ctx, ss.id, contentChunk{SessionUpdate: "agent_message_chunk", Content: card.Text("\n\n[model error: " + err.Error() + "]")})
+			var apiErr *model.APIError
+			if errors.As(err, &apiErr) && apiErr.ContextTooLong() && !refused {
+				refused = true // compact whatever it takes, then try once more
+				continue
+			}
+			ss.modelFailed(ctx, req.Model, listed, resp, err)
 			return stopEndTurn
 		}
-		if resp.Usage.TotalTokens > 0 {
-			s.notify(ctx, ss.id, usageUpdate{SessionUpdate: "usage_update", Used: resp.Usage.TotalTokens, Size: contextWindow})
-		}
+		refused = false
+		ss.account(ctx, resp, size, true)
 		if len(resp.ToolCalls) == 0 {
 			ss.commitAssistant(resp, nil)
 			switch resp.FinishReason {
@@ -182,8 +199,25 @@ func (ss *Session) turn(ctx context.Context) string {
 	}
 }
 
-// contextWindow is the context size reported in usage updates.
-const contextWindow = 128000
+// modelFailed ends a turn whose model request failed: what streamed is
+// kept (in the history and the log), calls announced before a cut are
+// failed, and the person reads what went wrong and what to do.
+func (ss *Session) modelFailed(ctx context.Context, modelID string, listed []string, resp model.Response, err error) {
+	ss.srv.log.Error("model request failed", "model", modelID, "err", err)
+	ss.commitAssistant(resp, nil)
+	ss.failUnfinished(ctx, resp.Announced)
+	var apiErr *model.APIError
+	var msg string
+	switch {
+	case errors.As(err, &apiErr):
+		msg = apiErr.Explain(modelID, listed)
+	case errors.Is(err, model.ErrStreamCut):
+		msg = "The model's answer was cut off (" + err.Error() + "). What arrived is kept above; send a message to continue."
+	default:
+		msg = "The model request failed: " + err.Error()
+	}
+	ss.say(ctx, "\n\n[model error] "+msg)
+}
 
 // announce sends the pending tool_call of a call the model finished.
 func (ss *Session) announce(ctx context.Context, tc model.ToolCall) {
@@ -260,7 +294,7 @@ func (ss *Session) commitAssistant(resp model.Response, results []registry.Resul
 	ss.history = append(ss.history, model.Message{Role: "assistant", Content: resp.Text, Reasoning: resp.Reasoning, ToolCalls: resp.ToolCalls})
 	var contexts []string
 	for i, r := range results {
-		ss.history = append(ss.history, model.Message{Role: "tool", ToolCallID: resp.ToolCalls[i].ID, Content: resultText(r)})
+		ss.history = append(ss.history, model.Message{Role: "tool", ToolCallID: resp.ToolCalls[i].ID, Content: ss.resultText(r)})
 		for _, c := range r.AdditionalContexts {
 			contexts = append(contexts, blocksText(c.Content))
 		}
@@ -268,6 +302,12 @@ func (ss *Session) commitAssistant(resp model.Response, results []registry.Resul
 	for _, c := range contexts {
 		ss.history = append(ss.history, model.Message{Role: "user", Content: c})
 	}
+}
+
+// resultText is what the model reads of a result, capped at the
+// configured size.
+func (ss *Session) resultText(r registry.Result) string {
+	return model.CapToolResult(resultText(r), ss.srv.cfg.ModelSettings.Compaction.MaxToolResultBytes)
 }
 
 func resultText(r registry.Result) string {

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 
@@ -23,9 +24,16 @@ import (
 type Config struct {
 	// Model is the chat model; when nil, ModelErr explains why (for
 	// example model.ErrNoAPIKey) and every prompt ends with that message.
-	Model     model.Client
-	ModelErr  error
+	Model    model.Client
+	ModelErr error
+	// ModelName is the configured model; empty picks the first preferred
+	// model the endpoint lists (model.Default).
 	ModelName string
+	// ModelSettings describes models (windows, prices) and tunes
+	// compaction; the zero value means model.Defaults().
+	ModelSettings model.Settings
+	// Now is the clock prices are read at (nil: time.Now).
+	Now func() time.Time
 	// MaxTurnRequests caps model requests per prompt turn (default 50).
 	MaxTurnRequests int
 	// MaxParallel bounds parallel tool calls (default 10).
@@ -59,7 +67,8 @@ type Server struct {
 	sessions map[string]*Session
 	byScope  map[*registry.Scope]*Session
 	inflight map[string]context.CancelFunc // inbound request id → cancel
-	wg       sync.WaitGroup                // request goroutines
+	models   modelList
+	wg       sync.WaitGroup // request goroutines
 
 	// life ends when the client's input does: calls to the client that
 	// outlive a turn (editor terminals) derive from it, so they stop
@@ -75,6 +84,9 @@ func NewServer(cfg Config) *Server {
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
+	}
+	if cfg.ModelSettings.Compaction.Threshold == 0 {
+		cfg.ModelSettings.Compaction = model.Defaults().Compaction
 	}
 	if cfg.Version == "" {
 		cfg.Version = "dev"

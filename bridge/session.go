@@ -52,6 +52,7 @@ type Session struct {
 	mu      sync.Mutex
 	mode    string
 	history []model.Message
+	model   modelState
 	cancel  context.CancelFunc // the running turn's; nil when idle
 	calls   map[string]*callInfo
 }
@@ -84,18 +85,6 @@ func (ss *Session) setMode(id string) error {
 
 func (ss *Session) modeState() modeState {
 	return modeState{CurrentModeID: ss.currentMode(), AvailableModes: modes}
-}
-
-func (ss *Session) configOptions() []configOption {
-	modeOpts := make([]selectOption, len(modes))
-	for i, m := range modes {
-		modeOpts[i] = selectOption{Value: m.ID, Name: m.Name, Description: m.Description}
-	}
-	name := ss.srv.cfg.ModelName
-	return []configOption{
-		{ID: "mode", Name: "Mode", Category: "mode", Type: "select", CurrentValue: ss.currentMode(), Options: modeOpts},
-		{ID: "model", Name: "Model", Category: "model", Type: "select", CurrentValue: name, Options: []selectOption{{Value: name, Name: name}}},
-	}
 }
 
 // announceMode tells the client the mode changed (both the mode update and

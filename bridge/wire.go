@@ -13,8 +13,12 @@ type clientCapabilities struct {
 		ReadTextFile  bool `json:"readTextFile"`
 		WriteTextFile bool `json:"writeTextFile"`
 	} `json:"fs"`
-	Terminal bool           `json:"terminal"`
-	Meta     map[string]any `json:"_meta"`
+	Terminal bool `json:"terminal"`
+	Session  struct {
+		// Compaction is non-nil when the client takes compaction_update.
+		Compaction *json.RawMessage `json:"compaction"`
+	} `json:"session"`
+	Meta map[string]any `json:"_meta"`
 }
 
 type initializeParams struct {
@@ -131,9 +135,23 @@ type contentChunk struct {
 }
 
 type usageUpdate struct {
-	SessionUpdate string `json:"sessionUpdate"`
-	Used          int64  `json:"used"`
-	Size          int64  `json:"size"`
+	SessionUpdate string    `json:"sessionUpdate"`
+	Used          int64     `json:"used"`
+	Size          int64     `json:"size"`
+	Cost          *costInfo `json:"cost,omitempty"`
+}
+
+type costInfo struct {
+	Amount   float64 `json:"amount"`
+	Currency string  `json:"currency"`
+}
+
+type compactionUpdate struct {
+	SessionUpdate string         `json:"sessionUpdate"`
+	CompactionID  string         `json:"compactionId"`
+	Status        string         `json:"status"`
+	Summary       []card.Content `json:"summary,omitempty"`
+	Error         string         `json:"error,omitempty"`
 }
 
 type noticeUpdate struct {

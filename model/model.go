@@ -1,6 +1,3 @@
-// Package model holds the model clients the agent loop talks to: the
-// OpenAI-compatible chat completions client (DeepSeek by default) and the
-// Client interface that scripted and fake models implement.
 package model
 
 import (
@@ -11,12 +8,22 @@ import (
 )
 
 // Message is one chat message of the conversation history.
+//
+// A Message caches its wire encoding once a Chat client has written it
+// (see Request.Messages); the cache is keyed by dialect and never changes
+// the message's meaning. Copying a Message copies the cache pointer, which
+// is safe: the cache is immutable once set.
 type Message struct {
-	Role       string     // "system", "user", "assistant" or "tool"
-	Content    string     // text
-	Reasoning  string     // assistant reasoning (kept for the log; never sent back)
+	Role    string // "user", "assistant" or "tool" (the system prompt is Request.System)
+	Content string // text
+	// Reasoning is the assistant's reasoning. For DeepSeek models it is sent
+	// back, always (even ""), on every assistant message that has tool
+	// calls, as the API requires; it is never sent on other messages.
+	Reasoning  string
 	ToolCalls  []ToolCall // assistant tool calls
 	ToolCallID string     // the call a "tool" message answers
+
+	wire *encoded
 }
 
 // ToolCall is one complete tool call the model made.
@@ -26,15 +33,42 @@ type ToolCall struct {
 	Arguments string // raw JSON text, as the model wrote it
 }
 
+// Thinking is a thought level: how much the model reasons before it
+// answers. The zero value leaves the model's default.
+type Thinking string
+
+// Thought levels. ThinkingOff disables thinking; High and Max set
+// DeepSeek's reasoning_effort.
+const (
+	ThinkingDefault Thinking = ""
+	ThinkingOff     Thinking = "off"
+	ThinkingHigh    Thinking = "high"
+	ThinkingMax     Thinking = "max"
+)
+
 // Request is one model request.
 type Request struct {
+	Model  string // the model id; empty uses the client's default
+	System string // the system prompt, sent first
+	// Messages is the history after the system prompt. Complete caches each
+	// message's encoding in the slice's elements, so the caller passes its
+	// own history slice (not a copy) and must not use it concurrently
+	// with Complete.
 	Messages []Message
 	Tools    []registry.ToolSchema
+	Thinking Thinking
+	// MaxTokens caps the completion (0: the model's default).
+	MaxTokens int
 }
 
-// Usage is a request's token usage.
+// Usage is a request's token usage. CacheHit and CacheMiss split the prompt
+// tokens where the API reports it (DeepSeek's prompt_cache_hit_tokens and
+// prompt_cache_miss_tokens; OpenAI's prompt_tokens_details.cached_tokens).
 type Usage struct {
 	PromptTokens, CompletionTokens, TotalTokens int64
+	CacheHit, CacheMiss                         int64
+	// CacheKnown reports whether the API split the prompt tokens.
+	CacheKnown bool
 }
 
 // Response is a finished model response.
@@ -44,6 +78,10 @@ type Response struct {
 	ToolCalls    []ToolCall
 	FinishReason string // "stop", "tool_calls", "length", "content_filter", …
 	Usage        Usage
+	Model        string // the model that answered, as the API names it
+	// Announced, on a cut stream, holds the tool calls that were announced
+	// through OnToolCall before the cut; they never ran.
+	Announced []ToolCall
 }
 
 // Handler receives a response as it streams. Each callback is optional and
@@ -59,8 +97,14 @@ type Handler struct {
 // Client is a chat model.
 type Client interface {
 	// Complete streams one response. It honours ctx: cancelling it stops
-	// the stream and returns ctx's error.
+	// the stream and returns ctx's error. On any error the Response holds
+	// what streamed before it.
 	Complete(ctx context.Context, req Request, h Handler) (Response, error)
+}
+
+// Lister is a Client that can list the models its endpoint serves.
+type Lister interface {
+	Models(ctx context.Context) ([]string, error)
 }
 
 // ErrNoAPIKey means no API key was configured for a model that needs one.

@@ -40,7 +40,33 @@ const (
 	KindAbandoned  = "turn/abandoned" // closes a turn cut off by a crash: its events are void
 	KindMode       = "mode"           // a mode change
 	KindTitle      = "title"          // the session title
+	KindConfig     = "config"         // a session config option set (model, thought level)
+	KindUsage      = "usage"          // one model request's token usage and cost
+	KindCompaction = "compaction"     // the history was compacted before a request
 )
+
+// Compaction records how the history was compacted, so that a load
+// rebuilds the same history.
+type Compaction struct {
+	ID string `json:"id"`
+	// Shrunk lists the tool calls whose results the model no longer sees
+	// (replaced by a placeholder; the log keeps them whole).
+	Shrunk []string `json:"shrunk,omitempty"`
+	// Through is how many leading history messages the summary replaced
+	// (0: no summary).
+	Through int    `json:"through,omitempty"`
+	Summary string `json:"summary,omitempty"`
+}
+
+// Usage is one model request's usage.
+type Usage struct {
+	Model            string   `json:"model"`
+	PromptTokens     int64    `json:"promptTokens"`
+	CompletionTokens int64    `json:"completionTokens"`
+	CacheHit         int64    `json:"cacheHit,omitempty"`
+	CacheMiss        int64    `json:"cacheMiss,omitempty"`
+	CostUSD          *float64 `json:"costUsd,omitempty"` // nil: the price is unknown
+}
 
 // ToolCall is one tool call of an assistant event.
 type ToolCall struct {
@@ -66,6 +92,11 @@ type Event struct {
 	IsError bool              `json:"isError,omitempty"`
 	Error   *registry.Failure `json:"error,omitempty"`
 	Meta    jsonv.Value       `json:"meta,omitzero"`
+
+	ConfigID   string      `json:"configId,omitempty"`
+	Value      string      `json:"value,omitempty"`
+	Usage      *Usage      `json:"usage,omitempty"`
+	Compaction *Compaction `json:"compaction,omitempty"`
 
 	StopReason string `json:"stopReason,omitempty"`
 	Mode       string `json:"mode,omitempty"`

@@ -10,7 +10,8 @@
 //
 //	--base-url  DSH_BASE_URL   OpenAI-compatible API base (default https://api.deepseek.com)
 //	--api-key   DSH_API_KEY    API key (falls back to DEEPSEEK_API_KEY, then OPENAI_API_KEY)
-//	--model     DSH_MODEL      model name (default deepseek-chat), or script:PATH to replay a JSONL script
+//	--model     DSH_MODEL      model id (default: the first of deepseek-flash, deepseek-v4-pro,
+//	                           deepseek-v4-flash that GET /models lists), or script:PATH to replay a JSONL script
 //	--max-turn-requests DSH_MAX_TURN_REQUESTS  model requests per prompt turn (default 50)
 //	--state-dir DSH_STATE_DIR  session logs (default $XDG_STATE_HOME/dsh-bridge, i.e. ~/.local/state/dsh-bridge)
 //
@@ -37,6 +38,7 @@ import (
 
 	"github.com/dsh-bridge/dsh-bridge/bridge"
 	"github.com/dsh-bridge/dsh-bridge/model"
+	"github.com/dsh-bridge/dsh-bridge/permission"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/tools"
 )
@@ -77,8 +79,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("dsh-bridge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	baseURL := fs.String("base-url", or(env("DSH_BASE_URL"), "https://api.deepseek.com"), "OpenAI-compatible API base URL")
-	apiKey := fs.String("api-key", env("DSH_API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY"), "API key")
-	modelName := fs.String("model", or(env("DSH_MODEL"), "deepseek-chat"), "model name")
+	keyVar := firstSet("DSH_API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY")
+	apiKey := fs.String("api-key", env(keyVar), "API key")
+	modelName := fs.String("model", env("DSH_MODEL"), "model id (default: the endpoint's preferred DeepSeek model)")
 	maxReqs := fs.Int("max-turn-requests", atoi(env("DSH_MAX_TURN_REQUESTS"), 50), "model requests per prompt turn")
 	stateDir := fs.String("state-dir", or(env("DSH_STATE_DIR"), defaultStateDir()), "directory of the session logs")
 	if err := fs.Parse(args); err != nil {
@@ -89,12 +92,21 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cfg := bridge.Config{ModelName: *modelName, MaxTurnRequests: *maxReqs, Version: version, Log: log, StateDir: *stateDir}
+	settingsFile := filepath.Join(permission.UserConfigDir(), "settings.json")
+	ms, err := model.LoadSettings(settingsFile)
+	if err != nil {
+		log.Warn("the model settings were ignored", "err", err)
+	}
+	cfg.ModelSettings = ms
+	keySource := keyVar
+	if fs.Lookup("api-key").Value.String() != env(keyVar) {
+		keySource = "the --api-key flag"
+	}
 	var client model.Client
-	var err error
 	if path, ok := strings.CutPrefix(*modelName, "script:"); ok {
 		client, err = model.LoadScript(path)
 	} else {
-		client, err = model.NewOpenAI(model.OpenAIConfig{BaseURL: *baseURL, APIKey: *apiKey, Model: *modelName})
+		client, err = model.NewChat(model.ChatConfig{BaseURL: *baseURL, APIKey: *apiKey, KeySource: keySource, Model: *modelName})
 	}
 	if err != nil {
 		log.Warn("no model available; prompts will explain why", "err", err)
@@ -125,6 +137,16 @@ func defaultStateDir() string {
 	}
 	if home, err := os.UserHomeDir(); err == nil {
 		return filepath.Join(home, ".local", "state", "dsh-bridge")
+	}
+	return ""
+}
+
+// firstSet is the first of keys set in the environment ("" when none is).
+func firstSet(keys ...string) string {
+	for _, k := range keys {
+		if os.Getenv(k) != "" {
+			return k
+		}
 	}
 	return ""
 }

@@ -1,0 +1,186 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/dsh-bridge/dsh-bridge/model"
+	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/store"
+	"github.com/dsh-bridge/dsh-bridge/views/card"
+)
+
+// requestBytes estimates the size of a request: system prompt, tools and
+// history.
+func requestBytes(system string, tools []registry.ToolSchema, hist []model.Message) int {
+	n := len(system) + model.HistoryBytes(hist)
+	for _, t := range tools {
+		n += 64 + len(t.Name) + len(t.Description) + len(t.Parameters.Bytes())
+	}
+	return n
+}
+
+// tokensPerByte converts an estimated size to tokens, calibrated by the
+// last request's real prompt tokens; before any, a cautious 1 token per 3
+// bytes.
+func (m *modelState) tokensPerByte() float64 {
+	if m.lastPrompt > 0 && m.lastBytes > 0 {
+		return float64(m.lastPrompt) / float64(m.lastBytes)
+	}
+	return 1.0 / 3
+}
+
+// compactIfNeeded compacts the history when the next request would pass
+// the configured share of the window, or always when force is set (the
+// API refused the last request as too long). It reports whether anything
+// was compacted.
+func (ss *Session) compactIfNeeded(ctx context.Context, system string, tools []registry.ToolSchema, force bool) bool {
+	s := ss.srv
+	cfg := s.cfg.ModelSettings.Compaction
+	ss.mu.Lock()
+	hist := ss.history
+	m := ss.model
+	ss.mu.Unlock()
+	info := s.modelInfo(m.id)
+	tpb := m.tokensPerByte()
+	fixed := requestBytes(system, tools, nil)
+	estimate := func(h []model.Message) float64 { return float64(fixed+model.HistoryBytes(h)) * tpb }
+	limit := cfg.Threshold * float64(info.Window)
+	if !force && estimate(hist) <= limit {
+		return false
+	}
+	id := fmt.Sprintf("compaction_%d", time.Now().UnixNano())
+	ss.announceCompaction(ctx, compactionUpdate{CompactionID: id, Status: "in_progress"})
+
+	budget := int(cfg.ToolResultBudget * float64(info.Window) / tpb)
+	out, shrunk := model.ShrinkToolResults(hist, budget)
+	through, summary := 0, ""
+	var failure error
+	if force || estimate(out) > limit {
+		ends := model.TurnEnds(out)
+		for _, k := range ends {
+			through = k
+			if estimate(out[k:]) <= limit/2 {
+				break
+			}
+		}
+		if through > 0 {
+			summary, failure = ss.summarise(ctx, out[:through], info, tpb)
+			if failure != nil {
+				through = 0
+			} else {
+				out = model.Summarised(summary, out[through:])
+			}
+		}
+	}
+	if len(shrunk) == 0 && through == 0 {
+		status, msg := "failed", "nothing in the conversation could be compacted"
+		if failure != nil {
+			msg = "the summary request failed: " + failure.Error()
+		}
+		if ctx.Err() != nil {
+			status = "cancelled"
+		}
+		ss.announceCompaction(ctx, compactionUpdate{CompactionID: id, Status: status, Error: msg})
+		return false
+	}
+	ss.mu.Lock()
+	ss.history = out
+	ss.mu.Unlock()
+	ss.record(store.Event{Kind: store.KindCompaction, Compaction: &store.Compaction{ID: id, Shrunk: shrunk, Through: through, Summary: summary}})
+	ss.announceCompaction(ctx, compactionUpdate{CompactionID: id, Status: "completed",
+		Summary: []card.Content{card.Text(compactionText(len(shrunk), through, summary))}})
+	return true
+}
+
+func compactionText(shrunk, through int, summary string) string {
+	s := ""
+	if shrunk > 0 {
+		s = fmt.Sprintf("Replaced %d old tool results with placeholders (the session log keeps them whole).", shrunk)
+	}
+	if through > 0 {
+		if s != "" {
+			s += " "
+		}
+		s += fmt.Sprintf("Summarised the %d oldest messages:\n\n%s", through, summary)
+	}
+	return s
+}
+
+// summarise asks the model for a summary of msgs, with thinking off.
+func (ss *Session) summarise(ctx context.Context, msgs []model.Message, info model.Info, tpb float64) (string, error) {
+	maxBytes := int(float64(info.Window) * 0.5 / tpb)
+	prompt := []model.Message{{Role: "user", Content: "Summarise this conversation transcript:\n\n" + model.Transcript(msgs, maxBytes)}}
+	req := model.Request{Model: info.ID, System: model.SummaryPrompt, Messages: prompt, Thinking: model.ThinkingOff, MaxTokens: 2048}
+	resp, err := ss.srv.cfg.Model.Complete(ctx, req, model.Handler{})
+	if err != nil {
+		return "", err
+	}
+	ss.account(ctx, resp, requestBytes(model.SummaryPrompt, nil, prompt), false)
+	if resp.Text == "" {
+		return "", errors.New("the model returned an empty summary")
+	}
+	return resp.Text, nil
+}
+
+// announceCompaction tells the editor: a compaction_update where the
+// client advertised session.compaction, else a notice once it completed.
+func (ss *Session) announceCompaction(ctx context.Context, u compactionUpdate) {
+	u.SessionUpdate = "compaction_update"
+	if ss.caps.Session.Compaction != nil {
+		ss.srv.notify(ctx, ss.id, u)
+		return
+	}
+	switch u.Status {
+	case "completed":
+		ss.srv.notify(ctx, ss.id, noticeUpdate{SessionUpdate: "notice", Severity: "info",
+			Title: "The conversation was compacted to fit the context window", Description: u.Summary[0].TextValue()})
+	case "failed":
+		ss.srv.notify(ctx, ss.id, noticeUpdate{SessionUpdate: "notice", Severity: "warning",
+			Title: "The conversation could not be compacted", Description: u.Error})
+	}
+}
+
+// account records one response's usage and sends usage_update: used is
+// the request's prompt tokens (what is in context), size the model's
+// window, cost the session's running total where the price is known.
+// calibrate says whether the request's size may calibrate the token
+// estimate (not for summary requests, which are sized differently).
+func (ss *Session) account(ctx context.Context, resp model.Response, bytes int, calibrate bool) {
+	u := resp.Usage
+	if u.PromptTokens == 0 && u.CompletionTokens == 0 {
+		return
+	}
+	s := ss.srv
+	ss.mu.Lock()
+	id := ss.model.id
+	info := s.modelInfo(id)
+	cost, priced := info.Cost(u, s.now())
+	if calibrate {
+		ss.model.lastPrompt, ss.model.lastBytes = u.PromptTokens, bytes
+	}
+	if priced {
+		ss.model.cost += cost
+		ss.model.priced = true
+	}
+	total := ss.model.cost
+	ss.mu.Unlock()
+	rec := &store.Usage{Model: id, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, CacheHit: u.CacheHit, CacheMiss: u.CacheMiss}
+	upd := usageUpdate{SessionUpdate: "usage_update", Used: u.PromptTokens, Size: info.Window}
+	if priced {
+		rec.CostUSD = &cost
+		upd.Cost = &costInfo{Amount: total, Currency: "USD"}
+	}
+	ss.record(store.Event{Kind: store.KindUsage, Usage: rec})
+	s.notify(ctx, ss.id, upd)
+}
+
+// now is the server's clock (for prices that depend on the hour).
+func (s *Server) now() time.Time {
+	if s.cfg.Now != nil {
+		return s.cfg.Now()
+	}
+	return time.Now()
+}

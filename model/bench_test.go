@@ -1,0 +1,101 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/tools"
+)
+
+// benchHistory is a realistic 200-message tool loop: 66 rounds of an
+// assistant message with a read call (and its reasoning) and the read's
+// result, a real Go source file of the standard library, between user
+// messages.
+func benchHistory(b *testing.B, n int) []Message {
+	files, _ := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", "net", "http", "*.go"))
+	if len(files) == 0 {
+		b.Skip("no GOROOT sources")
+	}
+	var msgs []Message
+	for i := 0; len(msgs) < n; i++ {
+		src, err := os.ReadFile(files[i%len(files)])
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(src) > 12_000 {
+			src = src[:12_000]
+		}
+		id := fmt.Sprintf("call_%d", i)
+		msgs = append(msgs,
+			Message{Role: "assistant", Content: "Reading the next file.", Reasoning: "The handler is probably defined there; check it.",
+				ToolCalls: []ToolCall{{ID: id, Name: "read", Arguments: fmt.Sprintf(`{"file_path":%q}`, files[i%len(files)])}}},
+			Message{Role: "tool", ToolCallID: id, Content: string(src)},
+			Message{Role: "user", Content: "Go on."})
+	}
+	return msgs[:n]
+}
+
+func benchTools(b *testing.B) []registry.ToolSchema {
+	reg := registry.New()
+	ws, err := tools.NewWorkspace(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	dispose, err := tools.Register(reg, nil, tools.Options{Workspace: ws})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(dispose)
+	return reg.Schemas(nil)
+}
+
+// BenchmarkRequestBody measures building one request body of a 200-message
+// history with the built-in tools: the openai-go params and marshalling
+// this package used before, the Chat builder on a cold history (every
+// message encoded), and on a warm one (the per-turn cost: one new
+// message, the rest cached).
+func BenchmarkRequestBody(b *testing.B) {
+	hist := benchHistory(b, 200)
+	schemas := benchTools(b)
+	const sys = "You are dsh-bridge, a coding agent working inside the user's editor."
+	b.Run("openai-go", func(b *testing.B) {
+		var n int
+		for b.Loop() {
+			msgs := append([]Message{{Role: "system", Content: sys}}, hist...)
+			body, err := json.Marshal(oldParams("deepseek-flash", Request{Messages: msgs, Tools: schemas}))
+			if err != nil {
+				b.Fatal(err)
+			}
+			n = len(body)
+		}
+		b.ReportMetric(float64(n), "bytes/req")
+	})
+	b.Run("chat-cold", func(b *testing.B) {
+		c, _ := NewChat(ChatConfig{APIKey: "k"})
+		var n int
+		for b.Loop() {
+			h := append([]Message(nil), hist...)
+			for i := range h {
+				h[i].wire = nil
+			}
+			n = len(c.body(&Request{System: sys, Messages: h, Tools: schemas}, "deepseek-flash"))
+		}
+		b.ReportMetric(float64(n), "bytes/req")
+	})
+	b.Run("chat-warm", func(b *testing.B) {
+		c, _ := NewChat(ChatConfig{APIKey: "k"})
+		h := append([]Message(nil), hist...)
+		c.body(&Request{System: sys, Messages: h, Tools: schemas}, "deepseek-flash")
+		var n int
+		for b.Loop() {
+			h[len(h)-1].wire = nil // the turn's new message
+			n = len(c.body(&Request{System: sys, Messages: h, Tools: schemas}, "deepseek-flash"))
+		}
+		b.ReportMetric(float64(n), "bytes/req")
+	})
+}

@@ -1,0 +1,227 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Chat is a Client for any OpenAI-compatible chat completions API. Safe
+// for concurrent use by several sessions.
+type Chat struct {
+	base      string // without the trailing slash
+	key       string
+	keySource string
+	model     string
+	http      *http.Client
+	retries   int
+	maxWait   time.Duration
+	sleep     func(context.Context, time.Duration) error
+
+	tools    toolCache
+	toolsLen atomic.Int64
+}
+
+// ChatConfig configures a Chat client.
+type ChatConfig struct {
+	BaseURL string // e.g. https://api.deepseek.com (a /v1 suffix is kept as given)
+	APIKey  string
+	// KeySource names where the key came from ("DSH_API_KEY"), for the
+	// message a refused key gets; it never holds the key.
+	KeySource string
+	Model     string // the default model of requests that name none
+	// MaxRetries is how many times a 429, 5xx or connection failure is
+	// retried before any byte of the answer arrived (default 3; -1: none).
+	MaxRetries int
+	// MaxRetryWait caps one wait, Retry-After included (default 60 s).
+	MaxRetryWait time.Duration
+	HTTPClient   *http.Client // nil: a client with no overall timeout (streams are long)
+}
+
+// NewChat returns a client; it fails without an API key.
+func NewChat(c ChatConfig) (*Chat, error) {
+	if c.APIKey == "" {
+		return nil, ErrNoAPIKey
+	}
+	retries := c.MaxRetries
+	switch {
+	case retries == 0:
+		retries = 3
+	case retries < 0:
+		retries = 0
+	}
+	wait := c.MaxRetryWait
+	if wait <= 0 {
+		wait = time.Minute
+	}
+	hc := c.HTTPClient
+	if hc == nil {
+		hc = &http.Client{Transport: http.DefaultTransport}
+	}
+	base := strings.TrimSuffix(c.BaseURL, "/")
+	if base == "" {
+		base = "https://api.deepseek.com"
+	}
+	return &Chat{base: base, key: c.APIKey, keySource: c.KeySource, model: c.Model, http: hc,
+		retries: retries, maxWait: wait, sleep: sleepCtx}, nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Model returns the client's default model id.
+func (c *Chat) Model() string { return c.model }
+
+// Complete implements Client. Failures before the stream starts are
+// retried when they are worth retrying (429, 5xx, connection errors);
+// once bytes arrived, a failure ends the response with ErrStreamCut and
+// what streamed so far.
+func (c *Chat) Complete(ctx context.Context, req Request, h Handler) (Response, error) {
+	modelID := req.Model
+	if modelID == "" {
+		modelID = c.model
+	}
+	body := c.body(&req, modelID)
+	var resp *http.Response
+	for attempt := 0; ; attempt++ {
+		var err error
+		resp, err = c.post(ctx, "/chat/completions", body)
+		if ctx.Err() != nil {
+			return Response{}, ctx.Err()
+		}
+		var apiErr *APIError
+		switch {
+		case err != nil:
+			apiErr = &APIError{Message: err.Error(), Transport: true}
+		case resp.StatusCode/100 != 2:
+			apiErr = c.readError(resp)
+		}
+		if apiErr == nil {
+			break
+		}
+		apiErr.Attempts = attempt + 1
+		if !apiErr.Retryable() || attempt >= c.retries {
+			return Response{}, apiErr
+		}
+		if err := c.sleep(ctx, c.backoff(attempt, apiErr.RetryAfter)); err != nil {
+			return Response{}, err
+		}
+	}
+	defer resp.Body.Close()
+	stop := context.AfterFunc(ctx, func() { resp.Body.Close() })
+	defer stop()
+	out, err := readStream(resp.Body, h)
+	if ctx.Err() != nil {
+		return out, ctx.Err()
+	}
+	return out, err
+}
+
+// backoff is the wait before retry attempt+1: Retry-After when the server
+// gave one, else exponential with jitter; never above maxWait.
+func (c *Chat) backoff(attempt int, retryAfter time.Duration) time.Duration {
+	d := retryAfter
+	if d <= 0 {
+		d = time.Duration(500*(1<<attempt)) * time.Millisecond
+		d += time.Duration(rand.Int64N(int64(d/4) + 1))
+	}
+	return min(d, c.maxWait)
+}
+
+func (c *Chat) post(ctx context.Context, path string, body []byte) (*http.Response, error) {
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	hr.Header.Set("Authorization", "Bearer "+c.key)
+	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set("Accept", "text/event-stream")
+	return c.http.Do(hr)
+}
+
+// readError turns a refused request into an APIError with the API's own
+// message text.
+func (c *Chat) readError(resp *http.Response) *APIError {
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	e := &APIError{Status: resp.StatusCode, RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()), KeySource: c.keySource}
+	var body struct {
+		Error *struct {
+			Message string `json:"message"`
+			Type    string `json:"type"`
+			Code    any    `json:"code"`
+		} `json:"error"`
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(data, &body) == nil && body.Error != nil {
+		e.Message, e.Type = body.Error.Message, body.Error.Type
+		if body.Error.Code != nil {
+			e.Code = fmt.Sprint(body.Error.Code)
+		}
+	} else if body.Message != "" {
+		e.Message = body.Message
+	} else {
+		e.Message = strings.TrimSpace(string(data))
+	}
+	e.Message = redact(e.Message, c.key)
+	return e
+}
+
+// redact removes the key from text an API echoes back.
+func redact(s, key string) string {
+	if len(key) >= 8 {
+		s = strings.ReplaceAll(s, key, "[redacted]")
+	}
+	return s
+}
+
+// Models lists the endpoint's models (GET /models), in the order given.
+func (c *Chat) Models(ctx context.Context) ([]string, error) {
+	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/models", nil)
+	if err != nil {
+		return nil, err
+	}
+	hr.Header.Set("Authorization", "Bearer "+c.key)
+	resp, err := c.http.Do(hr)
+	if err != nil {
+		return nil, &APIError{Message: err.Error(), Transport: true}
+	}
+	if resp.StatusCode/100 != 2 {
+		return nil, c.readError(resp)
+	}
+	defer resp.Body.Close()
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(&list); err != nil {
+		return nil, fmt.Errorf("reading the model list: %w", err)
+	}
+	ids := make([]string, 0, len(list.Data))
+	for _, m := range list.Data {
+		if m.ID != "" {
+			ids = append(ids, m.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, errors.New("the endpoint lists no models")
+	}
+	return ids, nil
+}

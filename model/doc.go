@@ -1,0 +1,16 @@
+// Package model holds the model clients the agent loop talks to and what
+// the bridge knows about models.
+//
+//   - Chat is a small client for any OpenAI-compatible chat completions API
+//     (DeepSeek by default), over net/http and the SSE framing. It writes
+//     each request in one pass from cached per-message encodings, speaks
+//     DeepSeek's thinking mode (reasoning_content sent back on tool-call
+//     messages, thinking and reasoning_effort) only to models whose id says
+//     DeepSeek, retries 429 and 5xx honouring Retry-After, and turns error
+//     bodies into APIError values a person can act on.
+//   - Script replays a JSONL script with no network.
+//   - The catalogue (Lookup) knows each model family's context window,
+//     maximum output, thinking support and prices; Settings override it
+//     from the user's settings file.
+//   - Compact shrinks a history that no longer fits its window.
+package model

@@ -1,0 +1,228 @@
+package model
+
+import (
+	"bytes"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/dsh-bridge/dsh-bridge/jsonv"
+	"github.com/dsh-bridge/dsh-bridge/registry"
+)
+
+// dialect selects what a message's encoding carries.
+type dialect uint8
+
+const (
+	dialectOpenAI   dialect = iota // plain chat completions
+	dialectDeepSeek                // reasoning_content on tool-call messages
+)
+
+// encoded is a message's cached wire encoding.
+type encoded struct {
+	d dialect
+	b []byte
+}
+
+// wireOf returns m's encoding in dialect d, computing and caching it in m
+// when missing.
+func wireOf(m *Message, d dialect) []byte {
+	if w := m.wire; w != nil && w.d == d {
+		return w.b
+	}
+	b := appendMessage(make([]byte, 0, len(m.Content)+len(m.Reasoning)+64), m, d)
+	m.wire = &encoded{d: d, b: b}
+	return b
+}
+
+// appendMessage writes one chat message object.
+func appendMessage(dst []byte, m *Message, d dialect) []byte {
+	dst = append(dst, `{"role":`...)
+	dst = appendString(dst, m.Role)
+	switch m.Role {
+	case "tool":
+		dst = append(dst, `,"tool_call_id":`...)
+		dst = appendString(dst, m.ToolCallID)
+		dst = append(dst, `,"content":`...)
+		dst = appendString(dst, m.Content)
+	case "assistant":
+		if m.Content != "" || len(m.ToolCalls) == 0 {
+			dst = append(dst, `,"content":`...)
+			dst = appendString(dst, m.Content)
+		}
+		if len(m.ToolCalls) > 0 {
+			if d == dialectDeepSeek {
+				// Required on every tool-call message in thinking mode,
+				// even when the model reasoned nothing.
+				dst = append(dst, `,"reasoning_content":`...)
+				dst = appendString(dst, m.Reasoning)
+			}
+			dst = append(dst, `,"tool_calls":[`...)
+			for i, tc := range m.ToolCalls {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				dst = append(dst, `{"id":`...)
+				dst = appendString(dst, tc.ID)
+				dst = append(dst, `,"type":"function","function":{"name":`...)
+				dst = appendString(dst, tc.Name)
+				dst = append(dst, `,"arguments":`...)
+				dst = appendString(dst, tc.Arguments)
+				dst = append(dst, "}}"...)
+			}
+			dst = append(dst, ']')
+		}
+	default:
+		dst = append(dst, `,"content":`...)
+		dst = appendString(dst, m.Content)
+	}
+	return append(dst, '}')
+}
+
+// toolCache keeps each tool's encoding; a tool is re-encoded only when its
+// name, description or parameters change.
+type toolCache struct {
+	mu    sync.Mutex
+	tools map[string]cachedTool
+}
+
+type cachedTool struct {
+	desc   string
+	schema jsonv.Value // immutable: the same Value has the same bytes
+	params []byte
+	b      []byte
+}
+
+func (c *toolCache) appendTools(dst []byte, tools []registry.ToolSchema) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tools == nil {
+		c.tools = map[string]cachedTool{}
+	}
+	dst = append(dst, '[')
+	for i, t := range tools {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		ct, ok := c.tools[t.Name]
+		if ok && ct.desc == t.Description && ct.schema != t.Parameters && bytes.Equal(ct.params, t.Parameters.Bytes()) {
+			ct.schema = t.Parameters // an equal schema built anew
+			c.tools[t.Name] = ct
+		}
+		if !ok || ct.desc != t.Description || ct.schema != t.Parameters {
+			params := t.Parameters.Bytes()
+			b := append([]byte(`{"type":"function","function":{"name":`), nil...)
+			b = appendString(b, t.Name)
+			b = append(b, `,"description":`...)
+			b = appendString(b, t.Description)
+			b = append(b, `,"parameters":`...)
+			if len(params) == 0 {
+				params = []byte(`{"type":"object","properties":{}}`)
+			}
+			b = append(b, params...)
+			b = append(b, "}}"...)
+			ct = cachedTool{desc: t.Description, schema: t.Parameters, params: params, b: b}
+			c.tools[t.Name] = ct
+		}
+		dst = append(dst, ct.b...)
+	}
+	return append(dst, ']')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString writes s as a JSON string. Invalid UTF-8 (binary tool
+// output) becomes U+FFFD, as encoding/json does, so the body stays valid.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// body writes a whole request: model, messages (system first, then the
+// cached history encodings), tools, streaming and, for DeepSeek models,
+// the thinking controls. Fields come in a fixed order, so successive
+// requests of a session share their prefix byte for byte.
+func (c *Chat) body(req *Request, modelID string) []byte {
+	d := dialectOpenAI
+	if IsDeepSeek(modelID) {
+		d = dialectDeepSeek
+	}
+	n := 256 + len(req.System)
+	for i := range req.Messages {
+		n += len(wireOf(&req.Messages[i], d)) + 1
+	}
+	b := make([]byte, 0, n+c.lastToolsLen())
+	b = append(b, `{"model":`...)
+	b = appendString(b, modelID)
+	b = append(b, `,"messages":[`...)
+	if req.System != "" {
+		sys := Message{Role: "system", Content: req.System}
+		b = appendMessage(b, &sys, d)
+	}
+	for i := range req.Messages {
+		if i > 0 || req.System != "" {
+			b = append(b, ',')
+		}
+		b = append(b, req.Messages[i].wire.b...)
+	}
+	b = append(b, ']')
+	if len(req.Tools) > 0 {
+		b = append(b, `,"tools":`...)
+		start := len(b)
+		b = c.tools.appendTools(b, req.Tools)
+		c.toolsLen.Store(int64(len(b) - start))
+	}
+	b = append(b, `,"stream":true,"stream_options":{"include_usage":true}`...)
+	if req.MaxTokens > 0 {
+		b = append(b, `,"max_tokens":`...)
+		b = strconv.AppendInt(b, int64(req.MaxTokens), 10)
+	}
+	if d == dialectDeepSeek {
+		switch req.Thinking {
+		case ThinkingOff:
+			b = append(b, `,"thinking":{"type":"disabled"}`...)
+		case ThinkingHigh, ThinkingMax:
+			b = append(b, `,"thinking":{"type":"enabled"},"reasoning_effort":`...)
+			b = appendString(b, string(req.Thinking))
+		}
+	}
+	return append(b, '}')
+}
+
+func (c *Chat) lastToolsLen() int { return int(c.toolsLen.Load()) }

@@ -1,0 +1,109 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// APIError is a request the API refused, or a connection that failed
+// before any answer arrived.
+type APIError struct {
+	Status     int    // HTTP status; 0 for a connection failure
+	Message    string // the API's own message text (the key redacted)
+	Type, Code string // the error body's type and code, when given
+	RetryAfter time.Duration
+	Transport  bool   // the request never got an HTTP answer
+	Attempts   int    // how many times the request was sent
+	KeySource  string // where the API key came from (for 401)
+}
+
+func (e *APIError) Error() string {
+	if e.Transport {
+		return "model request failed: " + e.Message
+	}
+	return fmt.Sprintf("model request failed: HTTP %d: %s", e.Status, e.Message)
+}
+
+// Retryable reports whether sending the same request again may succeed.
+func (e *APIError) Retryable() bool {
+	return e.Transport || e.Status == http.StatusTooManyRequests || e.Status >= 500
+}
+
+// ModelNotExist reports whether the API refused the model name.
+func (e *APIError) ModelNotExist() bool {
+	m := strings.ToLower(e.Message)
+	return (e.Status == http.StatusBadRequest || e.Status == http.StatusNotFound) &&
+		(strings.Contains(m, "model not exist") || strings.Contains(m, "model_not_found") ||
+			strings.Contains(m, "does not exist") || e.Code == "model_not_found")
+}
+
+// ContextTooLong reports whether the API refused the request for its
+// length ("This model's maximum context length is … tokens").
+func (e *APIError) ContextTooLong() bool {
+	m := strings.ToLower(e.Message)
+	return e.Status == http.StatusBadRequest && (strings.Contains(m, "maximum context length") ||
+		strings.Contains(m, "context_length_exceeded") || e.Code == "context_length_exceeded")
+}
+
+// Explain is the message a person reads in the conversation: what went
+// wrong, what to do, and the API's own words. listed, when known, names
+// the models the endpoint serves.
+func (e *APIError) Explain(modelID string, listed []string) string {
+	api := e.Message
+	if api == "" {
+		api = http.StatusText(e.Status)
+	}
+	var s string
+	switch {
+	case e.Transport:
+		s = fmt.Sprintf("Could not reach the model API (%s).", api)
+	case e.Status == http.StatusUnauthorized:
+		src := e.KeySource
+		if src == "" {
+			src = "the configured key"
+		}
+		s = fmt.Sprintf("The API key was refused (HTTP 401). The key came from %s: check it, or create a new one. The API said: %q", src, api)
+	case e.Status == http.StatusPaymentRequired:
+		s = fmt.Sprintf("The account behind the API key has insufficient balance (HTTP 402): top it up, then try again. The API said: %q", api)
+	case e.ModelNotExist():
+		s = fmt.Sprintf("The endpoint does not serve the model %q (HTTP %d: %q).", modelID, e.Status, api)
+		if len(listed) > 0 {
+			s += " It lists: " + strings.Join(listed, ", ") + ". Pick one in the model selector, or set DSH_MODEL."
+		}
+	case e.Status == http.StatusTooManyRequests:
+		s = fmt.Sprintf("The API is rate limiting this key (HTTP 429) and still was after %d attempts. The API said: %q", e.Attempts, api)
+	case e.Status >= 500:
+		s = fmt.Sprintf("The model API is failing (HTTP %d) and still was after %d attempts; try again shortly. The API said: %q", e.Status, e.Attempts, api)
+	default:
+		s = fmt.Sprintf("The API refused the request (HTTP %d): %q", e.Status, api)
+	}
+	return s
+}
+
+// ErrStreamCut means the answer stopped before its end (the connection
+// dropped, or the stream carried an error): the Response holds what
+// arrived.
+var ErrStreamCut = errors.New("the model's answer was cut off")
+
+// parseRetryAfter reads a Retry-After header: delay-seconds or an HTTP
+// date. Unparsable or past values give 0.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.ParseFloat(v, 64); err == nil {
+		if n <= 0 || n > 24*3600 {
+			return 0
+		}
+		return time.Duration(n * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
