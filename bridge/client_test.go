@@ -122,7 +122,7 @@ type editor struct {
 	t       testing.TB
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
-	stderr  bytes.Buffer
+	stderr  syncBuffer
 	mu      sync.Mutex
 	nextID  int
 	waiting map[string]chan message

@@ -53,6 +53,7 @@ type fakeModel struct {
 	turns    []fakeTurn
 	requests []chatRequest
 	bodies   [][]byte
+	usages   []fakeUsage // what each streamed answer reported
 	always   *fakeTurn // answer every request with this turn
 	// respond, when set, computes each request's turn.
 	respond func(chatRequest) fakeTurn
@@ -62,6 +63,9 @@ type fakeModel struct {
 	// disabled) without taking a scripted turn.
 	summary string
 }
+
+// fakeUsage is the usage one answer reported.
+type fakeUsage struct{ prompt, completion, hit, miss int }
 
 type chatMessage struct {
 	Role             string  `json:"role"`
@@ -93,8 +97,8 @@ func (r chatRequest) thinking() bool { return r.Thinking == nil || r.Thinking.Ty
 
 // fakeModels are the models the fake serves; fakeListed those it lists.
 var (
-	fakeModels = []string{"deepseek-flash", "deepseek-v4-pro", "deepseek-v4-flash"}
-	fakeListed = []string{"deepseek-flash", "deepseek-v4-pro"}
+	fakeModels = []string{"deepseek-flash", "deepseek-v4-pro", "deepseek-v4-flash", "qwen3-coder"}
+	fakeListed = []string{"deepseek-flash", "deepseek-v4-pro", "qwen3-coder"}
 )
 
 func newFakeModel(t testing.TB, turns ...fakeTurn) *fakeModel {
@@ -114,6 +118,12 @@ func (f *fakeModel) recorded() []chatRequest {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]chatRequest(nil), f.requests...)
+}
+
+func (f *fakeModel) reported() []fakeUsage {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]fakeUsage(nil), f.usages...)
 }
 
 func (f *fakeModel) rawBodies() [][]byte {
@@ -170,7 +180,23 @@ func (f *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "invalid_request_error", "Model Not Exist")
 		return
 	}
-	if req.thinking() {
+	if !strings.HasPrefix(req.Model, "deepseek-") {
+		// Another provider's model, served as strictly as OpenAI does:
+		// DeepSeek's extensions are unknown arguments.
+		for _, m := range req.Messages {
+			if m.ReasoningContent != nil {
+				apiError(w, http.StatusBadRequest, "invalid_request_error", "Unrecognized request argument supplied: reasoning_content")
+				return
+			}
+		}
+		if req.Thinking != nil || req.ReasoningEffort != "" {
+			apiError(w, http.StatusBadRequest, "invalid_request_error", "Unrecognized request argument supplied: thinking")
+			return
+		}
+		req.Thinking = &struct {
+			Type string `json:"type"`
+		}{"disabled"} // no reasoning streams back
+	} else if req.thinking() {
 		for _, m := range req.Messages {
 			if m.Role == "assistant" && len(m.ToolCalls) > 0 && m.ReasoningContent == nil {
 				apiError(w, http.StatusBadRequest, "invalid_request_error", "The reasoning_content in the thinking mode must be passed back to the API.")
@@ -269,6 +295,9 @@ func (f *fakeModel) stream(w http.ResponseWriter, r *http.Request, req chatReque
 		}
 	}
 	send(chunk(map[string]any{"content": ""}, finish))
+	f.mu.Lock()
+	f.usages = append(f.usages, fakeUsage{prompt, completion, hit, prompt - hit})
+	f.mu.Unlock()
 	send(map[string]any{"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": req.Model, "choices": []any{},
 		"usage": map[string]any{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
 			"prompt_cache_hit_tokens": hit, "prompt_cache_miss_tokens": prompt - hit,

@@ -1,0 +1,147 @@
+package bridge_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// compactions returns the compaction_update payloads.
+func compactions(e *editor) []map[string]any {
+	var out []map[string]any
+	for _, u := range e.decodedUpdates() {
+		if u.SessionUpdate == "compaction_update" {
+			var m map[string]any
+			json.Unmarshal(u.Raw, &m)
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// bigFile writes a file of about n bytes of numbered lines.
+func bigFile(t *testing.T, dir, name string, n int) {
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "line %05d: the quick brown fox jumps over the lazy dog, again and again\n", i)
+	}
+	os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644)
+}
+
+// TestLiveModel_Compaction: a session pushed past 80 % of a small window
+// compacts before the request that would not fit, announces it, and the
+// next request fits; session/load rebuilds the compacted history.
+func TestLiveModel_Compaction(t *testing.T) {
+	const window = 12_000 // tokens; the fake counts 4 bytes to a token
+	caps := map[string]any{"session": map[string]any{"compaction": map[string]any{}}}
+	big := strings.Repeat("Please keep this requirement in mind. ", 500) // ~19 KB
+	for _, tc := range []struct {
+		name         string
+		fakeWindow   int    // the API's real window (default window)
+		settings     string // the user's window for deepseek-flash
+		turns        []fakeTurn
+		prompts      []string
+		wantSummary  string
+		wantInResult string
+	}{
+		{"old tool results become placeholders", 0, fmt.Sprintf(`{"models":{"deepseek-flash":{"contextWindow":%d}}}`, window),
+			[]fakeTurn{{calls: []fakeCall{{"r1", "read", args("file_path", "big.txt")}}}, {text: "read once"},
+				{calls: []fakeCall{{"r2", "read", args("file_path", "big.txt")}}}, {text: "read twice"}},
+			[]string{"read big.txt", "read it again"}, "Replaced 1 old tool results", "The result of this tool call was removed to save context: read("},
+		{"old turns are summarised", 0, fmt.Sprintf(`{"models":{"deepseek-flash":{"contextWindow":%d}}}`, window),
+			[]fakeTurn{{text: "noted"}, {text: "noted again"}},
+			[]string{big, big}, "SUMMARY OF THE FIRST TURN", "Summary of the earlier part of this conversation"},
+		{"a too-long refusal compacts and retries", 9_000, `{"models":{"deepseek-flash":{"contextWindow":100000}}}`,
+			[]fakeTurn{{text: "noted"}, {text: "noted again"}},
+			[]string{big, big}, "SUMMARY OF THE FIRST TURN", "Summary of the earlier part of this conversation"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newLiveWorld(t, tc.settings, tc.turns...)
+			w.model.window = window
+			if tc.fakeWindow > 0 {
+				w.model.window = tc.fakeWindow
+			}
+			w.model.summary = "SUMMARY OF THE FIRST TURN"
+			bigFile(t, w.dir, "big.txt", 16_000)
+			e := w.editor(caps)
+			s := e.newSession(w.dir)
+			for _, p := range tc.prompts {
+				if stop := e.prompt(s, p); stop != "end_turn" {
+					t.Fatalf("stop %q", stop)
+				}
+			}
+			if txt := e.agentText(); strings.Contains(txt, "[model error]") {
+				t.Fatalf("a request failed: %q", txt)
+			}
+			cs := compactions(e)
+			if len(cs) != 2 || cs[0]["status"] != "in_progress" || cs[1]["status"] != "completed" || cs[0]["compactionId"] != cs[1]["compactionId"] {
+				t.Fatalf("compaction updates %v", cs)
+			}
+			if sum, _ := json.Marshal(cs[1]["summary"]); !strings.Contains(string(sum), tc.wantSummary) {
+				t.Errorf("summary %s lacks %q", sum, tc.wantSummary)
+			}
+			bodies := w.model.rawBodies()
+			last := bodies[len(bodies)-1]
+			if len(last)/4 > window || !bytes.Contains(last, []byte(tc.wantInResult)) {
+				t.Errorf("the last request (%d tokens) does not fit or was not compacted: %.300s", len(last)/4, last)
+			}
+			e.close()
+
+			w.model.add(fakeTurn{text: "after load"})
+			e2 := w.editor(caps)
+			w.load(e2, s)
+			if len(compactions(e2)) != 1 {
+				t.Errorf("the replay does not show the compaction: %v", compactions(e2))
+			}
+			e2.prompt(s, "go on")
+			bodies = w.model.rawBodies()
+			if !bytes.HasPrefix(bodies[len(bodies)-1], messagesPrefix(last)) {
+				t.Errorf("session/load did not rebuild the compacted history:\n live %.400s\n load %.400s", messagesPrefix(last), bodies[len(bodies)-1])
+			}
+		})
+	}
+	t.Run("without the capability a notice says so", func(t *testing.T) {
+		w := newLiveWorld(t, fmt.Sprintf(`{"models":{"deepseek-flash":{"contextWindow":%d}}}`, window), fakeTurn{text: "a"}, fakeTurn{text: "b"})
+		w.model.window = window
+		w.model.summary = "SUMMARY"
+		e := w.editor(nil)
+		s := e.newSession(w.dir)
+		e.prompt(s, big)
+		e.prompt(s, big)
+		found := false
+		for _, u := range e.decodedUpdates() {
+			found = found || (u.SessionUpdate == "notice" && strings.Contains(u.Title, "compacted"))
+			if u.SessionUpdate == "compaction_update" {
+				t.Errorf("compaction_update sent to a client that did not advertise it")
+			}
+		}
+		if !found {
+			t.Error("no notice of the compaction")
+		}
+	})
+}
+
+// TestLiveModel_HugeToolResult: a result larger than the cap reaches the
+// model truncated, with a note on how to read the rest.
+func TestLiveModel_HugeToolResult(t *testing.T) {
+	w := newLiveWorld(t, `{"compaction":{"maxToolResultBytes":20000}}`,
+		fakeTurn{calls: []fakeCall{{"r1", "read", args("file_path", "big.txt")}}}, fakeTurn{text: "ok"})
+	bigFile(t, w.dir, "big.txt", 60_000)
+	e := w.editor(nil)
+	s := e.newSession(w.dir)
+	e.prompt(s, "read it")
+	reqs := w.model.recorded()
+	var result string
+	for _, m := range reqs[len(reqs)-1].Messages {
+		if m.Role == "tool" {
+			result = fmt.Sprint(m.Content)
+		}
+	}
+	if len(result) > 21_000 || !strings.Contains(result, "bytes omitted here") || !strings.Contains(result, "offset and limit") || !strings.HasPrefix(result, "     1") && !strings.Contains(result[:200], "line 00000") {
+		t.Errorf("result of %d bytes: %.200s … %.300s", len(result), result, result[len(result)/2:])
+	}
+}
