@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -200,4 +201,75 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 	}
 	b.ReportMetric(float64(procTreeKiB(e.cmd.Process.Pid, "VmHWM")), "peak-rss-KiB")
 	b.ReportMetric(float64(failed), "failed-calls")
+}
+
+// BenchmarkSessionRequestBytes plays a 30-turn session through the binary
+// against the DeepSeek fake: each turn reads a real Go source file of the
+// standard library (up to 2,000 lines) and answers. It reports the bytes
+// sent per model request (mean and largest), the whole session's bytes,
+// and the share of prompt tokens the fake's prefix cache served, with a
+// 1M-token window (no compaction) and with a 64K-token window (compaction
+// from about turn 8).
+func BenchmarkSessionRequestBytes(b *testing.B) {
+	files, _ := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", "net", "http", "*.go"))
+	if len(files) < 30 {
+		b.Skip("GOROOT sources are not available")
+	}
+	for _, bc := range []struct{ name, settings string }{
+		{"window=1M", ""},
+		{"window=64K", `{"models":{"deepseek-flash":{"contextWindow":64000}}}`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var mean, largest, total, hitShare float64
+			for b.Loop() {
+				dir, _ := filepath.EvalSymlinks(b.TempDir())
+				for i, f := range files[:30] {
+					src, _ := os.ReadFile(f)
+					os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.go", i)), src, 0o644)
+				}
+				cfg := b.TempDir()
+				if bc.settings != "" {
+					os.MkdirAll(filepath.Join(cfg, "dsh-bridge"), 0o700)
+					os.WriteFile(filepath.Join(cfg, "dsh-bridge", "settings.json"), []byte(bc.settings), 0o600)
+				}
+				m := newFakeModel(b)
+				m.summary = "Summary: the files read so far were net/http sources; nothing was changed."
+				turn := 0
+				m.respond = func(req chatRequest) fakeTurn {
+					if last := req.Messages[len(req.Messages)-1]; last.Role == "tool" {
+						return fakeTurn{text: "Read it; the handler logic is in there."}
+					}
+					turn++
+					return fakeTurn{calls: []fakeCall{{fmt.Sprintf("c%d", turn), "read", args("file_path", fmt.Sprintf("f%02d.go", turn-1))}}}
+				}
+				e := startEditor(b, "DSH_BASE_URL="+m.srv.URL, "DSH_LOG_LEVEL=error", "XDG_CONFIG_HOME="+cfg)
+				e.noValidate = true
+				e.initialize(nil)
+				s := e.newSession(dir)
+				for i := range 30 {
+					if stop := e.prompt(s, fmt.Sprintf("Read f%02d.go and tell me what it does.", i)); stop != "end_turn" {
+						b.Fatalf("turn %d: %s", i, stop)
+					}
+				}
+				e.close()
+				bodies := m.rawBodies()
+				sum, big := 0, 0
+				for _, body := range bodies {
+					sum += len(body)
+					big = max(big, len(body))
+				}
+				hit, prompt := 0, 0
+				for _, u := range m.reported() {
+					hit += u.hit
+					prompt += u.prompt
+				}
+				mean, largest, total = float64(sum)/float64(len(bodies)), float64(big), float64(sum)
+				hitShare = float64(hit) / float64(prompt)
+			}
+			b.ReportMetric(mean, "bytes/req")
+			b.ReportMetric(largest, "max-bytes/req")
+			b.ReportMetric(total, "bytes/session")
+			b.ReportMetric(hitShare*100, "cache-hit-%")
+		})
+	}
 }

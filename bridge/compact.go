@@ -36,7 +36,9 @@ func (m *modelState) tokensPerByte() float64 {
 // the configured share of the window, or always when force is set (the
 // API refused the last request as too long). It reports whether anything
 // was compacted.
-func (ss *Session) compactIfNeeded(ctx context.Context, system string, tools []registry.ToolSchema, force bool) bool {
+//
+// fixed is the size of the request's system prompt and tools.
+func (ss *Session) compactIfNeeded(ctx context.Context, fixed int, force bool) bool {
 	s := ss.srv
 	cfg := s.cfg.ModelSettings.Compaction
 	ss.mu.Lock()
@@ -45,7 +47,6 @@ func (ss *Session) compactIfNeeded(ctx context.Context, system string, tools []r
 	ss.mu.Unlock()
 	info := s.modelInfo(m.id)
 	tpb := m.tokensPerByte()
-	fixed := requestBytes(system, tools, nil)
 	estimate := func(h []model.Message) float64 { return float64(fixed+model.HistoryBytes(h)) * tpb }
 	limit := cfg.Threshold * float64(info.Window)
 	if !force && estimate(hist) <= limit {

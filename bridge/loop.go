@@ -131,6 +131,7 @@ func (ss *Session) turn(ctx context.Context) string {
 	}
 	tools := s.reg.Schemas(ss.scope)
 	system := ss.systemPrompt()
+	fixed := requestBytes(system, tools, nil) // once a turn: tools do not change within it
 	refused := false // the API refused the last request as too long
 	for n := 0; ; n++ {
 		if n >= s.cfg.MaxTurnRequests {
@@ -139,7 +140,7 @@ func (ss *Session) turn(ctx context.Context) string {
 		if ctx.Err() != nil {
 			return stopCancelled
 		}
-		ss.compactIfNeeded(ctx, system, tools, refused)
+		ss.compactIfNeeded(ctx, fixed, refused)
 		if ctx.Err() != nil {
 			return stopCancelled
 		}
@@ -150,7 +151,7 @@ func (ss *Session) turn(ctx context.Context) string {
 		if !s.modelInfo(req.Model).Thinking {
 			req.Thinking = model.ThinkingDefault
 		}
-		size := requestBytes(system, tools, req.Messages)
+		size := fixed + model.HistoryBytes(req.Messages)
 		resp, err := s.cfg.Model.Complete(ctx, req, model.Handler{
 			OnText: func(d string) { ss.say(ctx, d) },
 			OnReasoning: func(d string) {

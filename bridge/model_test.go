@@ -317,8 +317,17 @@ func TestLiveModel_Errors(t *testing.T) {
 			if tc.requests > 0 && chat != tc.requests || time.Since(start) < tc.minTime {
 				t.Errorf("%d requests in %v, want %d in at least %v", chat, time.Since(start), tc.requests, tc.minTime)
 			}
-			if strings.Contains(e.stderr.String()+fmt.Sprint(e.decodedUpdates()), "sk-wrong-0123456789") {
-				t.Error("the API key leaked into a log or an update")
+			e.close()
+			seen := e.stderr.String() + fmt.Sprint(e.decodedUpdates())
+			filepath.WalkDir(w.state, func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					b, _ := os.ReadFile(p)
+					seen += string(b)
+				}
+				return nil
+			})
+			if strings.Contains(seen, "sk-wrong-0123456789") || strings.Contains(seen, "test-key") {
+				t.Error("the API key leaked into a log, a session file or an update")
 			}
 		})
 	}
