@@ -54,7 +54,7 @@ type fakeModel struct {
 	requests []chatRequest
 	bodies   [][]byte
 	usages   []fakeUsage // what each streamed answer reported
-	always   *fakeTurn // answer every request with this turn
+	always   *fakeTurn   // answer every request with this turn
 	// respond, when set, computes each request's turn.
 	respond func(chatRequest) fakeTurn
 	key     string // the accepted API key (default "test-key"); "-" accepts any

@@ -132,7 +132,7 @@ func (ss *Session) turn(ctx context.Context) string {
 	tools := s.reg.Schemas(ss.scope)
 	system := ss.systemPrompt()
 	fixed := requestBytes(system, tools, nil) // once a turn: tools do not change within it
-	refused := false // the API refused the last request as too long
+	refused := false                          // the API refused the last request as too long
 	for n := 0; ; n++ {
 		if n >= s.cfg.MaxTurnRequests {
 			return stopMaxReqs

@@ -165,7 +165,9 @@ func TestLiveModel_ConfigOptions(t *testing.T) {
 		id, value string
 		check     func(chatRequest) bool
 	}{
-		{"thought_level", "max", func(r chatRequest) bool { return r.thinking() && r.ReasoningEffort == "max" && r.Model == "deepseek-flash" }},
+		{"thought_level", "max", func(r chatRequest) bool {
+			return r.thinking() && r.ReasoningEffort == "max" && r.Model == "deepseek-flash"
+		}},
 		{"model", "deepseek-v4-pro", func(r chatRequest) bool { return r.Model == "deepseek-v4-pro" && r.ReasoningEffort == "max" }},
 		{"thought_level", "off", func(r chatRequest) bool { return !r.thinking() && r.ReasoningEffort == "" }},
 		{"model", "qwen3-coder", func(r chatRequest) bool { return r.Model == "qwen3-coder" && r.Thinking == nil }},
