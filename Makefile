@@ -5,6 +5,7 @@ GO ?= go
 # test runs every test with the race detector (after go vet), installing
 # what the tests need first.
 test: deps vet
+	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) test -race -timeout 15m ./...
 
 # deps installs ripgrep (Debian package ripgrep) when it is missing; the

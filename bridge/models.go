@@ -118,7 +118,11 @@ func (ss *Session) configOptions() []configOption {
 	defer ss.mu.Unlock()
 	var modelOpts []selectOption
 	for _, id := range ss.modelChoices() {
-		modelOpts = append(modelOpts, selectOption{Value: id, Name: id, Description: ss.srv.modelInfo(id).Describe()})
+		desc := ss.srv.modelInfo(id).Describe()
+		if strings.HasPrefix(id, "script:") {
+			desc = "A scripted model: replays a file, no network."
+		}
+		modelOpts = append(modelOpts, selectOption{Value: id, Name: id, Description: desc})
 	}
 	opts := []configOption{
 		{ID: "mode", Name: "Mode", Category: "mode", Type: "select", CurrentValue: ss.mode, Options: modeOpts},

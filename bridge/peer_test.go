@@ -12,43 +12,54 @@ import (
 
 const peerSDK = "@agentclientprotocol/sdk@2.4.0"
 
+// missing skips a test locally and fails it under CI, where every test
+// dependency must be installable.
+func missing(t *testing.T, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatalf(format, args...)
+	}
+	t.Skipf(format, args...)
+}
+
+// npmDir returns a scratch folder (cached across runs) where the npm
+// packages pkgs are installed; marker is a path under node_modules that
+// exists once they are.
+func npmDir(t *testing.T, name, marker string, pkgs ...string) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		missing(t, "node is not installed")
+	}
+	dir := filepath.Join(os.TempDir(), name)
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", marker)); err != nil {
+		os.MkdirAll(dir, 0o755)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		for _, args := range [][]string{{"init", "-y"}, append([]string{"install", "--silent", "--no-audit", "--no-fund"}, pkgs...)} {
+			cmd := exec.CommandContext(ctx, "npm", args...)
+			cmd.Dir = dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				missing(t, "npm %v: %v\n%s", args, err, out)
+			}
+		}
+	}
+	return dir
+}
+
 // peerDir prepares a scratch folder with the official-SDK conformance peer
-// (../shared/acp/peer.mjs, copied, never committed) and its npm packages,
-// cached across runs. Without node or npm the test is skipped locally and
-// fails under CI.
+// (../shared/acp/peer.mjs, copied, never committed) and its npm packages.
+// Without node or npm the test is skipped locally and fails under CI.
 func peerDir(t *testing.T) string {
 	t.Helper()
-	miss := func(format string, args ...any) {
-		t.Helper()
-		if os.Getenv("CI") != "" {
-			t.Fatalf(format, args...)
-		}
-		t.Skipf(format, args...)
-	}
 	src, err := filepath.Abs("../../shared/acp/peer.mjs")
 	if err != nil {
 		t.Fatal(err)
 	}
 	peer, err := os.ReadFile(src)
 	if err != nil {
-		miss("the conformance peer is not available: %v", err)
+		missing(t, "the conformance peer is not available: %v", err)
 	}
-	if _, err := exec.LookPath("node"); err != nil {
-		miss("node is not installed")
-	}
-	dir := filepath.Join(os.TempDir(), "dsh-bridge-acp-peer-2.4.0")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk")); err != nil {
-		os.MkdirAll(dir, 0o755)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		for _, args := range [][]string{{"init", "-y"}, {"install", "--silent", "--no-audit", "--no-fund", peerSDK, "zod@4"}} {
-			cmd := exec.CommandContext(ctx, "npm", args...)
-			cmd.Dir = dir
-			if out, err := cmd.CombinedOutput(); err != nil {
-				miss("npm %v: %v\n%s", args, err, out)
-			}
-		}
-	}
+	dir := npmDir(t, "dsh-bridge-acp-peer-2.4.0", "@agentclientprotocol/sdk", peerSDK, "zod@4")
 	if err := os.WriteFile(filepath.Join(dir, "peer.mjs"), peer, 0o644); err != nil {
 		t.Fatal(err)
 	}
