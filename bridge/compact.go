@@ -147,9 +147,10 @@ func (ss *Session) announceCompaction(ctx context.Context, u compactionUpdate) {
 // account records one response's usage and sends usage_update: used is
 // the request's prompt tokens (what is in context), size the model's
 // window, cost the session's running total where the price is known.
-// calibrate says whether the request's size may calibrate the token
-// estimate (not for summary requests, which are sized differently).
-func (ss *Session) account(ctx context.Context, resp model.Response, bytes int, calibrate bool) {
+// conversation says whether the request carried the conversation: only
+// then does it calibrate the token estimate and report what is in context
+// (a summary request adds its cost to the next update).
+func (ss *Session) account(ctx context.Context, resp model.Response, bytes int, conversation bool) {
 	u := resp.Usage
 	if u.PromptTokens == 0 && u.CompletionTokens == 0 {
 		return
@@ -159,7 +160,7 @@ func (ss *Session) account(ctx context.Context, resp model.Response, bytes int, 
 	id := ss.model.id
 	info := s.modelInfo(id)
 	cost, priced := info.Cost(u, s.now())
-	if calibrate {
+	if conversation {
 		ss.model.lastPrompt, ss.model.lastBytes = u.PromptTokens, bytes
 	}
 	if priced {
@@ -175,7 +176,9 @@ func (ss *Session) account(ctx context.Context, resp model.Response, bytes int, 
 		upd.Cost = &costInfo{Amount: total, Currency: "USD"}
 	}
 	ss.record(store.Event{Kind: store.KindUsage, Usage: rec})
-	s.notify(ctx, ss.id, upd)
+	if conversation {
+		s.notify(ctx, ss.id, upd)
+	}
 }
 
 // now is the server's clock (for prices that depend on the hour).
