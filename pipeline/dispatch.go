@@ -7,10 +7,20 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/registry"
 )
 
+// safeDispatch is dispatch with a last line of defence: a panic outside
+// the parts that are already protected (a bug of ours) ends the call final
+// with an internal error instead of killing the process, which would lose
+// every session's work.
+func (r *run) safeDispatch() {
+	if err := protect(func() error { r.dispatch(); return nil }); err != nil {
+		r.final(fromError(err))
+	}
+}
+
 // dispatch runs the tools/execute waterfall around the body and normalizes
 // what it returns. Only this stage may overlap with other calls' stages.
 func (r *run) dispatch() {
-	wrappers := matching(r.p, r.p.wrappers, r.exec.Scope)
+	wrappers := matching(r.p, &r.p.wrappers, r.exec.Scope)
 	var minted registry.Result
 	var haveMinted bool
 	var wrapperErr error // the first wrapper failure: the call ends final

@@ -19,7 +19,7 @@ import (
 func (p *Pipeline) Execute(ctx context.Context, call Call) registry.Result {
 	r := p.prepare(ctx, call, nil)
 	if r.stage == stageDispatch {
-		r.dispatch()
+		r.safeDispatch()
 	}
 	return r.finalize()
 }
@@ -136,7 +136,7 @@ func (r *run) final(res registry.Result) *run { r.stage, r.result = stageFinal, 
 func (r *run) post(res registry.Result) *run  { r.stage, r.result = stagePost, res; return r }
 
 func (r *run) preWaterfall() (PreDecision, error) {
-	listeners := matching(r.p, r.p.pre, r.exec.Scope)
+	listeners := matching(r.p, &r.p.pre, r.exec.Scope)
 	var step func(i int) (PreDecision, error)
 	step = func(i int) (d PreDecision, err error) {
 		if i == len(listeners) {

@@ -24,7 +24,7 @@ func (r *run) finalize() registry.Result {
 }
 
 func (r *run) postWaterfall(res registry.Result) registry.Result {
-	listeners := matching(r.p, r.p.post, r.exec.Scope)
+	listeners := matching(r.p, &r.p.post, r.exec.Scope)
 	var step func(i int) (PostDecision, error)
 	step = func(i int) (d PostDecision, err error) {
 		if i == len(listeners) {
@@ -124,7 +124,7 @@ func (r *run) finish(res registry.Result) registry.Result {
 	if res.IsError {
 		res.Value, res.ConcludesTurn = jsonv.Value{}, false
 	}
-	for _, o := range matching(r.p, r.p.observers, r.exec.Scope) {
+	for _, o := range matching(r.p, &r.p.observers, r.exec.Scope) {
 		if err := protect(func() error { o(r.exec, res.Clone()); return nil }); err != nil {
 			r.p.log.Warn(`tool "` + r.exec.Name + `" (` + r.exec.CallID + `): tools/result observer failed: ` + err.Error())
 		}

@@ -53,16 +53,19 @@ func New(reg *registry.Registry, opts ...Option) *Pipeline {
 // Registry returns the registry the pipeline executes from.
 func (p *Pipeline) Registry() *registry.Registry { return p.reg }
 
+// add registers a listener. Listener lists are copy-on-write: a list is
+// never modified once published, so a snapshot taken under the lock stays
+// whole while listeners come and go.
 func add[T any](p *Pipeline, list *[]*entry[T], scope *registry.Scope, fn T) (remove func()) {
 	e := &entry[T]{scope: scope, fn: fn}
 	p.mu.Lock()
-	*list = append(*list, e)
+	*list = append(slices.Clip(*list), e)
 	p.mu.Unlock()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			p.mu.Lock()
-			*list = slices.DeleteFunc(*list, func(x *entry[T]) bool { return x == e })
+			*list = slices.DeleteFunc(slices.Clone(*list), func(x *entry[T]) bool { return x == e })
 			p.mu.Unlock()
 		})
 	}
@@ -101,12 +104,14 @@ func (p *Pipeline) OnResult(scope *registry.Scope, o Observer) (remove func()) {
 	return add(p, &p.observers, scope, o)
 }
 
-// matching returns the listeners that see a call from scope, in order.
-func matching[T any](p *Pipeline, list []*entry[T], scope *registry.Scope) []T {
+// matching returns the listeners that see a call from scope, in order,
+// from the list as it is now (read under the lock).
+func matching[T any](p *Pipeline, list *[]*entry[T], scope *registry.Scope) []T {
 	p.mu.RLock()
-	defer p.mu.RUnlock()
+	snapshot := *list
+	p.mu.RUnlock()
 	var out []T
-	for _, e := range list {
+	for _, e := range snapshot {
 		if e.scope == nil || (scope != nil && e.scope == scope) {
 			out = append(out, e.fn)
 		}

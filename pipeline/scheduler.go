@@ -83,7 +83,7 @@ func (p *Pipeline) ExecuteBatch(ctx context.Context, calls []Call, opts BatchOpt
 		}
 		notify(i, Running, nil)
 		if mode == registry.Exclusive {
-			r.dispatch()
+			r.safeDispatch()
 			finished[i] = true
 			commitReady()
 			continue
@@ -93,9 +93,9 @@ func (p *Pipeline) ExecuteBatch(ctx context.Context, calls []Call, opts BatchOpt
 			commitReady()
 		}
 		inFlight++
-		go func() {
-			r.dispatch()
-			done <- i
+		go func() { // owned by this batch: drain waits for it
+			defer func() { done <- i }()
+			r.safeDispatch()
 		}()
 		commitReady()
 	}
