@@ -143,6 +143,8 @@ type editor struct {
 	stamps    []stamp  // arrival times of tool call updates
 	// mute makes the editor stop answering terminal requests.
 	mute bool
+	// silent lists terminal methods the editor never answers.
+	silent map[string]bool
 	// noValidate skips schema validation (benchmarks: the client must not
 	// be the bottleneck it measures).
 	noValidate bool
@@ -332,6 +334,12 @@ func (e *editor) answer(m message) {
 		result = map[string]any{"content": content}
 	case "terminal/create", "terminal/output", "terminal/wait_for_exit", "terminal/kill", "terminal/release":
 		// Answered on its own goroutine: wait_for_exit blocks.
+		e.mu.Lock()
+		silent := e.silent[m.Method]
+		e.mu.Unlock()
+		if silent {
+			return
+		}
 		go func() {
 			res := e.terminal(m)
 			e.mu.Lock()

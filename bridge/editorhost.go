@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 
@@ -30,15 +32,25 @@ func (h *editorHost) Sandboxed(ctx context.Context) bool {
 	return !h.session.caps.Terminal && h.LocalHost.Sandboxed(ctx)
 }
 
+// editorReadLimit is the largest file read through the editor: a larger
+// file on this machine is read locally (an editor buffer of that size is
+// rarely open, and its reply, escaped, could pass the 64 MiB line limit).
+const editorReadLimit = 8 << 20
+
+// fsCallTimeout bounds every file call to the editor.
+const fsCallTimeout = time.Minute
+
 func (h *editorHost) ReadTextFile(ctx context.Context, path string) (string, error) {
 	if !h.session.caps.FS.ReadTextFile {
+		return h.LocalHost.ReadTextFile(ctx, path)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > editorReadLimit {
 		return h.LocalHost.ReadTextFile(ctx, path)
 	}
 	var res struct {
 		Content string `json:"content"`
 	}
-	err := h.session.srv.conn.Call(ctx, "fs/read_text_file", map[string]any{"sessionId": h.session.id, "path": path}, &res)
-	if err != nil {
+	if err := h.call(ctx, "fs/read_text_file", map[string]any{"sessionId": h.session.id, "path": path}, &res); err != nil {
 		return "", editorError("read", path, err)
 	}
 	return res.Content, nil
@@ -49,11 +61,21 @@ func (h *editorHost) WriteTextFile(ctx context.Context, path, content string) er
 		return h.LocalHost.WriteTextFile(ctx, path, content)
 	}
 	var res any
-	err := h.session.srv.conn.Call(ctx, "fs/write_text_file", map[string]any{"sessionId": h.session.id, "path": path, "content": content}, &res)
-	if err != nil {
+	if err := h.call(ctx, "fs/write_text_file", map[string]any{"sessionId": h.session.id, "path": path, "content": content}, &res); err != nil {
 		return editorError("write", path, err)
 	}
 	return nil
+}
+
+// call is one file call to the editor, bounded by fsCallTimeout.
+func (h *editorHost) call(ctx context.Context, method string, params, res any) error {
+	cctx, cancel := context.WithTimeout(ctx, fsCallTimeout)
+	defer cancel()
+	err := h.session.srv.conn.Call(cctx, method, params, res)
+	if err != nil && cctx.Err() != nil && ctx.Err() == nil {
+		return fmt.Errorf("the editor did not answer %s within %v", method, fsCallTimeout)
+	}
+	return err
 }
 
 // editorError maps an editor's failure: "not found" errors (-32002 or

@@ -28,6 +28,8 @@ type lineStream struct {
 	// onEOF, when set, runs once when the input ends, before the
 	// connection is told: in-flight handlers can still write replies.
 	onEOF func()
+	// head and tail are the ends of the last oversized line.
+	head, tail []byte
 }
 
 func newLineStream(r io.Reader, w io.Writer, c io.Closer, log *slog.Logger) *lineStream {
@@ -51,10 +53,19 @@ func (s *lineStream) writeLine(b []byte) error {
 }
 
 // ReadObject reads the next well-formed message into v, answering and
-// skipping malformed lines.
+// skipping malformed lines. An oversized line is never silently lost: a
+// reply (to one of our calls) becomes an error reply with the same id, so
+// the call fails at once instead of waiting forever; a request gets its
+// -32600 with its id.
 func (s *lineStream) ReadObject(v any) error {
 	for {
 		line, err := s.readLine()
+		if errors.Is(err, errOversized) {
+			if synth := s.oversized(); synth != nil {
+				return json.Unmarshal(synth, v)
+			}
+			continue
+		}
 		if err != nil {
 			if s.onEOF != nil {
 				s.onEOF()
@@ -82,8 +93,16 @@ func (s *lineStream) ReadObject(v any) error {
 	}
 }
 
+// errOversized reports a line longer than MaxMessageBytes; its head and
+// tail are kept in lineStream.head/tail.
+var errOversized = errors.New("message larger than the limit")
+
+// edge is how much of an oversized line's start and end is kept to find
+// its id.
+const edge = 4096
+
 // readLine reads one line of at most MaxMessageBytes; a longer line is
-// discarded and answered with -32600.
+// drained, its first and last bytes kept, and errOversized returned.
 func (s *lineStream) readLine() ([]byte, error) {
 	var buf []byte
 	for {
@@ -91,16 +110,17 @@ func (s *lineStream) readLine() ([]byte, error) {
 		if len(buf)+len(chunk) <= MaxMessageBytes {
 			buf = append(buf, chunk...)
 		} else if buf != nil || len(chunk) > 0 {
-			buf = buf[:0]
-			// Drain the rest of the oversized line.
-			for err == bufio.ErrBufferFull {
-				_, err = s.r.ReadSlice('\n')
+			s.head = append(s.head[:0], buf[:min(len(buf), edge)]...)
+			tail := append([]byte(nil), chunk...)
+			for err == bufio.ErrBufferFull { // drain the rest of the line
+				chunk, err = s.r.ReadSlice('\n')
+				tail = append(tail[max(0, len(tail)-edge):], chunk...)
 			}
-			s.reject(-32600, "Invalid Request: message larger than the limit")
-			if err != nil {
+			s.tail = append(s.tail[:0], tail[max(0, len(tail)-edge):]...)
+			if err != nil && !errors.Is(err, io.EOF) {
 				return nil, err
 			}
-			continue
+			return nil, errOversized
 		}
 		switch {
 		case err == nil:
@@ -116,10 +136,56 @@ func (s *lineStream) readLine() ([]byte, error) {
 }
 
 // reject answers an unreadable message with a null-id error response.
-func (s *lineStream) reject(code int, msg string) {
+func (s *lineStream) reject(code int, msg string) { s.rejectID(nil, code, msg) }
+
+func (s *lineStream) rejectID(id json.RawMessage, code int, msg string) {
 	s.log.Warn("rejected an inbound message", "code", code, "message", msg)
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
 	_ = s.writeLine(b)
+}
+
+// oversized handles a dropped line: a request is answered -32600 with its
+// id; a reply to one of our calls is turned into an error reply for the
+// caller (returned, to be handed to the connection). Without a readable id
+// the line is answered with a null id and nothing else can be done.
+func (s *lineStream) oversized() []byte {
+	const msg = "message larger than the limit (64 MiB)"
+	id, isRequest := oversizedID(s.head, s.tail)
+	switch {
+	case id == nil:
+		s.reject(-32600, "Invalid Request: "+msg)
+		return nil
+	case isRequest:
+		s.rejectID(id, -32600, "Invalid Request: "+msg)
+		return nil
+	}
+	s.log.Warn("dropped an oversized reply from the client; its call fails", "id", string(id))
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{
+		"code": -32603, "message": "the client's reply was larger than the limit (64 MiB) and was dropped"}})
+	return b
+}
+
+var (
+	idKey     = []byte(`"id":`)
+	methodKey = []byte(`"method":`)
+)
+
+// oversizedID finds the top-level id of a line from its first and last
+// bytes (a key can only appear unescaped outside strings, and an id comes
+// before or after the bulk of a message), and whether the line is a
+// request.
+func oversizedID(head, tail []byte) (json.RawMessage, bool) {
+	isRequest := bytes.Contains(head, methodKey) && !bytes.Contains(head, []byte(`"result":`)) && !bytes.Contains(head, []byte(`"error":`))
+	for _, part := range [][]byte{head, tail} {
+		if i := bytes.Index(part, idKey); i >= 0 {
+			dec := json.NewDecoder(bytes.NewReader(part[i+len(idKey):]))
+			var id json.RawMessage
+			if dec.Decode(&id) == nil && len(id) > 0 && (id[0] == '"' || id[0] == '-' || (id[0] >= '0' && id[0] <= '9')) {
+				return id, isRequest
+			}
+		}
+	}
+	return nil, isRequest
 }
 
 // Close closes the underlying connection.

@@ -51,8 +51,9 @@ func (h *editorHost) Start(ctx context.Context, c tools.Command) (tools.Process,
 		ss.srv.notify(ctx, ss.id, views.ToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: callID,
 			Status: views.InProgress, Content: []views.ToolCallContent{{Type: "terminal", TerminalID: res.TerminalID}}})
 	}
-	p := &editorProcess{session: ss, id: res.TerminalID, cmd: c, done: make(chan struct{})}
-	go p.run()
+	wctx, stop := context.WithCancel(ss.srv.life)
+	p := &editorProcess{session: ss, id: res.TerminalID, cmd: c, done: make(chan struct{}), stop: stop}
+	go p.run(wctx) // owned by p: ends when the wait does (Kill bounds it)
 	return p, nil
 }
 
@@ -64,8 +65,7 @@ type editorProcess struct {
 	done    chan struct{}
 	status  tools.ExitStatus
 	once    sync.Once
-	stop    context.CancelFunc
-	mu      sync.Mutex
+	stop    context.CancelFunc // stops waiting for the exit; set before run starts
 }
 
 func (p *editorProcess) call(ctx context.Context, method string, result any) error {
@@ -74,22 +74,22 @@ func (p *editorProcess) call(ctx context.Context, method string, result any) err
 
 // run waits for the command, collects its output, and releases the
 // terminal — on every path.
-func (p *editorProcess) run() {
+func (p *editorProcess) run(ctx context.Context) {
 	defer close(p.done)
+	defer p.stop()
 	life := p.session.srv.life
-	ctx, cancel := context.WithCancel(life)
-	p.mu.Lock()
-	p.stop = cancel
-	p.mu.Unlock()
-	defer cancel()
 	var exit struct {
 		ExitCode *int    `json:"exitCode"`
 		Signal   *string `json:"signal"`
 	}
+	// The editor may never answer (a buggy client): after a kill, Kill
+	// stops this wait, and the calls below get only a short time.
+	wait := editorCallTimeout
 	if err := p.call(ctx, "terminal/wait_for_exit", &exit); err != nil {
 		p.status = tools.ExitStatus{Code: -1, Err: err}
+		wait = unresponsiveTimeout
 	}
-	bg, cancelBG := context.WithTimeout(life, 10*time.Second)
+	bg, cancelBG := context.WithTimeout(life, wait)
 	defer cancelBG()
 	var out struct {
 		Output    string `json:"output"`
@@ -102,7 +102,9 @@ func (p *editorProcess) run() {
 		_, _ = p.cmd.Stdout.Write([]byte(out.Output))
 	}
 	var released any
-	_ = p.call(bg, "terminal/release", &released)
+	rctx, cancelR := context.WithTimeout(life, wait) // release gets its own budget
+	defer cancelR()
+	_ = p.call(rctx, "terminal/release", &released)
 	switch {
 	case p.status.Err != nil:
 	case exit.Signal != nil && *exit.Signal != "":
@@ -114,20 +116,31 @@ func (p *editorProcess) run() {
 
 func (p *editorProcess) Wait() tools.ExitStatus { <-p.done; return p.status }
 
+// Timeouts of terminal calls: a call the editor answers promptly in
+// practice, the same once the editor has shown it does not answer, and
+// how long a killed command has to report its exit.
+const (
+	editorCallTimeout   = 10 * time.Second
+	unresponsiveTimeout = 2 * time.Second
+	killGrace           = 3 * time.Second
+)
+
 // Kill asks the editor to kill the command; wait_for_exit then returns and
-// the terminal is released.
+// the terminal is released. Whatever the editor does, the process counts
+// as ended within about killGrace + 2 × unresponsiveTimeout of the kill
+// (plus the kill call's own bound): if no exit is reported by then, the
+// bridge stops waiting, and the release that follows gets a short bound.
 func (p *editorProcess) Kill() {
 	p.once.Do(func() {
-		ctx, cancel := context.WithTimeout(p.session.srv.life, 10*time.Second)
-		defer cancel()
+		ctx, cancel := context.WithTimeout(p.session.srv.life, unresponsiveTimeout)
 		var res any
-		if err := p.call(ctx, "terminal/kill", &res); err != nil {
-			p.mu.Lock()
-			if p.stop != nil {
-				p.stop() // the editor did not answer: stop waiting for it
-			}
-			p.mu.Unlock()
+		err := p.call(ctx, "terminal/kill", &res)
+		cancel()
+		if err != nil {
+			p.stop() // the editor did not answer: stop waiting for it
+			return
 		}
+		time.AfterFunc(killGrace, p.stop) // a no-op once the wait has ended
 	})
 }
 

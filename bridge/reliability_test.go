@@ -1,0 +1,93 @@
+package bridge_test
+
+import (
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestBridge_OversizedEditorReply: an editor reply larger than the line
+// limit fails its call at once (it used to hang the turn forever), and a
+// large local file is read locally instead of through the editor.
+func TestBridge_OversizedEditorReply(t *testing.T) {
+	fsCaps := map[string]any{"fs": map[string]any{"readTextFile": true, "writeTextFile": true}}
+	t.Run("a reply over 64 MiB fails the read", func(t *testing.T) {
+		h := setup(t, fsCaps, fakeTurn{calls: []fakeCall{{"r", "read", args("file_path", "a.txt")}}}, fakeTurn{text: "ok"})
+		h.file("a.txt", "small on disk\n")
+		h.onRead = func(string) (string, *rpcError) { return strings.Repeat("x", 65<<20), nil }
+		done := make(chan string, 1)
+		go func() { done <- h.prompt(h.session, "read") }()
+		select {
+		case stop := <-done:
+			if stop != "end_turn" {
+				t.Errorf("stop %q", stop)
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatal("the turn hangs on a reply the bridge dropped")
+		}
+		if got := h.toolMessages(1)["r"]; !strings.Contains(got, "larger than the limit") {
+			t.Errorf("the model was told %q", got)
+		}
+	})
+	t.Run("a large local file is read locally", func(t *testing.T) {
+		h := setup(t, fsCaps, fakeTurn{calls: []fakeCall{{"r", "read", args("file_path", "big.log", "limit", 3)}}}, fakeTurn{text: "ok"})
+		h.file("big.log", strings.Repeat("a log line that goes on for a while\n", 300_000)) // 10.8 MB
+		var asked atomic.Int32
+		h.onRead = func(string) (string, *rpcError) { asked.Add(1); return "", &rpcError{Code: -32603, Message: "no"} }
+		h.prompt(h.session, "read")
+		if asked.Load() != 0 || !strings.Contains(h.toolMessages(1)["r"], "a log line") {
+			t.Errorf("asked the editor %d times; result %.200q", asked.Load(), h.toolMessages(1)["r"])
+		}
+	})
+}
+
+// TestBridge_CancelWithSilentEditor: session/cancel ends the turn within a
+// bounded time whatever the editor does with its terminal.
+func TestBridge_CancelWithSilentEditor(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		silent []string
+	}{
+		{"never answers wait_for_exit", []string{"terminal/wait_for_exit"}},
+		{"never answers wait_for_exit, kill or release", []string{"terminal/wait_for_exit", "terminal/kill", "terminal/release", "terminal/output"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := setup(t, map[string]any{"terminal": true}, fakeTurn{calls: []fakeCall{{"long", "bash", args("command", "sleep 7792", "description", "wait")}}})
+			h.mu.Lock()
+			h.silent = map[string]bool{}
+			for _, m := range tc.silent {
+				h.silent[m] = true
+			}
+			h.mu.Unlock()
+			t.Cleanup(func() {
+				h.mu.Lock()
+				defer h.mu.Unlock()
+				for _, ft := range h.terms {
+					if ft.cmd.Process != nil {
+						ft.cmd.Process.Kill()
+					}
+				}
+			})
+			ch := h.start("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{map[string]any{"type": "text", "text": "x"}}})
+			h.waitFor(func() bool { return finalStatus(h.toolUpdates("long")) == "in_progress" && h.terminalCalls() > 0 })
+			start := time.Now()
+			h.notify("session/cancel", map[string]any{"sessionId": h.session})
+			select {
+			case m := <-ch:
+				if !strings.Contains(string(m.Result), `"cancelled"`) {
+					t.Errorf("prompt answered %s %+v", m.Result, m.Error)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("session/cancel did not end the turn")
+			}
+			if d := time.Since(start); d > 12*time.Second {
+				t.Errorf("cancel took %v", d)
+			}
+			if st := finalStatus(h.toolUpdates("long")); st != "failed" {
+				t.Errorf("the cancelled call ended %q", st)
+			}
+		})
+	}
+}
+
