@@ -236,6 +236,7 @@ func (s *Server) loadSession(ctx context.Context, req *jsonrpc2.Request, replay 
 		ss.record(store.Event{Kind: store.KindAbandoned})
 		ss.syncLog()
 	}
+	close(ss.ready) // requests that came in behind the load may run now
 	return withAfter{result: loadResult{Modes: ss.modeState(), ConfigOptions: ss.configOptions()},
 		after: func() { ss.sendNotices(ctx, len(p.MCPServers)) }}, nil
 }
@@ -299,12 +300,12 @@ func (s *Server) listSessions(req *jsonrpc2.Request) (any, error) {
 	return res, nil
 }
 
-func (s *Server) closeSession(req *jsonrpc2.Request) (any, error) {
+func (s *Server) closeSession(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p sessionParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
-	ss, err := s.requireSession(p.SessionID)
+	ss, err := s.requireSession(ctx, p.SessionID)
 	if err != nil {
 		return nil, err
 	}

@@ -66,6 +66,7 @@ func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, er
 		return nil, err
 	}
 	ss.initModel(ctx)
+	close(ss.ready)
 	if s.store != nil {
 		if ss.log, err = s.store.Create(ss.id, store.Event{Cwd: ss.ws.Cwd(), AdditionalDirectories: p.AdditionalDirectories}); err != nil {
 			s.log.Error("creating the session log; this session will not be resumable", "session", ss.id, "err", err)
@@ -112,6 +113,7 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 	caps := s.caps
 	s.mu.Unlock()
 	ss := &Session{
+		ready: make(chan struct{}),
 		id:    id,
 		srv:   s,
 		ws:    ws,
@@ -142,12 +144,12 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 	return ss, nil
 }
 
-func (s *Server) setMode(req *jsonrpc2.Request) (any, error) {
+func (s *Server) setMode(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p setModeParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
-	ss, err := s.requireSession(p.SessionID)
+	ss, err := s.requireSession(ctx, p.SessionID)
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,7 @@ func (s *Server) prompt(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
-	ss, err := s.requireSession(p.SessionID)
+	ss, err := s.requireSession(ctx, p.SessionID)
 	if err != nil {
 		return nil, err
 	}

@@ -173,12 +173,12 @@ func (ss *Session) restoreConfig(choices map[string]string) {
 	}
 }
 
-func (s *Server) setConfigOption(req *jsonrpc2.Request) (any, error) {
+func (s *Server) setConfigOption(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p setConfigParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
-	ss, err := s.requireSession(p.SessionID)
+	ss, err := s.requireSession(ctx, p.SessionID)
 	if err != nil {
 		return nil, err
 	}

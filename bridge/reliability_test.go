@@ -1,10 +1,16 @@
 package bridge_test
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/dsh-bridge/dsh-bridge/store"
+	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 // TestBridge_OversizedEditorReply: an editor reply larger than the line
@@ -91,3 +97,58 @@ func TestBridge_CancelWithSilentEditor(t *testing.T) {
 	}
 }
 
+// TestBridge_PromptRightBehindLoad: a prompt sent before session/load has
+// answered waits for the history and the log to be restored; its turn sees
+// the whole history and is kept in the log.
+func TestBridge_PromptRightBehindLoad(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	state := t.TempDir()
+	st, err := store.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id, turns = "sess_behind_load", 400
+	log, err := st.Create(id, store.Event{Cwd: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range turns {
+		call := fmt.Sprintf("c%d", i)
+		for _, e := range []store.Event{
+			{Kind: store.KindUser, Text: fmt.Sprintf("question %d", i)},
+			{Kind: store.KindAssistant, Text: "Looking.", Reasoning: "think", ToolCalls: []store.ToolCall{{ID: call, Name: "read", Arguments: `{"file_path":"a.txt"}`}}},
+			{Kind: store.KindToolResult, CallID: call, Content: []card.Content{card.Text("1  hello")}},
+			{Kind: store.KindAssistant, Text: fmt.Sprintf("answer %d", i)},
+			{Kind: store.KindTurnEnd, StopReason: "end_turn"},
+		} {
+			if err := log.Append(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	log.Close()
+	m := newFakeModel(t, fakeTurn{text: "fresh answer"})
+	e := startEditor(t, "DSH_BASE_URL="+m.srv.URL, "DSH_STATE_DIR="+state)
+	e.initialize(nil)
+	loadCh := e.start("session/load", map[string]any{"sessionId": id, "cwd": dir, "mcpServers": []any{}})
+	promptCh := e.start("session/prompt", map[string]any{"sessionId": id, "prompt": []any{map[string]any{"type": "text", "text": "behind the load"}}})
+	for _, ch := range []chan message{loadCh, promptCh} {
+		select {
+		case m := <-ch:
+			if m.Error != nil {
+				t.Fatalf("error %+v", m.Error)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("no answer")
+		}
+	}
+	reqs := m.recorded()
+	if len(reqs) != 1 || len(reqs[0].Messages) != 1+turns*4+1 {
+		t.Fatalf("the prompt's request has %d messages, want %d", len(reqs[0].Messages), 1+turns*4+1)
+	}
+	e.close()
+	data, _ := os.ReadFile(filepath.Join(state, id+".jsonl"))
+	if !strings.Contains(string(data), `"text":"behind the load"`) || !strings.Contains(string(data), `"text":"fresh answer"`) {
+		t.Error("the turn run behind the load is missing from the log")
+	}
+}

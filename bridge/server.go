@@ -67,8 +67,11 @@ type Server struct {
 	sessions map[string]*Session
 	byScope  map[*registry.Scope]*Session
 	inflight map[string]context.CancelFunc // inbound request id → cancel
-	models   modelList
-	wg       sync.WaitGroup // request goroutines
+	// restoring holds, per session id, a channel closed when the load or
+	// resume restoring it has answered.
+	restoring map[string]chan struct{}
+	models    modelList
+	wg        sync.WaitGroup // request goroutines
 
 	// life ends when the client's input does: calls to the client that
 	// outlive a turn (editor terminals) derive from it, so they stop
@@ -92,7 +95,7 @@ func NewServer(cfg Config) *Server {
 		cfg.Version = "dev"
 	}
 	s := &Server{cfg: cfg, log: cfg.Log, reg: registry.New(), sessions: map[string]*Session{},
-		byScope: map[*registry.Scope]*Session{}, inflight: map[string]context.CancelFunc{}}
+		byScope: map[*registry.Scope]*Session{}, inflight: map[string]context.CancelFunc{}, restoring: map[string]chan struct{}{}}
 	s.life, s.endLife = context.WithCancel(context.Background())
 	s.pipe = pipeline.New(s.reg, pipeline.WithApprover(s), pipeline.WithLogger(cfg.Log))
 	s.pipe.WrapExecute(nil, pipeline.TimeoutPolicy(s.reg))
@@ -167,11 +170,18 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	rctx, cancel := context.WithCancel(ctx)
 	s.mu.Lock()
 	s.inflight[key] = cancel
+	restoring := s.markRestoring(req)
 	s.mu.Unlock()
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		defer func() {
+			if restoring != nil {
+				s.mu.Lock()
+				close(s.restoring[restoring.id])
+				delete(s.restoring, restoring.id)
+				s.mu.Unlock()
+			}
 			s.mu.Lock()
 			delete(s.inflight, key)
 			s.mu.Unlock()
@@ -179,6 +189,29 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		}()
 		s.respond(rctx, req, func(ctx context.Context) (any, error) { return s.dispatch(ctx, req) })
 	}()
+}
+
+// restoringID names a session a load or resume request is restoring.
+type restoringID struct{ id string }
+
+// markRestoring records, in arrival order (on the read loop, with s.mu
+// held), that a session/load or session/resume is restoring a session, so
+// that requests for it that arrive behind the load wait for it.
+func (s *Server) markRestoring(req *jsonrpc2.Request) *restoringID {
+	if (req.Method != "session/load" && req.Method != "session/resume") || req.Params == nil {
+		return nil
+	}
+	var p struct {
+		SessionID string `json:"sessionId"`
+	}
+	if json.Unmarshal(*req.Params, &p) != nil || p.SessionID == "" {
+		return nil
+	}
+	if _, busy := s.restoring[p.SessionID]; busy {
+		return nil
+	}
+	s.restoring[p.SessionID] = make(chan struct{})
+	return &restoringID{p.SessionID}
 }
 
 // respond runs a handler, converting panics into -32603 and errors into
@@ -236,9 +269,9 @@ func (s *Server) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, erro
 	case "session/prompt":
 		return s.prompt(ctx, req)
 	case "session/set_mode":
-		return s.setMode(req)
+		return s.setMode(ctx, req)
 	case "session/set_config_option":
-		return s.setConfigOption(req)
+		return s.setConfigOption(ctx, req)
 	case "session/load":
 		return s.loadSession(ctx, req, true)
 	case "session/resume":
@@ -246,7 +279,7 @@ func (s *Server) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, erro
 	case "session/list":
 		return s.listSessions(req)
 	case "session/close":
-		return s.closeSession(req)
+		return s.closeSession(ctx, req)
 	case "authenticate":
 		return map[string]any{}, nil
 	}
@@ -290,11 +323,34 @@ func (s *Server) session(id string) *Session {
 	return s.sessions[id]
 }
 
-func (s *Server) requireSession(id string) (*Session, error) {
-	if ss := s.session(id); ss != nil {
-		return ss, nil
+// requireSession returns an open session, waiting while it is still being
+// restored by session/load or session/resume: a request sent right behind
+// the load runs after the history and the log are back, never during the
+// replay.
+func (s *Server) requireSession(ctx context.Context, id string) (*Session, error) {
+	s.mu.Lock()
+	restoring := s.restoring[id]
+	s.mu.Unlock()
+	if restoring != nil {
+		select {
+		case <-restoring:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
-	return nil, fmt.Errorf("%w: %q", ErrSessionNotFound, id)
+	ss := s.session(id)
+	if ss == nil {
+		return nil, fmt.Errorf("%w: %q", ErrSessionNotFound, id)
+	}
+	select {
+	case <-ss.ready:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if s.session(id) != ss { // the load failed, or the session was closed
+		return nil, fmt.Errorf("%w: %q", ErrSessionNotFound, id)
+	}
+	return ss, nil
 }
 
 // notify sends a session/update; updates of one turn are written in order,
