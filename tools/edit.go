@@ -150,25 +150,89 @@ func writeError(path string, err error) error {
 	return fsError("FS_IO_ERROR", fmt.Sprintf("cannot write %q: %v", path, err))
 }
 
-// ApplyLiteralEdit replaces old with new in text, literally, after
-// normalizing CRLF to LF in all three; the result keeps the file's line
-// ending style (CRLF when a 4 KiB sample has any). It returns the new text
-// and the number of (non-overlapping) matches; with replaceAll false, more
-// than one match replaces nothing.
+// ApplyLiteralEdit replaces old with new in text, literally. Matching
+// ignores the difference between CRLF and LF (models write LF), but the
+// edit happens on the file's bytes in place: only the matched spans
+// change, and each replacement takes the line ending of the text it
+// replaces (or, when that text has none, of the line it sits on). It
+// returns the new text and the number of (non-overlapping) matches; with
+// replaceAll false, more than one match replaces nothing.
 func ApplyLiteralEdit(text, old, new string, replaceAll bool) (string, int) {
-	crlf := strings.Contains(text[:min(len(text), 4096)], "\r\n")
-	norm := strings.ReplaceAll(text, "\r\n", "\n")
 	old = strings.ReplaceAll(old, "\r\n", "\n")
 	new = strings.ReplaceAll(new, "\r\n", "\n")
-	n := strings.Count(norm, old)
+	norm, orig := normalizeCRLF(text)
+	var spans [][2]int // matches in norm
+	for from := 0; ; {
+		k := strings.Index(norm[from:], old)
+		if k < 0 {
+			break
+		}
+		spans = append(spans, [2]int{from + k, from + k + len(old)})
+		from += k + len(old)
+	}
+	n := len(spans)
 	if n == 0 || (n > 1 && !replaceAll) {
 		return text, n
 	}
-	out := strings.ReplaceAll(norm, old, new)
-	if crlf {
-		out = strings.ReplaceAll(out, "\n", "\r\n")
+	var b strings.Builder
+	b.Grow(len(text) + n*(len(new)-len(old)+8))
+	last := 0
+	for _, sp := range spans {
+		start, end := orig[sp[0]], orig[sp[1]]
+		b.WriteString(text[last:start])
+		repl := new
+		if lineEnding(text, start, end) == "\r\n" {
+			repl = strings.ReplaceAll(new, "\n", "\r\n")
+		}
+		b.WriteString(repl)
+		last = end
 	}
-	return out, n
+	b.WriteString(text[last:])
+	return b.String(), n
+}
+
+// normalizeCRLF returns text with each CRLF as LF, and for every position
+// of the result (and its end) the position in text where that byte's
+// source starts: a LF that was a CRLF maps to its CR, so spans mapped back
+// never split a CRLF.
+func normalizeCRLF(text string) (string, []int) {
+	var b strings.Builder
+	b.Grow(len(text))
+	orig := make([]int, 0, len(text)+1)
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\r' && i+1 < len(text) && text[i+1] == '\n' {
+			orig = append(orig, i)
+			b.WriteByte('\n')
+			i++
+			continue
+		}
+		orig = append(orig, i)
+		b.WriteByte(text[i])
+	}
+	orig = append(orig, len(text))
+	return b.String(), orig
+}
+
+// lineEnding is the line ending of text[start:end]: its first one, else
+// that of the line the span sits on (the next ending after it, else the
+// one before it), else LF.
+func lineEnding(text string, start, end int) string {
+	ending := func(nl int) string {
+		if nl > 0 && text[nl-1] == '\r' {
+			return "\r\n"
+		}
+		return "\n"
+	}
+	if k := strings.IndexByte(text[start:end], '\n'); k >= 0 {
+		return ending(start + k)
+	}
+	if k := strings.IndexByte(text[end:], '\n'); k >= 0 {
+		return ending(end + k)
+	}
+	if k := strings.LastIndexByte(text[:start], '\n'); k >= 0 {
+		return ending(k)
+	}
+	return "\n"
 }
 
 func newEdit(h Host, w *Workspace) (*registry.Tool, error) {

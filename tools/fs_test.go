@@ -182,21 +182,24 @@ func TestWriteAndEdit(t *testing.T) {
 	})
 }
 
+// TestProperty_LiteralEdit: on files with a random line ending per line,
+// an edit changes only the matched span, byte for byte; the replacement
+// takes the span's line ending; and the result means what the model asked
+// for.
 func TestProperty_LiteralEdit(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 5))
-	alphabet := []string{"a", "b", "c", "é", "😀", " ", "\n"}
-	for i := range 2000 {
+	alphabet := []string{"a", "b", "c", "é", "😀", " ", "\n", "\n"}
+	for i := range 3000 {
 		var b strings.Builder
 		for range r.IntN(60) + 5 {
-			b.WriteString(alphabet[r.IntN(len(alphabet))])
+			c := alphabet[r.IntN(len(alphabet))]
+			if c == "\n" && r.IntN(2) == 0 {
+				c = "\r\n"
+			}
+			b.WriteString(c)
 		}
 		text := b.String()
-		crlf := i%2 == 0
-		if crlf {
-			text = strings.ReplaceAll(text, "\n", "\r\n")
-		}
-		// A random substring that occurs exactly once (in LF form).
-		norm := strings.ReplaceAll(text, "\r\n", "\n")
+		norm, orig := normalizeCRLF(text)
 		start := r.IntN(len(norm))
 		end := start + 1 + r.IntN(len(norm)-start)
 		old := norm[start:end]
@@ -205,16 +208,42 @@ func TestProperty_LiteralEdit(t *testing.T) {
 		}
 		newS := "NEW\n" + old[:len(old)/2]
 		got, n := ApplyLiteralEdit(text, old, newS, false)
-		want := strings.Replace(norm, old, strings.ReplaceAll(newS, "\r\n", "\n"), 1)
-		if crlf && strings.Contains(text[:min(len(text), 4096)], "\r\n") {
-			want = strings.ReplaceAll(want, "\n", "\r\n")
+		start, end = strings.Index(norm, old), strings.Index(norm, old)+len(old) // overlapping: the first
+		if n != 1 {
+			t.Fatalf("case %d: %d matches", i, n)
 		}
-		if n != 1 || got != want {
-			t.Fatalf("case %d: edit of %q in %q: got %q, want %q", i, old, text, got, want)
+		gotNorm, _ := normalizeCRLF(got)
+		if want := strings.Replace(norm, old, newS, 1); gotNorm != want {
+			t.Fatalf("case %d: edit of %q in %q means %q, want %q", i, old, text, gotNorm, want)
 		}
-		if crlf && strings.Contains(text, "\r\n") && strings.Contains(strings.ReplaceAll(got, "\r\n", ""), "\n") {
-			t.Fatalf("case %d: a bare LF in a CRLF file: %q", i, got)
+		os, oe := orig[start], orig[end]
+		if !strings.HasPrefix(got, text[:os]) || !strings.HasSuffix(got, text[oe:]) {
+			t.Fatalf("case %d: bytes outside the edit changed: %q -> %q", i, text, got)
 		}
+		inserted := got[os : len(got)-(len(text)-oe)]
+		crlf := lineEnding(text, os, oe) == "\r\n"
+		if crlf && strings.Contains(strings.ReplaceAll(inserted, "\r\n", ""), "\n") || !crlf && strings.Contains(inserted, "\r\n") && !strings.Contains(newS, "\r\n") {
+			t.Fatalf("case %d: the replacement %q does not take the line ending of %q", i, inserted, text[os:oe])
+		}
+	}
+}
+
+func TestLiteralEdit_LineEndings(t *testing.T) {
+	late := "first\n" + strings.Repeat("lf line\n", 600) + "crlf\r\nend\r\n" // CRLF starts after 4 KiB
+	for _, tc := range []struct{ name, text, old, new, want string }{
+		{"CRLF starting late is left alone", late, "first", "FIRST", "FIRST" + late[5:]},
+		{"mixed: only the edited line changes", "a\r\nb\nc\r\n", "b", "B", "a\r\nB\nc\r\n"},
+		{"replacement in a CRLF span is CRLF", "a\nb\r\nc\r\nd\n", "b\nc", "1\n2\n3", "a\n1\r\n2\r\n3\r\nd\n"},
+		{"replacement in an LF span is LF", "a\r\nb\nc\nd\r\n", "b\nc", "1\n2", "a\r\n1\n2\nd\r\n"},
+		{"a span without an ending takes its line's", "one\r\ntwo\r\n", "two", "2a\n2b", "one\r\n2a\r\n2b\r\n"},
+		{"no final newline", "x\r\ny", "y", "y1\ny2", "x\r\ny1\r\ny2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, n := ApplyLiteralEdit(tc.text, tc.old, tc.new, false)
+			if n != 1 || got != tc.want {
+				t.Errorf("got %q (%d), want %q", got, n, tc.want)
+			}
+		})
 	}
 }
 
