@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -150,5 +151,39 @@ func TestBridge_PromptRightBehindLoad(t *testing.T) {
 	data, _ := os.ReadFile(filepath.Join(state, id+".jsonl"))
 	if !strings.Contains(string(data), `"text":"behind the load"`) || !strings.Contains(string(data), `"text":"fresh answer"`) {
 		t.Error("the turn run behind the load is missing from the log")
+	}
+}
+
+// TestBridge_WriteThroughSymlink: writing a symlinked file writes its
+// target and keeps the link; an existing file keeps its mode; a new file
+// follows the umask.
+func TestBridge_WriteThroughSymlink(t *testing.T) {
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	h := setup(t, nil,
+		fakeTurn{calls: []fakeCall{
+			{"w1", "write", args("file_path", "CLAUDE.md", "content", "# shared rules\n")},
+			{"w2", "write", args("file_path", "new.txt", "content", "fresh\n")},
+			{"e1", "edit", args("file_path", "script.sh", "old_string", "old", "new_string", "new")},
+		}}, fakeTurn{text: "ok"})
+	h.file("AGENTS.md", "# rules\n")
+	os.Symlink("AGENTS.md", filepath.Join(h.dir, "CLAUDE.md"))
+	h.file("script.sh", "echo old\n")
+	os.Chmod(filepath.Join(h.dir, "script.sh"), 0o750)
+	h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "acceptEdits"})
+	h.prompt(h.session, "write")
+	if fi, err := os.Lstat(filepath.Join(h.dir, "CLAUDE.md")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("CLAUDE.md is no longer a link: %v %v", fi.Mode(), err)
+	}
+	if got := h.content("AGENTS.md"); got != "# shared rules\n" {
+		t.Errorf("the link's target holds %q", got)
+	}
+	for name, want := range map[string]os.FileMode{"script.sh": 0o750, "new.txt": 0o600} {
+		if fi, err := os.Stat(filepath.Join(h.dir, name)); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v (%v), want %v", name, fi.Mode().Perm(), err, want)
+		}
+	}
+	if h.content("script.sh") != "echo new\n" {
+		t.Errorf("script.sh = %q", h.content("script.sh"))
 	}
 }

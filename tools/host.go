@@ -3,11 +3,14 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -126,16 +129,24 @@ func (LocalHost) ReadTextFile(_ context.Context, path string) (string, error) {
 
 // WriteTextFile implements Host. It writes a temporary file in the same
 // directory and renames it over the target, so a reader never sees half a
-// file and a failed write never loses the old content.
+// file and a failed write never loses the old content. A symlink is
+// followed and its target written (the link stays a link); an existing
+// file keeps its mode, and a new one gets 0666 less the umask, as any
+// other program's would.
 func (LocalHost) WriteTextFile(_ context.Context, path, content string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	path, err := linkTarget(path)
+	if err != nil {
 		return err
 	}
-	mode := fs.FileMode(0o644)
-	if info, err := os.Stat(path); err == nil {
-		mode = info.Mode().Perm()
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".dsh-*")
+	var keep fs.FileMode
+	existing := false
+	if info, err := os.Stat(path); err == nil {
+		keep, existing = info.Mode().Perm(), true
+	}
+	tmp, err := createTemp(filepath.Dir(path), "."+filepath.Base(path)+".dsh-")
 	if err != nil {
 		return err
 	}
@@ -144,14 +155,49 @@ func (LocalHost) WriteTextFile(_ context.Context, path, content string) error {
 		tmp.Close()
 		return err
 	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
+	if existing {
+		if err := tmp.Chmod(keep); err != nil {
+			tmp.Close()
+			return err
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// linkTarget follows path's symlinks, dangling ones included, to the file
+// a write must change.
+func linkTarget(path string) (string, error) {
+	for hops := 0; hops < 40; hops++ {
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		dest, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(path), dest)
+		}
+		path = dest
+	}
+	return "", fmt.Errorf("%s: too many levels of symbolic links", path)
+}
+
+// createTemp creates a new file with a random name in dir, with mode 0666
+// less the umask (os.CreateTemp would make it 0600).
+func createTemp(dir, prefix string) (*os.File, error) {
+	for range 100 {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("cannot create a temporary file in %s", dir)
 }
 
 // Stat implements Host.
