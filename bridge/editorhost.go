@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -54,6 +55,22 @@ func (h *editorHost) ReadTextFile(ctx context.Context, path string) (string, err
 		return "", editorError("read", path, err)
 	}
 	return res.Content, nil
+}
+
+// OpenText streams large local files (and every file when the client
+// cannot read them) from disk; other files come through the editor.
+func (h *editorHost) OpenText(ctx context.Context, path string) (io.ReadCloser, error) {
+	if !h.session.caps.FS.ReadTextFile {
+		return h.LocalHost.OpenText(ctx, path)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > editorReadLimit {
+		return h.LocalHost.OpenText(ctx, path)
+	}
+	s, err := h.ReadTextFile(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return io.NopCloser(strings.NewReader(s)), nil
 }
 
 func (h *editorHost) WriteTextFile(ctx context.Context, path, content string) error {

@@ -34,6 +34,8 @@ func TestRead(t *testing.T) {
 				{"directory", "", `{"file_path":"."}`, false, "FS_NOT_REGULAR_FILE", "not a regular file"},
 				{"wrong argument type", "", `{"file_path":1}`, false, "INVALID_ARGS", `"file_path" must be a string`},
 				{"invalid UTF-8", "ok\n\xff\xfe\n", `{"file_path":"a.txt"}`, false, "FS_NOT_TEXT", "not UTF-8 text"},
+				{"NUL bytes", strings.Repeat("\x00", 4096), `{"file_path":"a.txt"}`, false, "FS_NOT_TEXT", "binary file"},
+				{"a NUL in the first block", "text\x00more\n", `{"file_path":"a.txt","offset":1,"limit":1}`, false, "FS_NOT_TEXT", "binary file"},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
 					e := newEnv(t, h.make())

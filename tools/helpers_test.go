@@ -6,6 +6,7 @@ import (
 	"context"
 	"flag"
 	"github.com/dsh-bridge/dsh-bridge/internal/proctest"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,6 +51,16 @@ func (e *editorHost) ReadTextFile(ctx context.Context, path string) (string, err
 	return e.LocalHost.ReadTextFile(ctx, path)
 }
 
+// OpenText reads through the buffers, as ReadTextFile does (LocalHost's
+// would bypass them).
+func (e *editorHost) OpenText(ctx context.Context, path string) (io.ReadCloser, error) {
+	s, err := e.ReadTextFile(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return io.NopCloser(strings.NewReader(s)), nil
+}
+
 func (e *editorHost) WriteTextFile(ctx context.Context, path, content string) error {
 	e.mu.Lock()
 	e.buffers[path] = content
@@ -85,7 +96,7 @@ var hosts = []struct {
 // env is a workspace with the built-in tools registered in a session scope
 // and a pipeline to call them through.
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	dir   string
 	ws    *Workspace
 	host  Host
@@ -94,7 +105,7 @@ type env struct {
 	scope *registry.Scope
 }
 
-func newEnv(t *testing.T, h Host, opts ...func(*Options)) *env {
+func newEnv(t testing.TB, h Host, opts ...func(*Options)) *env {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

@@ -37,6 +37,26 @@ type Host interface {
 	Start(ctx context.Context, cmd Command) (Process, error)
 }
 
+// TextOpener is a Host that can stream a file's text, so that a read of a
+// few lines of a huge file holds only a bounded buffer in memory.
+type TextOpener interface {
+	// OpenText opens a file's text for reading; the caller closes it.
+	OpenText(ctx context.Context, path string) (io.ReadCloser, error)
+}
+
+// openText streams a file's text through h: OpenText when h has it, else
+// ReadTextFile.
+func openText(ctx context.Context, h Host, path string) (io.ReadCloser, error) {
+	if o, ok := h.(TextOpener); ok {
+		return o.OpenText(ctx, path)
+	}
+	s, err := h.ReadTextFile(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return io.NopCloser(strings.NewReader(s)), nil
+}
+
 // Command is a shell script to run.
 type Command struct {
 	Script string
@@ -125,6 +145,12 @@ func (h LocalHost) commandEnv(sandboxed bool) []string {
 func (LocalHost) ReadTextFile(_ context.Context, path string) (string, error) {
 	b, err := os.ReadFile(path)
 	return string(b), err
+}
+
+// OpenText implements TextOpener. A Host that embeds LocalHost but reads
+// files elsewhere must override it too.
+func (LocalHost) OpenText(_ context.Context, path string) (io.ReadCloser, error) {
+	return os.Open(path)
 }
 
 // WriteTextFile implements Host. It writes a temporary file in the same

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -39,6 +40,13 @@ func (h guardedHost) ReadTextFile(ctx context.Context, path string) (string, err
 		return "", err
 	}
 	return h.Host.ReadTextFile(ctx, path)
+}
+
+func (h guardedHost) OpenText(ctx context.Context, path string) (io.ReadCloser, error) {
+	if err := h.check(path, false); err != nil {
+		return nil, err
+	}
+	return openText(ctx, h.Host, path)
 }
 
 func (h guardedHost) WriteTextFile(ctx context.Context, path, content string) error {

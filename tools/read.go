@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -88,6 +89,10 @@ func statFile(ctx context.Context, h Host, path, verb string) (fs.FileInfo, erro
 	}
 	return info, nil
 }
+
+// binarySample is how much of a file's start is searched for a NUL byte:
+// one there makes it a binary file, as in the reference.
+const binarySample = 8192
 
 // window scans r to the end, returning the requested lines (line and byte
 // caps applied, CR before LF stripped) and the exact total line count.
@@ -239,11 +244,20 @@ func newRead(h Host, w *Workspace) (*registry.Tool, error) {
 			if _, err := statFile(ctx, h, path, "read"); err != nil {
 				return readValue{}, err
 			}
-			text, err := h.ReadTextFile(ctx, path)
+			f, err := openText(ctx, h, path)
 			if err != nil {
+				var te *registry.Error
+				if errors.As(err, &te) {
+					return readValue{}, err
+				}
 				return readValue{}, fsError("FS_IO_ERROR", fmt.Sprintf("cannot read %q: %v", path, err))
 			}
-			v, _, err := window(strings.NewReader(text), in, path)
+			defer f.Close()
+			br := bufio.NewReaderSize(f, binarySample)
+			if head, _ := br.Peek(binarySample); bytes.IndexByte(head, 0) >= 0 {
+				return readValue{}, fsError("FS_NOT_TEXT", fmt.Sprintf("cannot read %q: binary file", path))
+			}
+			v, _, err := window(br, in, path)
 			return v, err
 		},
 		Render: func(a readArgs, v readValue) ([]card.Content, error) {
