@@ -105,6 +105,11 @@ func (ss *Session) sendNotices(ctx context.Context, mcpServers int) {
 
 // openSession builds a live session: workspace, scope, tools, policies.
 func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
+	s.sweep.Do(func() {
+		if n := tools.SweepSpills(); n > 0 {
+			s.log.Info("removed spill files left by processes that are gone", "count", n)
+		}
+	})
 	ws, err := tools.NewWorkspace(cwd, dirs...)
 	if err != nil {
 		return nil, invalidParams("session: %v", err)

@@ -187,3 +187,40 @@ func TestBridge_WriteThroughSymlink(t *testing.T) {
 		t.Errorf("script.sh = %q", h.content("script.sh"))
 	}
 }
+
+// TestBridge_SpillFiles: the spill file of a long command output is deleted
+// when its session closes, and the spill folders of dead processes are
+// swept when the next process opens a session.
+func TestBridge_SpillFiles(t *testing.T) {
+	tmp := t.TempDir()
+	root := filepath.Join(tmp, "dsh-bridge-spill")
+	dead := filepath.Join(root, "999999999.42")
+	os.MkdirAll(dead, 0o700)
+	os.WriteFile(filepath.Join(dead, "bash-output-1.txt"), []byte("left behind"), 0o600)
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	m := newFakeModel(t, fakeTurn{calls: []fakeCall{{"b", "bash", args("command", "seq 1 200000", "description", "long output")}}}, fakeTurn{text: "ok"})
+	e := startEditor(t, "DSH_BASE_URL="+m.srv.URL, "TMPDIR="+tmp)
+	e.initialize(nil)
+	s := e.newSession(dir)
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("the dead process's spill folder was not swept: %v", err)
+	}
+	e.prompt(s, "run it")
+	spills, _ := filepath.Glob(filepath.Join(root, "*", "bash-output-*.txt"))
+	if len(spills) != 1 {
+		t.Fatalf("spill files %v", spills)
+	}
+	if got := m.recorded(); !strings.Contains(fmt.Sprint(got[len(got)-1].Messages), spills[0]) {
+		t.Errorf("the model was not told where the output went")
+	}
+	if _, err := e.call("session/close", map[string]any{"sessionId": s}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(spills[0]); !os.IsNotExist(err) {
+		t.Errorf("the spill file outlived its session: %v", err)
+	}
+	e.close()
+	if left, _ := os.ReadDir(root); len(left) != 0 {
+		t.Errorf("the process left its spill folder: %v", left)
+	}
+}

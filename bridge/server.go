@@ -17,6 +17,7 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/pipeline"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/store"
+	"github.com/dsh-bridge/dsh-bridge/tools"
 	"github.com/dsh-bridge/dsh-bridge/views"
 )
 
@@ -71,6 +72,7 @@ type Server struct {
 	// resume restoring it has answered.
 	restoring map[string]chan struct{}
 	models    modelList
+	sweep     sync.Once      // spill files of dead processes, swept at the first session
 	wg        sync.WaitGroup // request goroutines
 
 	// life ends when the client's input does: calls to the client that
@@ -149,6 +151,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	for _, ss := range sessions {
 		ss.close()
 	}
+	tools.RemoveOwnSpillDir()
 	return nil
 }
 

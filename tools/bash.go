@@ -152,8 +152,8 @@ func bashTimeout(a bashArgs) (time.Duration, error) {
 
 // runForeground runs a command to completion, its timeout, or ctx's end.
 // Cancellation kills the whole process group and is reported as ABORTED.
-func runForeground(ctx context.Context, h Host, script, dir string, timeout time.Duration) (foregroundValue, error) {
-	var out, errOut collector
+func runForeground(ctx context.Context, h Host, spills *spillSet, script, dir string, timeout time.Duration) (foregroundValue, error) {
+	out, errOut := collector{spills: spills}, collector{spills: spills}
 	proc, err := h.Start(ctx, Command{Script: script, Dir: dir, Stdout: &out, Stderr: &errOut})
 	if err != nil {
 		return foregroundValue{}, fmt.Errorf("cannot start the command: %w", err)
@@ -225,7 +225,7 @@ func noteSandbox(v *foregroundValue) {
 	}
 }
 
-func newBash(h Host, w *Workspace, jobs *Jobs) (*registry.Tool, error) {
+func newBash(h Host, w *Workspace, jobs *Jobs, spills *spillSet) (*registry.Tool, error) {
 	t, err := registry.Define(registry.TypedTool[bashArgs, jsonv.Value]{
 		Name:        "bash",
 		Description: "Run a shell command in the workspace with bash -c and return its output and exit status. A non-zero exit is reported, not an error. Use run_in_background for servers and other long-running commands.",
@@ -258,7 +258,7 @@ func newBash(h Host, w *Workspace, jobs *Jobs) (*registry.Tool, error) {
 				}
 				return jsonv.FromGo(bashValue{Kind: "background", JobID: id})
 			}
-			v, err := runForeground(ctx, h, a.Command, dir, timeout)
+			v, err := runForeground(ctx, h, spills, a.Command, dir, timeout)
 			if err != nil {
 				return jsonv.Value{}, err
 			}

@@ -18,6 +18,7 @@ const spillCap = 64 << 20
 // collector gathers one stream: the first BashOutputCap bytes in memory,
 // and, once the stream overflows, the whole stream in a spill file.
 type collector struct {
+	spills    *spillSet // owns the spill file (nil: nobody deletes it)
 	mu        sync.Mutex
 	head      []byte
 	total     int
@@ -39,7 +40,7 @@ func (c *collector) Write(p []byte) (int, error) {
 		return n, nil
 	}
 	if c.spill == nil && !c.spillErr {
-		f, err := os.CreateTemp("", "dsh-bash-output-*.txt")
+		f, err := c.spills.create()
 		if err != nil {
 			c.spillErr = true
 			return n, nil

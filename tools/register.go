@@ -52,12 +52,13 @@ func Register(reg *registry.Registry, scope *registry.Scope, opt Options) (dispo
 		client = newFetchClient(opt.FetchHop)
 	}
 	w := opt.Workspace
+	spills := &spillSet{} // deleted with the tools
 	var defs []*registry.Tool
 	for _, mk := range []func() (*registry.Tool, error){
 		func() (*registry.Tool, error) { return newRead(h, w) },
 		func() (*registry.Tool, error) { return newWrite(h, w) },
 		func() (*registry.Tool, error) { return newEdit(h, w) },
-		func() (*registry.Tool, error) { return newBash(h, w, jobs) },
+		func() (*registry.Tool, error) { return newBash(h, w, jobs, spills) },
 	} {
 		t, err := mk()
 		if err != nil {
@@ -88,6 +89,7 @@ func Register(reg *registry.Registry, scope *registry.Scope, opt Options) (dispo
 		if ownJobs {
 			jobs.Close()
 		}
+		spills.removeAll()
 	}
 	for _, t := range defs {
 		d, err := reg.Register(t, scope)
