@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dsh-bridge/dsh-bridge/internal/proctest"
 	"github.com/dsh-bridge/dsh-bridge/store"
 	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
@@ -223,4 +224,39 @@ func TestBridge_SpillFiles(t *testing.T) {
 	if left, _ := os.ReadDir(root); len(left) != 0 {
 		t.Errorf("the process left its spill folder: %v", left)
 	}
+}
+
+// TestBridge_KillNineLeavesNoProcess: when dsh-bridge is killed with
+// SIGKILL (no chance to clean up), its foreground command, a background
+// job and everything they started end too.
+func TestBridge_KillNineLeavesNoProcess(t *testing.T) {
+	h := setup(t, nil,
+		fakeTurn{calls: []fakeCall{{"j", "bash", `{"command":"sh -c 'sleep 7794; echo' & sleep 7795","description":"job","run_in_background":true}`}}},
+		fakeTurn{calls: []fakeCall{{"f", "bash", args("command", "sleep 7796 | cat", "description", "foreground")}}})
+	h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "bypassPermissions"})
+	h.start("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{map[string]any{"type": "text", "text": "x"}}})
+	h.waitFor(func() bool { return finalStatus(h.toolUpdates("f")) == "in_progress" })
+	h.waitFor(func() bool {
+		return running("sleep\x007794") && running("sleep\x007795") && running("sleep\x007796")
+	})
+	if err := h.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"sleep\x007794", "sleep\x007795", "sleep\x007796"} {
+		if !proctest.Gone(m) {
+			t.Errorf("%q outlived dsh-bridge", strings.ReplaceAll(m, "\x00", " "))
+		}
+	}
+}
+
+// running reports whether a process whose command line contains marker
+// runs now.
+func running(marker string) bool {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && strings.Contains(string(b), marker) {
+			return true
+		}
+	}
+	return false
 }

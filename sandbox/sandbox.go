@@ -77,10 +77,14 @@ func Wrap(self string, p Profile, argv []string) ([]string, error) {
 	return append([]string{self, HelperArg, string(b), "--"}, argv...), nil
 }
 
-// Main runs the helper when os.Args asks for it, and never returns then
-// (the command replaces the process, or the helper exits 126 with a
-// message). It returns false otherwise. main and TestMain call it first.
+// Main runs the sandbox helper or the supervisor when os.Args asks for
+// one, and never returns then (the command replaces the process, or the
+// helper exits 126 with a message; the supervisor exits as its command
+// did). It returns false otherwise. main and TestMain call it first.
 func Main() bool {
+	if len(os.Args) >= 2 && os.Args[1] == SuperviseArg {
+		runSupervisor(os.Args[2:]) // never returns
+	}
 	if len(os.Args) < 4 || os.Args[1] != HelperArg {
 		return false
 	}
@@ -92,10 +96,6 @@ func Main() bool {
 }
 
 func run(profile string, rest []string) error {
-	var p Profile
-	if err := json.Unmarshal([]byte(profile), &p); err != nil {
-		return fmt.Errorf("bad profile: %v", err)
-	}
 	if len(rest) < 2 || rest[0] != "--" {
 		return errors.New("usage: " + HelperArg + " PROFILE -- COMMAND [ARG…]")
 	}
@@ -104,13 +104,23 @@ func run(profile string, rest []string) error {
 	if err != nil {
 		return err
 	}
-	if len(p.Deny) > 0 && hide(p.Deny, p.ParentNS) == nil {
-		p.Deny = nil // masked by mounts: no carving needed
-	}
-	if err := Apply(p); err != nil {
+	if err := enter(profile); err != nil {
 		return err
 	}
 	return syscall.Exec(path, argv, os.Environ())
+}
+
+// enter puts the calling process (and so all it starts) in the sandbox a
+// JSON profile describes: denied trees masked where it can, then Landlock.
+func enter(profile string) error {
+	var p Profile
+	if err := json.Unmarshal([]byte(profile), &p); err != nil {
+		return fmt.Errorf("bad profile: %v", err)
+	}
+	if len(p.Deny) > 0 && hide(p.Deny, p.ParentNS) == nil {
+		p.Deny = nil // masked by mounts: no carving needed
+	}
+	return Apply(p)
 }
 
 // SysProcAttr returns the process attributes the helper needs: with

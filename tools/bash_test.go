@@ -33,7 +33,7 @@ func TestBash(t *testing.T) {
 				{"no output", "true", "", true, "", ""},
 				{"stderr only", "echo bad >&2; exit 1", "", true, "", ""},
 				{"killed by signal", "kill -TERM $$", "", true, "", ""},
-				{"timeout", "echo started; sleep 30", `,"timeoutMs":300`, true, "", ""},
+				{"timeout", "echo started; sleep 30", `,"timeoutMs":2000`, true, "", ""}, // room for a loaded machine to start the shell
 				{"workdir", "pwd", `,"workdir":"sub"`, false, "", ""},
 				{"blank command", " ", "", false, "", "command must be a non-empty string"},
 				{"non-positive timeout", "true", `,"timeoutMs":0`, false, "", "timeoutMs must be a positive number"},
@@ -201,8 +201,12 @@ func TestJobs(t *testing.T) {
 		}
 	})
 	t.Run("finalizeContent caps output", func(t *testing.T) {
-		wantOK(t, e.call("bash", bashArgsJSON("head -c 100000 /dev/zero | tr '\\0' b; sleep 30", `,"run_in_background":true`)))
-		time.Sleep(300 * time.Millisecond)
+		wantOK(t, e.call("bash", bashArgsJSON("head -c 100000 /dev/zero | tr '\\0' b; touch written.flag; sleep 30", `,"run_in_background":true`)))
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if _, err := os.Stat(filepath.Join(e.dir, "written.flag")); err == nil {
+				break // all the output is written
+			}
+		}
 		got := wantOK(t, e.call("job_output", `{"job_id":"job-3"}`))
 		if len(got) > JobOutputLimit+100 || !strings.HasPrefix(got, "[earlier output cut") {
 			t.Errorf("uncapped: %d bytes", len(got))

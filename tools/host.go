@@ -250,15 +250,20 @@ func (h LocalHost) Start(ctx context.Context, c Command) (Process, error) {
 			return nil, err
 		}
 	}
+	attr := &syscall.SysProcAttr{Setpgid: true}
+	if sandboxed {
+		attr = sandbox.SysProcAttr(h.Sandbox.Profile)
+	}
+	if self := h.supervisor(); self != "" {
+		// The supervisor leads the group and kills it when we are gone.
+		argv, attr = sandbox.Supervised(self, argv), sandbox.SupervisorAttr(attr)
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = h.commandEnv(sandboxed)
 	cmd.Dir = c.Dir
 	cmd.Stdin = nil
 	cmd.Stdout, cmd.Stderr = c.Stdout, c.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if sandboxed {
-		cmd.SysProcAttr = sandbox.SysProcAttr(h.Sandbox.Profile)
-	}
+	cmd.SysProcAttr = attr
 	// Bound the wait for output pipes held open by escaped grandchildren.
 	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Start(); err != nil {
@@ -267,6 +272,23 @@ func (h LocalHost) Start(ctx context.Context, c Command) (Process, error) {
 	p := &localProcess{cmd: cmd, done: make(chan struct{})}
 	go p.wait()
 	return p, nil
+}
+
+var (
+	selfOnce sync.Once
+	selfPath string
+)
+
+// supervisor is the binary that answers sandbox.SuperviseArg: the sandbox
+// helper when there is one, else this executable; "" when unknown (the
+// command then runs without a supervisor, and Pdeathsig alone stops only
+// its shell).
+func (h LocalHost) supervisor() string {
+	if h.Sandbox != nil && h.Sandbox.Helper != "" {
+		return h.Sandbox.Helper
+	}
+	selfOnce.Do(func() { selfPath, _ = os.Executable() })
+	return selfPath
 }
 
 type localProcess struct {
