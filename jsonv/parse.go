@@ -397,8 +397,13 @@ func checkNumber(text []byte) error {
 	if simple {
 		return nil
 	}
-	if _, err := strconv.ParseFloat(string(text), 64); err != nil {
+	f, err := strconv.ParseFloat(string(text), 64)
+	if err != nil {
 		return errLossy("number " + strconv.Quote(string(text)) + " is outside the finite float64 range")
+	}
+	if f == 0 && text[0] == '-' {
+		// -1e-400 underflows to -0: as a number it is negative zero.
+		return errLossy("negative zero is not lossless")
 	}
 	return nil
 }

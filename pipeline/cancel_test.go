@@ -128,6 +128,25 @@ func TestCancel(t *testing.T) {
 			t.Errorf("body ran")
 		}
 	})
+	t.Run("05b aborted before next, the wrapper's context not derived from the caller's", func(t *testing.T) {
+		for range 200 { // the fusion used to be asynchronous: repeat to catch the race
+			e := newEnv(t)
+			body := 0
+			e.tool("t", func(context.Context, jsonv.Value, registry.RunContext) (jsonv.Value, error) {
+				body++
+				return jsonv.NullValue(), nil
+			})
+			ctx, cancel := context.WithCancel(bg)
+			e.p.WrapExecute(nil, func(_ context.Context, _ registry.Execution, next func(context.Context) registry.Result) (registry.Result, error) {
+				cancel()
+				return next(context.Background()), nil
+			})
+			wantFailure(t, e.call(ctx, "t", `{}`), beforeMsg, registry.CodeAbortedBeforeDispatch)
+			if body != 0 {
+				t.Fatalf("the body ran after the abort")
+			}
+		}
+	})
 	t.Run("06 a wrapper installs an already-aborted context", func(t *testing.T) {
 		e := newEnv(t)
 		e.tool("t", nil)
@@ -344,6 +363,8 @@ func TestTimeoutPolicy(t *testing.T) {
 		{"fast tool succeeds", sleepy(0, true), time.Second, nil, "", ""},
 		{"cooperative tool times out", sleepy(time.Minute, true), 20 * time.Millisecond, nil, "tool call timed out after 20ms", registry.CodeToolTimeout},
 		{"uncooperative tool times out once it settles", sleepy(60*time.Millisecond, false), 20 * time.Millisecond, nil, "tool call timed out after 20ms", registry.CodeToolTimeout},
+		{"a sub-millisecond timeout keeps its fraction", sleepy(time.Minute, true), 500 * time.Microsecond, nil, "tool call timed out after 0.5ms", registry.CodeToolTimeout},
+		{"a fractional timeout", sleepy(time.Minute, true), 2500 * time.Microsecond, nil, "tool call timed out after 2.5ms", registry.CodeToolTimeout},
 		{"no declared timeout changes nothing", sleepy(30*time.Millisecond, true), 0, nil, "", ""},
 		{"caller cancellation first keeps ABORTED", sleepy(time.Minute, true), time.Minute, func() (context.Context, context.CancelFunc) {
 			return context.WithTimeout(bg, 20*time.Millisecond)

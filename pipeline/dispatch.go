@@ -79,7 +79,9 @@ func (r *run) body(wctx context.Context) registry.Result {
 	defer cancel(nil)
 	stop := context.AfterFunc(r.ctx, func() { cancel(context.Cause(r.ctx)) })
 	defer stop()
-	if fused.Err() != nil {
+	// AfterFunc fuses asynchronously: check the caller's context itself,
+	// so an abort that came while a wrapper awaited is never missed.
+	if r.ctx.Err() != nil || fused.Err() != nil {
 		return abortedBeforeDispatch()
 	}
 	tool := r.p.reg.Get(r.exec.Name, r.exec.Scope)

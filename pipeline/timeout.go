@@ -3,16 +3,19 @@ package pipeline
 import (
 	"context"
 	"strconv"
+	"time"
 
 	"github.com/dsh-bridge/dsh-bridge/registry"
 )
 
 // timeoutCause is the cancellation cause of one armed deadline. Each arm
 // has its own, so an outer deadline is never mistaken for this one.
-type timeoutCause struct{ ms int64 }
+type timeoutCause struct{ ms float64 }
 
+// Error gives the milliseconds as the reference prints a JavaScript
+// number: 20, 0.5, 2.5 — never truncated to a whole millisecond.
 func (c *timeoutCause) Error() string {
-	return "tool call timed out after " + strconv.FormatInt(c.ms, 10) + "ms"
+	return "tool call timed out after " + strconv.FormatFloat(c.ms, 'f', -1, 64) + "ms"
 }
 
 // TimeoutPolicy returns the cooperative timeout wrapper: for a tool that
@@ -28,7 +31,7 @@ func TimeoutPolicy(reg *registry.Registry) Wrapper {
 		if tool == nil || tool.Timeout <= 0 {
 			return next(ctx), nil
 		}
-		cause := &timeoutCause{ms: tool.Timeout.Milliseconds()}
+		cause := &timeoutCause{ms: float64(tool.Timeout) / float64(time.Millisecond)}
 		tctx, cancel := context.WithTimeoutCause(ctx, tool.Timeout, cause)
 		defer cancel()
 		res := next(tctx)

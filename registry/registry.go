@@ -16,6 +16,7 @@ type Registry struct {
 	global      layer
 	listeners   []*changeListener
 	defaultMode Presentation
+	codeMode    bool // a Code Mode runtime (run_code) is installed
 	log         *slog.Logger
 }
 
@@ -60,10 +61,15 @@ func (l *layer) remove(t *Tool) bool {
 type Option func(*Registry)
 
 // WithDefaultPresentation sets the presentation of scopes that declare none
-// (default Native).
+// (default Native). Code and Both need WithCodeMode; without it they fall
+// back to Native.
 func WithDefaultPresentation(p Presentation) Option {
 	return func(r *Registry) { r.defaultMode = p }
 }
+
+// WithCodeMode declares that a Code Mode runtime (run_code) is installed,
+// which the Code and Both presentations need.
+func WithCodeMode() Option { return func(r *Registry) { r.codeMode = true } }
 
 // WithLogger sets the logger for contained listener failures.
 func WithLogger(l *slog.Logger) Option { return func(r *Registry) { r.log = l } }
@@ -73,6 +79,9 @@ func New(opts ...Option) *Registry {
 	r := &Registry{defaultMode: Native, log: slog.Default()}
 	for _, o := range opts {
 		o(r)
+	}
+	if !r.codeMode {
+		r.defaultMode = Native
 	}
 	return r
 }
@@ -271,6 +280,9 @@ func (r *Registry) PresentAs(scope *Scope, mode Presentation) (dispose func(), e
 	}
 	if mode != Native && mode != Code && mode != Both {
 		return nil, invalidDef(fmt.Sprintf("tools presentation mode must be native, code, or both (got %q)", mode))
+	}
+	if mode != Native && !r.codeMode {
+		return nil, invalidDef(fmt.Sprintf("tools presentation mode %q needs Code Mode (run_code), which this registry does not have", mode))
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

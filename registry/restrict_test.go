@@ -3,6 +3,7 @@ package registry
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -170,7 +171,24 @@ func TestRegistry_RestrictRejects(t *testing.T) {
 }
 
 func TestRegistry_PresentAs(t *testing.T) {
-	r := New(WithDefaultPresentation(Native))
+	t.Run("refused without Code Mode", func(t *testing.T) {
+		r := New(WithDefaultPresentation(Code))
+		root := r.NewScope("root", nil)
+		for _, mode := range []Presentation{Code, Both} {
+			if _, err := r.PresentAs(root, mode); err == nil || !strings.Contains(err.Error(), "needs Code Mode (run_code)") {
+				t.Errorf("%s: %v", mode, err)
+			}
+		}
+		if got := r.EffectivePresentation(root); got != Native {
+			t.Errorf("a code default without Code Mode gives %q", got)
+		}
+		if undo, err := r.PresentAs(root, Native); err != nil {
+			t.Errorf("native: %v", err)
+		} else {
+			undo()
+		}
+	})
+	r := New(WithDefaultPresentation(Native), WithCodeMode())
 	root := r.NewScope("root", nil)
 	child := r.NewScope("child", root)
 	if _, err := r.PresentAs(nil, Code); err == nil || err.Error() != "tools.presentAs() requires a scoped context (agent.ctx): a context-global presentation is the `mode` config field on the tools row" {
@@ -197,7 +215,7 @@ func TestRegistry_PresentAs(t *testing.T) {
 	if got := r.EffectivePresentation(root); got != Native {
 		t.Errorf("after dispose: got %q, want default", got)
 	}
-	if got := New(WithDefaultPresentation(Both)).EffectivePresentation(nil); got != Both {
+	if got := New(WithDefaultPresentation(Both), WithCodeMode()).EffectivePresentation(nil); got != Both {
 		t.Errorf("configured default: got %q", got)
 	}
 }
