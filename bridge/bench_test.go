@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -270,6 +271,33 @@ func BenchmarkSessionRequestBytes(b *testing.B) {
 			b.ReportMetric(largest, "max-bytes/req")
 			b.ReportMetric(total, "bytes/session")
 			b.ReportMetric(hitShare*100, "cache-hit-%")
+		})
+	}
+}
+
+// BenchmarkCommandStart measures what every local command pays to start:
+// `bash -c true` plainly, under the supervisor of the real dsh-bridge
+// binary, and under the supervisor entering the sandbox (the path a
+// sandboxed command takes), interleaved in one run.
+func BenchmarkCommandStart(b *testing.B) {
+	dir := b.TempDir()
+	profile := `{"write":["` + dir + `"],"network":false}`
+	for _, bc := range []struct {
+		name string
+		argv []string
+	}{
+		{"plain", []string{"bash", "-c", "true"}},
+		{"supervised", []string{binary, "__dsh-supervise", strconv.Itoa(os.Getpid()), "--", "bash", "-c", "true"}},
+		{"supervised+sandboxed", []string{binary, "__dsh-supervise", strconv.Itoa(os.Getpid()), "--", binary, "__dsh-sandbox-exec", profile, "--", "bash", "-c", "true"}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				cmd := exec.Command(bc.argv[0], bc.argv[1:]...)
+				cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("%v: %s", err, out)
+				}
+			}
 		})
 	}
 }
