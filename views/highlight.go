@@ -9,7 +9,6 @@ import (
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/formatters"
 	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/alecthomas/chroma/v2/styles"
 
 	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
@@ -100,6 +99,29 @@ func Tokens(path, lang string, lines []string) [][]Span {
 	return out
 }
 
+// terminalStyle is the one colour scheme terminal rendering uses, built on
+// first use: importing chroma's styles package would parse every bundled
+// style at start-up, in every process (command helpers included).
+var terminalStyle = sync.OnceValue(func() *chroma.Style {
+	return chroma.MustNewStyle("dsh-terminal", chroma.StyleEntries{
+		chroma.Background:          "#f8f8f2 bg:#272822",
+		chroma.Comment:             "#75715e",
+		chroma.Keyword:             "#66d9ef",
+		chroma.KeywordNamespace:    "#f92672",
+		chroma.Operator:            "#f92672",
+		chroma.NameFunction:        "#a6e22e",
+		chroma.NameClass:           "#a6e22e",
+		chroma.NameTag:             "#f92672",
+		chroma.NameAttribute:       "#a6e22e",
+		chroma.NameBuiltin:         "#66d9ef",
+		chroma.LiteralString:       "#e6db74",
+		chroma.LiteralNumber:       "#ae81ff",
+		chroma.LiteralStringEscape: "#ae81ff",
+		chroma.GenericDeleted:      "#f92672",
+		chroma.GenericInserted:     "#a6e22e",
+	})
+})
+
 // ANSI renders a read card's lines for a terminal: right-aligned line
 // numbers and chroma's 256-colour highlighting (plain text for unknown
 // languages). Used by terminal clients such as the demo.
@@ -114,7 +136,7 @@ func ANSI(c *card.Read) string {
 	if l := lexerFor(c.Path, c.Lang); l != nil {
 		if it, err := l.Tokenise(nil, strings.Join(texts, "\n")+"\n"); err == nil {
 			var b strings.Builder
-			if formatters.TTY256.Format(&b, styles.Get("monokai"), it) == nil {
+			if formatters.TTY256.Format(&b, terminalStyle(), it) == nil {
 				highlighted = strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 			}
 		}
