@@ -77,6 +77,12 @@ func TestLiveModel_Compaction(t *testing.T) {
 			if txt := e.agentText(); strings.Contains(txt, "[model error]") {
 				t.Fatalf("a request failed: %q", txt)
 			}
+			w.model.mu.Lock()
+			refused := w.model.refused
+			w.model.mu.Unlock()
+			if wantRefused := tc.fakeWindow > 0; (refused > 0) != wantRefused {
+				t.Errorf("%d requests refused as too long; compaction must come before the request that would not fit", refused)
+			}
 			cs := compactions(e)
 			if len(cs) != 2 || cs[0]["status"] != "in_progress" || cs[1]["status"] != "completed" || cs[0]["compactionId"] != cs[1]["compactionId"] {
 				t.Fatalf("compaction updates %v", cs)

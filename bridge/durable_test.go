@@ -26,10 +26,11 @@ func cardsOf(e *editor) map[string]string {
 			Content json.RawMessage `json:"content"`
 		}
 		json.Unmarshal(u.Raw, &v)
+		// Appended, not assigned: a duplicated card shows as a difference.
 		if u.SessionUpdate == "tool_call" {
-			out[u.ToolCallID+"/call"] = fmt.Sprintf("%s|%s|%s", v.Title, v.Kind, v.Content)
+			out[u.ToolCallID+"/call"] += fmt.Sprintf("%s|%s|%s;", v.Title, v.Kind, v.Content)
 		} else if v.Status == "completed" || v.Status == "failed" {
-			out[u.ToolCallID+"/result"] = fmt.Sprintf("%s|%s", v.Status, v.Content)
+			out[u.ToolCallID+"/result"] += fmt.Sprintf("%s|%s;", v.Status, v.Content)
 		}
 	}
 	return out
@@ -73,6 +74,11 @@ func TestDurable_RestartAndLoad(t *testing.T) {
 	for k, v := range live {
 		if replayed[k] != v {
 			t.Errorf("%s differs after replay:\n live %s\n replay %s", k, v, replayed[k])
+		}
+	}
+	for k, v := range replayed {
+		if _, ok := live[k]; !ok {
+			t.Errorf("the replay shows a card the live turn did not: %s %s", k, v)
 		}
 	}
 	var kinds []string
@@ -173,7 +179,7 @@ func TestDurable_KillDuringTurn(t *testing.T) {
 		}
 		e.prompt(session, fmt.Sprintf("complete turn %d", round))
 		e.start("session/prompt", map[string]any{"sessionId": session, "prompt": []any{map[string]any{"type": "text", "text": "interrupted"}}})
-		time.Sleep(time.Duration(50+round*7) * time.Millisecond)
+		time.Sleep(time.Duration(50+round*7) * time.Millisecond) // deliberate: a kill at a different point each round
 		e.cmd.Process.Signal(syscall.SIGKILL)
 	}
 }

@@ -54,6 +54,7 @@ type fakeModel struct {
 	requests []chatRequest
 	bodies   [][]byte
 	usages   []fakeUsage // what each streamed answer reported
+	refused  int         // requests refused as longer than the window
 	always   *fakeTurn   // answer every request with this turn
 	// respond, when set, computes each request's turn.
 	respond func(chatRequest) fakeTurn
@@ -206,6 +207,9 @@ func (f *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	prompt := len(body) / 4
 	if window > 0 && prompt > window {
+		f.mu.Lock()
+		f.refused++
+		f.mu.Unlock()
 		apiError(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf(
 			"This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, 0 in the completion). Please reduce the length of the messages or completion.", window, prompt, prompt))
 		return

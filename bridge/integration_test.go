@@ -267,8 +267,7 @@ func TestBridge_BashWithoutEditorTerminal(t *testing.T) {
 func TestBridge_CancelDuringCommand(t *testing.T) {
 	h := setup(t, nil, fakeTurn{calls: []fakeCall{{"long", "bash", args("command", "sleep 7791", "description", "wait")}}})
 	ch := h.start("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{map[string]any{"type": "text", "text": "x"}}})
-	h.waitFor(func() bool { return finalStatus(h.toolUpdates("long")) == "in_progress" })
-	time.Sleep(100 * time.Millisecond)
+	h.waitFor(func() bool { return finalStatus(h.toolUpdates("long")) == "in_progress" && running("sleep\x007791") })
 	h.notify("session/cancel", map[string]any{"sessionId": h.session})
 	select {
 	case m := <-ch:
@@ -397,12 +396,12 @@ func TestBridge_PromptEdgeCases(t *testing.T) {
 	t.Run("one prompt at a time", func(t *testing.T) {
 		h := setup(t, nil, fakeTurn{text: "slow", hang: true})
 		first := h.start("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{map[string]any{"type": "text", "text": "a"}}})
-		time.Sleep(200 * time.Millisecond)
+		h.waitFor(func() bool { return strings.Contains(h.agentText(), "slow") }) // the first turn runs
 		if _, err := h.call("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{map[string]any{"type": "text", "text": "b"}}}); err == nil || err.Code != -32600 {
 			t.Errorf("second prompt: %+v", err)
 		}
 		h.notify("session/cancel", map[string]any{"sessionId": h.session})
-		if m := <-first; !strings.Contains(string(m.Result), "cancelled") {
+		if m := within(t, first); !strings.Contains(string(m.Result), "cancelled") {
 			t.Errorf("first prompt %s", m.Result)
 		}
 	})
@@ -475,7 +474,7 @@ func TestBridge_BashInEditorTerminal(t *testing.T) {
 		ch := h.start("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{map[string]any{"type": "text", "text": "x"}}})
 		h.waitFor(func() bool { return h.terminalCalls() >= 2 }) // created and waiting
 		h.notify("session/cancel", map[string]any{"sessionId": h.session})
-		if m := <-ch; !strings.Contains(string(m.Result), "cancelled") {
+		if m := within(t, ch); !strings.Contains(string(m.Result), "cancelled") {
 			t.Errorf("prompt %s", m.Result)
 		}
 		h.mu.Lock()
@@ -506,15 +505,19 @@ func TestBridge_InitializeRightAtStart(t *testing.T) {
 }
 
 func TestBridge_ScriptedModel(t *testing.T) {
-	for _, tc := range []struct{ script, setup string }{
-		{"edit-and-run.jsonl", "hello.txt"},
-		{"search.jsonl", ""},
-		{"errors.jsonl", ""},
+	for _, tc := range []struct {
+		script string
+		files  map[string]string
+	}{
+		{"edit-and-run.jsonl", map[string]string{"hello.txt": "hello world\n"}},
+		{"search.jsonl", map[string]string{"main.go": "package main\n\n// TODO: tidy\n", "sub/util.go": "package sub\n", "notes.txt": "no match\n"}},
+		{"errors.jsonl", nil},
 	} {
 		t.Run(tc.script, func(t *testing.T) {
 			dir, _ := filepath.EvalSymlinks(t.TempDir())
-			if tc.setup != "" {
-				os.WriteFile(filepath.Join(dir, tc.setup), []byte("hello world\n"), 0o644)
+			for name, content := range tc.files {
+				os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+				os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
 			}
 			path, _ := filepath.Abs(filepath.Join("..", "testdata", "scripts", tc.script))
 			e := startEditor(t, "DSH_MODEL=script:"+path, "DSH_API_KEY=")
@@ -591,7 +594,7 @@ func TestBridge_CancelRequestAndRequestCap(t *testing.T) {
 	t.Run("$/cancel_request ends a prompt as cancelled", func(t *testing.T) {
 		h := setup(t, nil, fakeTurn{text: "slow", hang: true})
 		ch := h.start("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{map[string]any{"type": "text", "text": "x"}}})
-		time.Sleep(200 * time.Millisecond)
+		h.waitFor(func() bool { return strings.Contains(h.agentText(), "slow") }) // the turn runs
 		h.mu.Lock()
 		id := h.nextID
 		h.mu.Unlock()
@@ -645,5 +648,17 @@ func TestBridge_ExitsPromptlyWhenTheEditorGoes(t *testing.T) {
 		if term.cmd.Process != nil {
 			term.cmd.Process.Kill()
 		}
+	}
+}
+
+// within waits for one message on ch, failing the test after 20 s.
+func within(t *testing.T, ch chan message) message {
+	t.Helper()
+	select {
+	case m := <-ch:
+		return m
+	case <-time.After(20 * time.Second):
+		t.Fatal("no answer within 20 s")
+		return message{}
 	}
 }

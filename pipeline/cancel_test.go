@@ -128,6 +128,44 @@ func TestCancel(t *testing.T) {
 			t.Errorf("body ran")
 		}
 	})
+	t.Run("05c a success overtaken by cancellation is ABORTED already in dispatch", func(t *testing.T) {
+		e := newEnv(t)
+		ctx, cancel := context.WithCancel(bg)
+		e.tool("t", func(context.Context, jsonv.Value, registry.RunContext) (jsonv.Value, error) {
+			cancel() // the caller gives up while the body finishes
+			return jsonv.NullValue(), nil
+		})
+		var seen *registry.Result
+		e.p.OnPostExecute(nil, func(_ context.Context, _ registry.Execution, r registry.Result, next func() (PostDecision, error)) (PostDecision, error) {
+			seen = &r
+			return next()
+		})
+		wantFailure(t, e.call(ctx, "t", `{}`), abortedMsg, registry.CodeAborted)
+		if seen == nil || !seen.IsError || seen.Error == nil || seen.Error.Info == nil || seen.Error.Info.Code != registry.CodeAborted {
+			t.Errorf("post-execute saw %+v, want the ABORTED failure", seen)
+		}
+	})
+	t.Run("05d a body that succeeds after its wrapper's context was cancelled is ABORTED", func(t *testing.T) {
+		e := newEnv(t)
+		started := make(chan struct{})
+		e.tool("t", func(ctx context.Context, _ jsonv.Value, _ registry.RunContext) (jsonv.Value, error) {
+			close(started)
+			<-ctx.Done() // sees the cancellation, but reports success anyway
+			return jsonv.NullValue(), nil
+		})
+		var inner registry.Result
+		e.p.WrapExecute(nil, func(ctx context.Context, _ registry.Execution, next func(context.Context) registry.Result) (registry.Result, error) {
+			wctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			go func() { <-started; cancel() }()
+			inner = next(wctx)
+			return inner, nil
+		})
+		e.call(bg, "t", `{}`)
+		if !inner.IsError || inner.Error == nil || inner.Error.Info == nil || inner.Error.Info.Code != registry.CodeAborted {
+			t.Errorf("the wrapper's next returned %+v, want ABORTED", inner.Error)
+		}
+	})
 	t.Run("05b aborted before next, the wrapper's context not derived from the caller's", func(t *testing.T) {
 		for range 200 { // the fusion used to be asynchronous: repeat to catch the race
 			e := newEnv(t)

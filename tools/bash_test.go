@@ -118,22 +118,36 @@ func TestBash_NothingLeftRunning(t *testing.T) {
 		cancel bool
 	}{
 		{"cancelled", "sleep 7771 & sleep 7772; wait", "", true},
-		{"timed out", "sleep 7773 & sleep 7774; wait", `,"timeoutMs":200`, false},
-		{"shell exited with a child in the background", "sleep 7775 &", "", false},
+		{"timed out", "echo up; sleep 7773 & sleep 7774; wait", `,"timeoutMs":1500`, false},
+		{"shell exited with a child in the background", "sleep 7775 & echo left it running", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, LocalHost{})
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			if tc.cancel {
-				go func() { time.Sleep(300 * time.Millisecond); cancel() }()
+				go func() { // cancel once the command really runs
+					for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !processRunning("sleep\x007772"); {
+						time.Sleep(10 * time.Millisecond)
+					}
+					cancel()
+				}()
 			}
 			start := time.Now()
 			r := e.callCtx(ctx, "bash", bashArgsJSON(tc.script, tc.extra))
-			if tc.cancel {
+			switch tc.name {
+			case "cancelled":
 				wantErr(t, r, "ABORTED", "command aborted") // the tool's own abort error is kept
+			case "timed out":
+				if got := wantOK(t, r); !strings.Contains(got, "up") || !strings.Contains(got, "[timed out after 1500ms]") {
+					t.Errorf("result %q", got)
+				}
+			default:
+				if got := wantOK(t, r); !strings.Contains(got, "left it running") || strings.Contains(got, "exit code") {
+					t.Errorf("result %q", got)
+				}
 			}
-			if time.Since(start) > 5*time.Second {
+			if time.Since(start) > 12*time.Second {
 				t.Errorf("took %v", time.Since(start))
 			}
 			marker := strings.Fields(strings.SplitN(tc.script, "&", 2)[0])[1]
@@ -228,4 +242,19 @@ func TestJobs_DieWithTheSession(t *testing.T) {
 	if _, err := jobs.Start(context.Background(), "true", e.dir); err != ErrJobsClosed {
 		t.Errorf("start after close: %v", err)
 	}
+}
+
+// processRunning reports whether a process whose command line contains
+// marker runs now.
+func processRunning(marker string) bool {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		panic("no /proc: " + err.Error())
+	}
+	for _, e := range entries {
+		if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && strings.Contains(string(b), marker) {
+			return true
+		}
+	}
+	return false
 }

@@ -126,14 +126,23 @@ func newEnv(t testing.TB, h Host, opts ...func(*Options)) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(dispose)
-	p := pipeline.New(reg)
+	e := &env{t: t, dir: dir, ws: ws, host: h, reg: reg, scope: scope}
+	e.setPipeline()
+	return e
+}
+
+// setPipeline gives the env a new pipeline, with the invariant checker
+// attached to it (a checker left on a replaced pipeline watches nothing).
+func (e *env) setPipeline(opts ...pipeline.Option) {
+	p := pipeline.New(e.reg, opts...)
 	inv := pipeline.NewInvariants(p)
+	t := e.t
 	t.Cleanup(func() {
 		for _, v := range inv.Violations() {
 			t.Errorf("invariant: %s", v)
 		}
 	})
-	return &env{t: t, dir: dir, ws: ws, host: h, reg: reg, p: p, scope: scope}
+	e.p = p
 }
 
 func (e *env) write(rel, content string) string {

@@ -19,6 +19,9 @@ import (
 func searchModes(t *testing.T, fn func(t *testing.T, e *env)) {
 	t.Run("ripgrep", func(t *testing.T) {
 		if _, err := exec.LookPath("rg"); err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatal("ripgrep is not installed; CI must install it (make deps)")
+			}
 			t.Skip("ripgrep is not installed (make test installs it)")
 		}
 		fn(t, newEnv(t, LocalHost{}))

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dsh-bridge/dsh-bridge/pipeline"
 	"github.com/dsh-bridge/dsh-bridge/registry"
@@ -90,14 +91,29 @@ func TestWebFetch(t *testing.T) {
 			t.Errorf("timeout %v", tool.Timeout)
 		}
 	})
-	t.Run("cancellation", func(t *testing.T) {
-		hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	t.Run("cancellation while the server is answering", func(t *testing.T) {
+		arrived := make(chan struct{})
+		release := make(chan struct{})
+		hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			close(arrived)
+			select { // never answers on its own
+			case <-r.Context().Done():
+			case <-release:
+			}
+		}))
 		defer hang.Close()
+		defer close(release)
 		ctx, cancel := context.WithCancel(context.Background())
-		go cancel()
-		r := e.callCtx(ctx, "web_fetch", `{"url":"`+hang.URL+`"}`)
-		if !r.IsError || r.Error.Info == nil || !strings.HasPrefix(r.Error.Info.Code, "ABORTED") {
-			t.Errorf("got %+v", r.Error)
+		go func() { <-arrived; cancel() }() // the body is running: the request reached the server
+		done := make(chan registry.Result, 1)
+		go func() { done <- e.callCtx(ctx, "web_fetch", `{"url":"`+hang.URL+`"}`) }()
+		select {
+		case r := <-done:
+			if !r.IsError || r.Error.Info == nil || r.Error.Info.Code != registry.CodeAborted {
+				t.Errorf("got %+v, want ABORTED", r.Error)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("web_fetch ignored the cancellation")
 		}
 	})
 }

@@ -81,7 +81,7 @@ func TestConfinementPolicy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a := &rejecting{}
 			e := newEnv(t, LocalHost{})
-			e.p = pipeline.New(e.reg, pipeline.WithApprover(a))
+			e.setPipeline(pipeline.WithApprover(a))
 			e.p.OnPreExecute(nil, ConfinementPolicy(e.reg, e.ws, tc.deny))
 			e.write("a.txt", "inside\n")
 			r := e.call(tc.tool, tc.args)

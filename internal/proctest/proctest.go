@@ -14,7 +14,10 @@ import (
 func Gone(marker string) bool {
 	for range 100 {
 		found := false
-		entries, _ := os.ReadDir("/proc")
+		entries, err := os.ReadDir("/proc")
+		if err != nil || len(entries) == 0 {
+			return false // without /proc nothing can be proved gone
+		}
 		for _, e := range entries {
 			if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && strings.Contains(string(b), marker) {
 				found = true

@@ -1,0 +1,119 @@
+package bridge_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dsh-bridge/dsh-bridge/store"
+)
+
+// TestBridge_PermissionOutcomes: each answer to session/request_permission
+// has its own effect, seen by the model and on disk.
+func TestBridge_PermissionOutcomes(t *testing.T) {
+	edit := fakeTurn{calls: []fakeCall{{"e", "edit", args("file_path", "a.txt", "old_string", "one", "new_string", "two")}}}
+	for _, tc := range []struct {
+		name    string
+		answer  any
+		file    string
+		message string
+	}{
+		{"allow once", map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}, "two\n", "has been updated"},
+		{"reject once", map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "reject_once"}}, "one\n", `Error: the user rejected tool "edit"`},
+		{"cancelled", map[string]any{"outcome": map[string]any{"outcome": "cancelled"}}, "one\n", `Error: approval for tool "edit" was cancelled`},
+		{"an unknown option rejects", map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "maybe"}}, "one\n", `Error: the user rejected tool "edit"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := setup(t, nil, edit, fakeTurn{text: "ok"})
+			h.file("a.txt", "one\n")
+			h.onPermission = func(json.RawMessage) any { return tc.answer }
+			h.prompt(h.session, "edit")
+			if got := h.content("a.txt"); got != tc.file {
+				t.Errorf("a.txt = %q, want %q", got, tc.file)
+			}
+			if got := h.toolMessages(1)["e"]; !strings.Contains(got, tc.message) {
+				t.Errorf("the model got %q, want %q", got, tc.message)
+			}
+		})
+	}
+}
+
+// TestBridge_AlwaysAllowStaysInsideTheWorkspace: "always allow" for an
+// edit inside the workspace never covers an edit outside it.
+func TestBridge_AlwaysAllowStaysInsideTheWorkspace(t *testing.T) {
+	outside, _ := filepath.EvalSymlinks(t.TempDir())
+	target := filepath.Join(outside, "x.txt")
+	os.WriteFile(target, []byte("one\n"), 0o644)
+	edit := func(id, path string) fakeTurn {
+		return fakeTurn{calls: []fakeCall{{id, "edit", args("file_path", path, "old_string", "one", "new_string", "two")}}}
+	}
+	h := setup(t, nil, edit("in", "a.txt"), edit("out", target), fakeTurn{text: "ok"})
+	h.file("a.txt", "one\n")
+	answers := []string{"allow_always", "reject_once"}
+	h.onPermission = func(json.RawMessage) any {
+		opt := "reject_once"
+		if n := h.permissionCount(); n-1 < len(answers) {
+			opt = answers[n-1]
+		}
+		return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": opt}}
+	}
+	h.prompt(h.session, "edit inside, then outside")
+	if n := h.permissionCount(); n != 2 {
+		t.Errorf("asked %d times, want 2: the outside edit must ask although edits were always allowed", n)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "one\n" || h.content("a.txt") != "two\n" {
+		t.Errorf("outside %q, inside %q", b, h.content("a.txt"))
+	}
+}
+
+// TestBridge_SessionListPages: more sessions than a page hold come back in
+// pages linked by nextCursor, each session once.
+func TestBridge_SessionListPages(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	state := t.TempDir()
+	st, _ := store.Open(state)
+	for i := range 57 {
+		l, err := st.Create(fmt.Sprintf("sess_page_%02d", i), store.Event{Cwd: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Close()
+	}
+	e := startEditor(t, "DSH_STATE_DIR="+state)
+	e.initialize(nil)
+	seen := map[string]bool{}
+	cursor := ""
+	pages := 0
+	for {
+		params := map[string]any{"cwd": dir}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		res, err := e.call("session/list", params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var page struct {
+			Sessions   []struct{ SessionID string }
+			NextCursor string
+		}
+		json.Unmarshal(res, &page)
+		pages++
+		for _, s := range page.Sessions {
+			if seen[s.SessionID] {
+				t.Errorf("%s listed twice", s.SessionID)
+			}
+			seen[s.SessionID] = true
+		}
+		if page.NextCursor == "" || pages > 5 {
+			break
+		}
+		cursor = page.NextCursor
+	}
+	if pages != 2 || len(seen) != 57 {
+		t.Errorf("%d pages, %d sessions; want 2 pages of 57 sessions", pages, len(seen))
+	}
+}
