@@ -132,8 +132,12 @@ func TestCancel(t *testing.T) {
 		e := newEnv(t)
 		ctx, cancel := context.WithCancel(bg)
 		e.tool("t", func(context.Context, jsonv.Value, registry.RunContext) (jsonv.Value, error) {
-			cancel() // the caller gives up while the body finishes
 			return jsonv.NullValue(), nil
+		})
+		e.p.WrapExecute(nil, func(wctx context.Context, _ registry.Execution, next func(context.Context) registry.Result) (registry.Result, error) {
+			res := next(wctx) // the body succeeded…
+			cancel()          // …and the caller gives up before the result leaves dispatch
+			return res, nil
 		})
 		var seen *registry.Result
 		e.p.OnPostExecute(nil, func(_ context.Context, _ registry.Execution, r registry.Result, next func() (PostDecision, error)) (PostDecision, error) {
