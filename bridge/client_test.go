@@ -50,6 +50,11 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "building dsh-bridge: %v\n%s", err, out)
 		os.Exit(1)
 	}
+	mcpServerBin = filepath.Join(dir, "mcptest-server")
+	if out, err := exec.Command("go", "build", "-o", mcpServerBin, "../internal/mcptest/server").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building the MCP test server: %v\n%s", err, out)
+		os.Exit(1)
+	}
 	f, err := os.Open("../views/testdata/acp-schema.json")
 	if err != nil {
 		panic(err)

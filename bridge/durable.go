@@ -220,6 +220,10 @@ func (s *Server) loadSession(ctx context.Context, req *jsonrpc2.Request, replay 
 		_ = ss.setMode(st.mode)
 	}
 	ss.initModel(ctx)
+	if err := ss.startMCP(ctx, p.MCPServers); err != nil {
+		s.dropSession(ss)
+		return nil, err
+	}
 	ss.restoreConfig(st.config)
 	ss.model.cost, ss.model.priced = st.cost, st.priced
 	ss.title = st.title
@@ -238,7 +242,7 @@ func (s *Server) loadSession(ctx context.Context, req *jsonrpc2.Request, replay 
 	}
 	close(ss.ready) // requests that came in behind the load may run now
 	return withAfter{result: loadResult{Modes: ss.modeState(), ConfigOptions: ss.configOptions()},
-		after: func() { ss.sendNotices(ctx, len(p.MCPServers)) }}, nil
+		after: func() { ss.sendNotices(ctx) }}, nil
 }
 
 type listParams struct {

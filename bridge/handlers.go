@@ -34,7 +34,7 @@ func (s *Server) initialize(req *jsonrpc2.Request) (any, error) {
 		AgentCapabilities: map[string]any{
 			"loadSession":         s.store != nil,
 			"promptCapabilities":  map[string]any{"image": false, "audio": false, "embeddedContext": true},
-			"mcpCapabilities":     map[string]any{"http": false, "sse": false},
+			"mcpCapabilities":     map[string]any{"http": true, "sse": true},
 			"sessionCapabilities": s.sessionCapabilities(),
 		},
 		AuthMethods: []any{},
@@ -66,6 +66,10 @@ func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, er
 		return nil, err
 	}
 	ss.initModel(ctx)
+	if err := ss.startMCP(ctx, p.MCPServers); err != nil {
+		s.dropSession(ss)
+		return nil, err
+	}
 	close(ss.ready)
 	if s.store != nil {
 		if ss.log, err = s.store.Create(ss.id, store.Event{Cwd: ss.ws.Cwd(), AdditionalDirectories: p.AdditionalDirectories}); err != nil {
@@ -74,12 +78,13 @@ func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, er
 	}
 
 	res := newSessionResult{SessionID: ss.id, Modes: ss.modeState(), ConfigOptions: ss.configOptions()}
-	return withAfter{result: res, after: func() { ss.sendNotices(ctx, len(p.MCPServers)) }}, nil
+	return withAfter{result: res, after: func() { ss.sendNotices(ctx) }}, nil
 }
 
-// sendNotices tells the person what the session could not honour:
-// malformed settings files (ignored whole) and MCP servers.
-func (ss *Session) sendNotices(ctx context.Context, mcpServers int) {
+// sendNotices tells the person what the session could not honour or
+// should know: malformed settings files (ignored whole), trust, the
+// sandbox, and the MCP servers' news.
+func (ss *Session) sendNotices(ctx context.Context) {
 	for _, p := range ss.settingsProblems {
 		ss.srv.notify(ctx, ss.id, noticeUpdate{SessionUpdate: "notice", Severity: "warning",
 			Title: "A settings file was ignored", Description: p + " — none of its permission rules apply until it is fixed."})
@@ -94,13 +99,16 @@ func (ss *Session) sendNotices(ctx context.Context, mcpServers int) {
 		severity = "warning"
 	}
 	ss.srv.notify(ctx, ss.id, noticeUpdate{SessionUpdate: "notice", Severity: severity, Title: title, Description: desc})
-	if mcpServers > 0 {
-		ss.srv.notify(ctx, ss.id, noticeUpdate{
-			SessionUpdate: "notice", Severity: "warning",
-			Title:       fmt.Sprintf("MCP servers are not supported yet (%d ignored)", mcpServers),
-			Description: "dsh-bridge does not connect to MCP servers yet; only its built-in tools are available in this session.",
-		})
-	}
+	ss.flushMCPNotices(ctx)
+}
+
+// dropSession forgets a session whose opening failed and frees it.
+func (s *Server) dropSession(ss *Session) {
+	s.mu.Lock()
+	delete(s.sessions, ss.id)
+	delete(s.byScope, ss.scope)
+	s.mu.Unlock()
+	ss.close()
 }
 
 // openSession builds a live session: workspace, scope, tools, policies.

@@ -57,6 +57,7 @@ type Session struct {
 	mode    string
 	history []model.Message
 	model   modelState
+	mcp     mcpNotices
 	cancel  context.CancelFunc // the running turn's; nil when idle
 	calls   map[string]*callInfo
 }

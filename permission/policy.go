@@ -231,7 +231,7 @@ func (p *Policy) denies(r compiled, c *call) string {
 	writer := r.Tool == "edit" || r.Tool == "write"
 	switch {
 	case r.any:
-		if r.Tool == t.Name || (writer && (t.Name == "edit" || t.Name == "write")) {
+		if namesTool(r.Tool, t.Name) || (writer && (t.Name == "edit" || t.Name == "write")) {
 			return " "
 		}
 	case r.Tool == "read" || writer:
@@ -250,7 +250,7 @@ func (p *Policy) denies(r compiled, c *call) string {
 				}
 			}
 		}
-	case r.Tool != t.Name:
+	case !namesTool(r.Tool, t.Name):
 	case c.cmd != nil:
 		for _, s := range c.cmd.Commands {
 			if r.matchCommand(s, false) {
@@ -280,7 +280,7 @@ func (p *Policy) denies(r compiled, c *call) string {
 // asked returns the ask rule that covers a call.
 func (p *Policy) asked(c *call) (string, bool) {
 	for _, r := range p.ask {
-		if r.Tool != c.tool.Name && !(r.Tool == "read" && len(c.accesses) > 0 && c.tool.Effect == registry.EffectRead) {
+		if !namesTool(r.Tool, c.tool.Name) && !(r.Tool == "read" && len(c.accesses) > 0 && c.tool.Effect == registry.EffectRead) {
 			continue
 		}
 		if r.any {
@@ -373,7 +373,7 @@ func (p *Policy) decideFiles(c *call) Decision {
 	}
 	if !covered && len(c.accesses) == 0 {
 		for _, r := range p.allow {
-			covered = covered || (r.Tool == name && r.any)
+			covered = covered || (namesTool(r.Tool, name) && r.any)
 		}
 	}
 	if covered {

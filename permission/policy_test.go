@@ -162,3 +162,23 @@ func TestPolicy_Fetch(t *testing.T) {
 		t.Errorf("same-host redirect: %v", err)
 	}
 }
+
+func TestNamesTool(t *testing.T) {
+	for _, tc := range []struct {
+		rule, tool string
+		want       bool
+	}{
+		{"read", "read", true},
+		{"mcp__github__search", "mcp__github__search", true},
+		{"mcp__github", "mcp__github__search", true},
+		{"mcp__github", "mcp__githubx__search", false},
+		{"mcp__github__search", "mcp__github__search_all", false},
+		{"mcp__", "mcp____x", false},
+		{"mcp__a__b", "mcp__a__b__c", false},
+		{"read", "read_more", false},
+	} {
+		if got := namesTool(tc.rule, tc.tool); got != tc.want {
+			t.Errorf("%s names %s: %v, want %v", tc.rule, tc.tool, got, tc.want)
+		}
+	}
+}

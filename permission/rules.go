@@ -62,6 +62,16 @@ func ParseRule(text string, src Source) (Rule, error) {
 	return r, nil
 }
 
+// namesTool reports whether a rule's tool names a tool: the tool itself,
+// or, for mcp__<server>, every tool of that MCP server.
+func namesTool(ruleTool, tool string) bool {
+	if ruleTool == tool {
+		return true
+	}
+	server, ok := strings.CutPrefix(ruleTool, "mcp__")
+	return ok && server != "" && !strings.Contains(server, "__") && strings.HasPrefix(tool, ruleTool+"__")
+}
+
 // isPathTool reports whether a tool's rules name paths.
 func isPathTool(tool string) bool {
 	switch tool {
