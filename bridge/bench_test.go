@@ -2,6 +2,8 @@ package bridge_test
 
 import (
 	"bufio"
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // anchorsDir holds the npm-installed anchors (see BENCHMARKS.md).
@@ -300,4 +304,90 @@ func BenchmarkCommandStart(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkMCPSessionNew measures session/new (then session/close) with one
+// and with five stdio MCP servers, which start in parallel.
+func BenchmarkMCPSessionNew(b *testing.B) {
+	dir, _ := filepath.EvalSymlinks(b.TempDir())
+	e := startEditor(b, "DSH_LOG_LEVEL=error")
+	e.noValidate = true
+	e.initialize(nil)
+	for _, n := range []int{0, 1, 5} {
+		b.Run(fmt.Sprintf("servers=%d", n), func(b *testing.B) {
+			var servers []any
+			for i := range n {
+				servers = append(servers, stdioServer(fmt.Sprintf("s%d", i)))
+			}
+			for b.Loop() {
+				res, err := e.call("session/new", map[string]any{"cwd": dir, "mcpServers": servers})
+				if err != nil {
+					b.Fatal(err)
+				}
+				var r struct{ SessionID string }
+				json.Unmarshal(res, &r)
+				if _, err := e.call("session/close", map[string]any{"sessionId": r.SessionID}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkMCPCall compares one echo call on the SDK client directly with
+// the same call made by the model through dsh-bridge (tool_call announced
+// to completed, read-only so nothing asks), interleaved.
+func BenchmarkMCPCall(b *testing.B) {
+	b.Run("sdk-direct", func(b *testing.B) {
+		client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+		cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: exec.Command(mcpServerBin)}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cs.Close()
+		for b.Loop() {
+			if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("through-dsh-bridge", func(b *testing.B) {
+		dir, _ := filepath.EvalSymlinks(b.TempDir())
+		m := newFakeModel(b)
+		m.respond = func(req chatRequest) fakeTurn {
+			if last := req.Messages[len(req.Messages)-1]; last.Role == "tool" {
+				return fakeTurn{text: "ok"}
+			}
+			return fakeTurn{calls: []fakeCall{{fmt.Sprintf("c%d", time.Now().UnixNano()), "mcp__s__echo", `{"text":"x"}`}}}
+		}
+		e := startEditor(b, "DSH_BASE_URL="+m.srv.URL, "DSH_LOG_LEVEL=error")
+		e.noValidate = true
+		e.initialize(nil)
+		res, err := e.call("session/new", map[string]any{"cwd": dir, "mcpServers": []any{stdioServer("s")}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var r struct{ SessionID string }
+		json.Unmarshal(res, &r)
+		var total time.Duration
+		for b.Loop() {
+			e.mu.Lock()
+			e.updates, e.raw, e.stamps = nil, nil, nil
+			e.mu.Unlock()
+			e.prompt(r.SessionID, "echo")
+			var start, end time.Time
+			e.mu.Lock()
+			for _, st := range e.stamps {
+				if st.kind == "tool_call" && start.IsZero() {
+					start = st.at
+				}
+				if st.kind == "completed" {
+					end = st.at
+				}
+			}
+			e.mu.Unlock()
+			total += end.Sub(start)
+		}
+		b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/tool-call")
+	})
 }

@@ -205,7 +205,6 @@ func processGoneByPath(path string) bool {
 	return false
 }
 
-
 func TestMCP_LoadReconnects(t *testing.T) {
 	w := newLiveWorld(t, "", fakeTurn{calls: []fakeCall{{"e1", "mcp__test__echo", `{"text":"before"}`}}}, fakeTurn{text: "ok"})
 	servers := []any{stdioServer("test")}
@@ -243,5 +242,34 @@ func TestMCP_LoadReconnects(t *testing.T) {
 	}
 	if got != "echo: after load" {
 		t.Errorf("after load the tool gave %q", got)
+	}
+}
+
+// TestMCP_RulesNameAServer: a deny rule naming a whole server refuses its
+// tools, even in bypassPermissions; an allow rule for one tool lets it run
+// without asking.
+func TestMCP_RulesNameAServer(t *testing.T) {
+	w := newLiveWorld(t, `{"permissions":{"deny":["mcp__blocked"],"allow":["mcp__open__fail"]}}`,
+		fakeTurn{calls: []fakeCall{{"d1", "mcp__blocked__echo", `{"text":"x"}`}, {"o1", "mcp__open__fail", `{}`}}}, fakeTurn{text: "ok"})
+	e := w.editor(nil)
+	res, rerr := e.call("session/new", map[string]any{"cwd": w.dir, "mcpServers": []any{stdioServer("blocked"), stdioServer("open")}})
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	var s struct{ SessionID string }
+	json.Unmarshal(res, &s)
+	e.prompt(s.SessionID, "try")
+	reqs := w.model.recorded()
+	got := map[string]string{}
+	for _, m := range reqs[len(reqs)-1].Messages {
+		if m.Role == "tool" {
+			got[m.ToolCallID] = fmt.Sprint(m.Content)
+		}
+	}
+	if !strings.Contains(got["d1"], "denied by the permission rule mcp__blocked") {
+		t.Errorf("the blocked server's tool got %q", got["d1"])
+	}
+	if !strings.Contains(got["o1"], "it failed on purpose") || e.permissionCount() != 0 {
+		t.Errorf("the allowed tool got %q after %d permission requests", got["o1"], e.permissionCount())
 	}
 }

@@ -3,6 +3,7 @@ package bridge_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -244,7 +245,8 @@ func TestBridge_KillNineLeavesNoProcess(t *testing.T) {
 	}
 	for _, m := range []string{"sleep\x007794", "sleep\x007795", "sleep\x007796"} {
 		if !proctest.Gone(m) {
-			t.Errorf("%q outlived dsh-bridge", strings.ReplaceAll(m, "\x00", " "))
+			out, _ := exec.Command("ps", "-eo", "pid,ppid,pgid,stat,args").Output()
+			t.Errorf("%q outlived dsh-bridge:\n%s", strings.ReplaceAll(m, "\x00", " "), out)
 		}
 	}
 }
