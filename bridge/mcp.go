@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strconv"
 	"sync"
 
 	"github.com/dsh-bridge/dsh-bridge/mcptools"
+	"github.com/dsh-bridge/dsh-bridge/views"
 )
 
 // mcpNotices holds what the MCP servers report until the editor knows the
@@ -37,7 +39,7 @@ func (ss *Session) startMCP(ctx context.Context, fromEditor []json.RawMessage) e
 	self, _ := os.Executable()
 	m := mcptools.Start(ctx, ss.srv.reg, ss.scope, servers, mcptools.Options{
 		Version: ss.srv.cfg.Version, Log: ss.srv.log, Supervisor: self, Scrub: ss.settings.ScrubEnv,
-		Report: ss.mcpReport,
+		Report: ss.mcpReport, Progress: ss.mcpProgress,
 	})
 	ss.disposers = append(ss.disposers, m.Close)
 	return nil
@@ -55,6 +57,19 @@ func (ss *Session) mcpReport(severity, title, desc string) {
 	}
 	ss.mcp.mu.Unlock()
 	ss.srv.notify(context.Background(), ss.id, n)
+}
+
+// mcpProgress shows a server's progress on the call's card.
+func (ss *Session) mcpProgress(callID, message string, progress, total float64) {
+	text := strconv.FormatFloat(progress, 'f', -1, 64)
+	if total > 0 {
+		text += " / " + strconv.FormatFloat(total, 'f', -1, 64)
+	}
+	if message != "" {
+		text += " — " + message
+	}
+	ss.srv.notify(context.Background(), ss.id, views.ToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: callID,
+		Status: views.InProgress, Content: []views.ToolCallContent{views.TextItem("Progress: " + text)}})
 }
 
 // flushMCPNotices sends the kept notices; later ones go out at once.

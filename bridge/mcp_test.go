@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -146,8 +147,15 @@ func TestMCP_DottedNameCancelAndListChanged(t *testing.T) {
 
 	h.model.add(fakeTurn{calls: []fakeCall{{"s1", "mcp__test__slow", `{}`}}})
 	ch := h.start("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{map[string]any{"type": "text", "text": "slow"}}})
-	h.waitFor(func() bool { return finalStatus(h.toolUpdates("s1")) == "in_progress" })
-	time.Sleep(100 * time.Millisecond) // the request is on its way to the server
+	h.waitFor(func() bool { b, _ := os.ReadFile(mark); return string(b) == "started" }) // the server runs the call
+	h.waitFor(func() bool { // its progress reached the card
+		for _, u := range h.toolUpdates("s1") {
+			if strings.Contains(string(u.Raw), "Progress: 1 / 2 — waiting to be cancelled") {
+				return true
+			}
+		}
+		return false
+	})
 	h.notify("session/cancel", map[string]any{"sessionId": h.session})
 	if m := within(t, ch); !strings.Contains(string(m.Result), "cancelled") {
 		t.Errorf("prompt answered %s", m.Result)
@@ -173,16 +181,24 @@ func TestMCP_FailuresLeaveTheSessionWorking(t *testing.T) {
 }
 
 func TestMCP_HTTPServerAndNoOrphans(t *testing.T) {
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcptest.NewServer() }, nil)
-	srv := httptest.NewServer(handler)
+	var sawHeader atomic.Bool
+	streamable := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		sawHeader.Store(sawHeader.Load() || r.Header.Get("X-Test") == "1")
+		return mcptest.NewServer()
+	}, nil)
+	srv := httptest.NewServer(streamable)
 	defer srv.Close()
+	sse := httptest.NewServer(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return mcptest.NewServer() }, nil))
+	defer sse.Close()
 	h := setupMCP(t, []any{
 		map[string]any{"type": "http", "name": "remote", "url": srv.URL, "headers": []any{map[string]any{"name": "X-Test", "value": "1"}}},
+		map[string]any{"type": "sse", "name": "events", "url": sse.URL, "headers": []any{}},
 		stdioServer("local"),
-	}, fakeTurn{calls: []fakeCall{{"r1", "mcp__remote__echo", `{"text":"over http"}`}}}, fakeTurn{text: "ok"})
+	}, fakeTurn{calls: []fakeCall{{"r1", "mcp__remote__echo", `{"text":"over http"}`}, {"r2", "mcp__events__echo", `{"text":"over sse"}`}}}, fakeTurn{text: "ok"})
 	h.prompt(h.session, "call remote")
-	if got := h.toolMessages(1)["r1"]; got != "echo: over http" {
-		t.Errorf("the http tool gave %q", got)
+	msgs := h.toolMessages(1)
+	if msgs["r1"] != "echo: over http" || msgs["r2"] != "echo: over sse" || !sawHeader.Load() {
+		t.Errorf("http gave %q, sse %q, header seen %v", msgs["r1"], msgs["r2"], sawHeader.Load())
 	}
 	if !running(mcpServerBin) {
 		t.Fatal("the stdio server is not running")

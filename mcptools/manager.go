@@ -24,6 +24,9 @@ type Options struct {
 	// Report tells the person about a server: severity "info", "warning"
 	// or "error". It may be called from any goroutine.
 	Report func(severity, title, description string)
+	// Progress relays a server's progress notification for a running call
+	// (total 0: unknown). It may be called from any goroutine.
+	Progress func(callID, message string, progress, total float64)
 }
 
 // Manager owns a session's MCP servers: their connections, restarts and

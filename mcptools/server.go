@@ -35,6 +35,12 @@ type server struct {
 func (s *server) connect(ctx context.Context) error {
 	client := mcp.NewClient(&mcp.Implementation{Name: "dsh-bridge", Version: s.m.opts.Version}, &mcp.ClientOptions{
 		Logger: s.m.opts.Log,
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			p := req.Params
+			if callID, ok := strings.CutPrefix(fmt.Sprint(p.ProgressToken), progressPrefix); ok && s.m.opts.Progress != nil {
+				s.m.opts.Progress(callID, p.Message, p.Progress, p.Total)
+			}
+		},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			s.m.spawn(func(ctx context.Context) {
 				if err := s.refresh(ctx); err != nil {
@@ -47,18 +53,35 @@ func (s *server) connect(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cs, err := client.Connect(ctx, transport, nil)
+	// The connection lives with the manager (an SSE stream is bound to
+	// the context it was opened with); the start deadline applies only
+	// until the server is up.
+	connCtx, cancelConn := context.WithCancel(s.m.ctx)
+	stop := context.AfterFunc(ctx, cancelConn)
+	cs, err := client.Connect(connCtx, transport, nil)
 	if err != nil {
+		stop()
+		cancelConn()
 		return err
 	}
 	s.mu.Lock()
 	s.session, s.down = cs, nil
 	s.mu.Unlock()
 	if err := s.refresh(ctx); err != nil {
+		stop()
 		cs.Close()
+		cancelConn()
 		return err
 	}
-	s.m.spawn(func(ctx context.Context) { s.watch(ctx, cs) })
+	if !stop() { // the start deadline passed meanwhile
+		cs.Close()
+		cancelConn()
+		return ctx.Err()
+	}
+	s.m.spawn(func(ctx context.Context) {
+		defer cancelConn()
+		s.watch(ctx, cs)
+	})
 	return nil
 }
 
@@ -190,6 +213,10 @@ func (s *server) watch(ctx context.Context, cs *mcp.ClientSession) {
 	s.m.report("error", fmt.Sprintf("MCP server %q could not be restarted", s.cfg.Name),
 		fmt.Sprintf("Gave up after %d attempts; its tools stay unavailable in this session.", restartAttempts))
 }
+
+// progressPrefix starts the progress token of each call; the call id
+// follows.
+const progressPrefix = "dsh-call:"
 
 // restartAttempts bounds the restarts of a server that keeps failing.
 const restartAttempts = 5

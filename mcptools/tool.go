@@ -48,8 +48,8 @@ func (s *server) define(t *mcp.Tool) *registry.Tool {
 			Schema: jsonv.MustParse(`{}`),
 			Render: renderResult,
 		},
-		Execute: func(ctx context.Context, args jsonv.Value, _ registry.RunContext) (jsonv.Value, error) {
-			return s.call(ctx, remote, name, args, output)
+		Execute: func(ctx context.Context, args jsonv.Value, run registry.RunContext) (jsonv.Value, error) {
+			return s.call(ctx, remote, name, run.Execution().CallID, args, output)
 		},
 		Timeout: timeout,
 		Effect:  effectOf(t.Annotations),
@@ -84,7 +84,7 @@ func kindOf(a *mcp.ToolAnnotations) card.Kind {
 // call runs one tool call. The canonical value is {"content": [...]} plus
 // "structured" when the server returned structuredContent; isError is a
 // failed result whose message is the server's text.
-func (s *server) call(ctx context.Context, tool, name string, args jsonv.Value, output *registry.Schema) (jsonv.Value, error) {
+func (s *server) call(ctx context.Context, tool, name, callID string, args jsonv.Value, output *registry.Schema) (jsonv.Value, error) {
 	cs, err := s.current()
 	if err != nil {
 		return jsonv.Value{}, err
@@ -95,7 +95,11 @@ func (s *server) call(ctx context.Context, tool, name string, args jsonv.Value, 
 			return jsonv.Value{}, fmt.Errorf("the arguments are not a JSON object: %w", err)
 		}
 	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: a})
+	params := &mcp.CallToolParams{Name: tool, Arguments: a}
+	if callID != "" {
+		params.SetProgressToken(progressPrefix + callID)
+	}
+	res, err := cs.CallTool(ctx, params)
 	if ctx.Err() != nil {
 		return jsonv.Value{}, ctx.Err() // the SDK told the server (notifications/cancelled)
 	}

@@ -35,7 +35,8 @@ func text(s string) *mcp.CallToolResult {
 }
 
 // NewServer returns the test server. MCPTEST_MARK, when set, is a file the
-// slow tool writes "cancelled" to when its call is cancelled.
+// slow tool writes "started" to when its call arrives and "cancelled" to
+// when it is cancelled.
 func NewServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "mcptest", Version: "1"}, nil)
 	yes := true
@@ -62,7 +63,13 @@ func NewServer() *mcp.Server {
 			return r, nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "slow", Description: "Waits until cancelled."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, _ Empty) (*mcp.CallToolResult, any, error) {
+		func(ctx context.Context, req *mcp.CallToolRequest, _ Empty) (*mcp.CallToolResult, any, error) {
+			if tok := req.Params.GetProgressToken(); tok != nil {
+				req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Message: "waiting to be cancelled", Progress: 1, Total: 2})
+			}
+			if mark := os.Getenv("MCPTEST_MARK"); mark != "" {
+				os.WriteFile(mark, []byte("started"), 0o644)
+			}
 			<-ctx.Done()
 			if mark := os.Getenv("MCPTEST_MARK"); mark != "" {
 				os.WriteFile(mark, []byte("cancelled"), 0o644)
