@@ -148,7 +148,7 @@ func TestMCP_DottedNameCancelAndListChanged(t *testing.T) {
 	h.model.add(fakeTurn{calls: []fakeCall{{"s1", "mcp__test__slow", `{}`}}})
 	ch := h.start("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{map[string]any{"type": "text", "text": "slow"}}})
 	h.waitFor(func() bool { b, _ := os.ReadFile(mark); return string(b) == "started" }) // the server runs the call
-	h.waitFor(func() bool { // its progress reached the card
+	h.waitFor(func() bool {                                                             // its progress reached the card
 		for _, u := range h.toolUpdates("s1") {
 			if strings.Contains(string(u.Raw), "Progress: 1 / 2 — waiting to be cancelled") {
 				return true
@@ -287,5 +287,19 @@ func TestMCP_RulesNameAServer(t *testing.T) {
 	}
 	if !strings.Contains(got["o1"], "it failed on purpose") || e.permissionCount() != 0 {
 		t.Errorf("the allowed tool got %q after %d permission requests", got["o1"], e.permissionCount())
+	}
+}
+
+// TestMCP_DestructiveAsksInAcceptEdits: acceptEdits lets file edits run,
+// but an MCP tool marked destructive still asks.
+func TestMCP_DestructiveAsksInAcceptEdits(t *testing.T) {
+	h := setupMCP(t, []any{stdioServer("test")},
+		fakeTurn{calls: []fakeCall{{"d1", "mcp__test__delete_everything", `{}`}, {"e1", "mcp__test__echo", `{"text":"x"}`}}}, fakeTurn{text: "ok"})
+	h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "acceptEdits"})
+	h.onPermission = selectOption("reject_once")
+	h.prompt(h.session, "go")
+	msgs := h.toolMessages(1)
+	if h.permissionCount() != 1 || !strings.Contains(msgs["d1"], "rejected") || msgs["e1"] != "echo: x" {
+		t.Errorf("%d permission requests; destructive %q, read-only %q", h.permissionCount(), msgs["d1"], msgs["e1"])
 	}
 }

@@ -2,6 +2,7 @@ package bridge_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,15 +81,18 @@ func TestConformancePeer(t *testing.T) {
 			{text: "All done."},
 		}
 	}
+	withMCP := append([]fakeTurn{{calls: []fakeCall{{"c_mcp", "mcp__test__echo", `{"text":"from the peer run"}`}, {"c_mcp2", "mcp__test__fail", `{}`}}}}, script()...)
 	for _, tc := range []struct {
 		name  string
 		flags []string
 		model []fakeTurn
+		mcp   bool // an MCP server configured (through the user's settings: the peer sends none)
 	}{
-		{"fs and terminal", []string{"--permission", "allow_once"}, script()},
-		{"no fs, no terminal", []string{"--permission", "allow_always", "--no-fs", "--no-terminal"}, script()},
-		{"rejections", []string{"--permission", "reject_once"}, script()},
-		{"cancel mid-turn", []string{"--permission", "allow_once", "--cancel-after", "300"}, []fakeTurn{{text: "thinking", hang: true}}},
+		{"fs and terminal", []string{"--permission", "allow_once"}, script(), false},
+		{"no fs, no terminal", []string{"--permission", "allow_always", "--no-fs", "--no-terminal"}, script(), false},
+		{"rejections", []string{"--permission", "reject_once"}, script(), false},
+		{"cancel mid-turn", []string{"--permission", "allow_once", "--cancel-after", "300"}, []fakeTurn{{text: "thinking", hang: true}}, false},
+		{"with an MCP server", []string{"--permission", "allow_once"}, withMCP, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ws, _ := filepath.EvalSymlinks(t.TempDir())
@@ -99,7 +103,12 @@ func TestConformancePeer(t *testing.T) {
 			args = append(args, "--", binary)
 			cmd := exec.Command("node", args...)
 			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), "DSH_BASE_URL="+m.srv.URL, "DSH_API_KEY=test-key", "DSH_STATE_DIR="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir())
+			cfg := t.TempDir()
+			if tc.mcp {
+				os.MkdirAll(filepath.Join(cfg, "dsh-bridge"), 0o700)
+				os.WriteFile(filepath.Join(cfg, "dsh-bridge", "settings.json"), []byte(`{"mcpServers":{"test":{"command":"`+mcpServerBin+`"}}}`), 0o600)
+			}
+			cmd.Env = append(os.Environ(), "DSH_BASE_URL="+m.srv.URL, "DSH_API_KEY=test-key", "DSH_MODEL=", "DSH_STATE_DIR="+t.TempDir(), "XDG_CONFIG_HOME="+cfg)
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Fatalf("the conformance peer reported problems (%v):\n%s", err, out)
@@ -108,6 +117,18 @@ func TestConformancePeer(t *testing.T) {
 				t.Errorf("the peer exited cleanly but did not report a clean run:\n%s", out)
 			}
 			t.Logf("peer summary: %s", lastLine(string(out)))
+			if tc.mcp {
+				reqs := m.recorded()
+				var got string
+				for _, msg := range reqs[1].Messages {
+					if msg.ToolCallID == "c_mcp" {
+						got = fmt.Sprint(msg.Content)
+					}
+				}
+				if got != "echo: from the peer run" {
+					t.Errorf("the MCP tool gave %q", got)
+				}
+			}
 			if tc.name == "fs and terminal" {
 				if b, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(b) != "hello, ACP\n" {
 					t.Errorf("a.txt = %q", b)
