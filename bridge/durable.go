@@ -230,6 +230,8 @@ func (s *Server) loadSession(ctx context.Context, req *jsonrpc2.Request, replay 
 	ss.history = ss.rebuildHistory(turns)
 	if replay {
 		ss.replay(ctx, turns)
+		ss.tokens.Wait() // the whole replay goes out before the answer
+		ss.pruneCalls()
 	}
 	if ss.log, err = s.store.Reopen(p.SessionID); err != nil {
 		s.log.Error("reopening the session log", "session", p.SessionID, "err", err)

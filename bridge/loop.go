@@ -63,6 +63,8 @@ func (s *Server) prompt(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		ss.record(store.Event{Kind: store.KindTitle, Title: ss.title})
 	}
 	stop := ss.turn(tctx)
+	ss.tokens.Wait() // every update of the turn goes out before its answer
+	ss.pruneCalls()
 	ss.record(store.Event{Kind: store.KindTurnEnd, StopReason: stop})
 	ss.syncLog()
 	return promptResult{StopReason: stop}, nil
@@ -220,6 +222,14 @@ func (ss *Session) modelFailed(ctx context.Context, modelID string, listed []str
 	ss.say(ctx, "\n\n[model error] "+msg)
 }
 
+// pruneCalls forgets the turn's announced calls: nothing refers to them
+// once the turn has ended (a session/load replay announces its own).
+func (ss *Session) pruneCalls() {
+	ss.mu.Lock()
+	clear(ss.calls)
+	ss.mu.Unlock()
+}
+
 // announce sends the pending tool_call of a call the model finished.
 func (ss *Session) announce(ctx context.Context, tc model.ToolCall) {
 	args := views.Args([]byte(tc.Arguments))
@@ -267,6 +277,17 @@ func (ss *Session) finish(ctx context.Context, tc model.ToolCall, r registry.Too
 	}
 	view := ss.srv.presenter.Result(tc.Name, args, ss.scope, call, r)
 	ss.srv.notify(ctx, ss.id, views.Result(env, tc.ID, tc.Name, call, view, r.IsError, r.Content))
+	if _, isRead := view.(*card.Read); isRead && !r.IsError {
+		// Syntax tokens follow the result, off the turn's hot path; the
+		// turn (or the load) waits for them before it answers.
+		ss.tokens.Add(1)
+		go func() {
+			defer ss.tokens.Done()
+			if u, ok := views.ReadTokens(env, tc.ID, view); ok {
+				ss.srv.notify(ctx, ss.id, u)
+			}
+		}()
+	}
 }
 
 // failUnfinished ends announced calls that will never run (the turn was

@@ -262,3 +262,24 @@ func running(marker string) bool {
 	}
 	return false
 }
+
+// TestBridge_ReadTokensFollowTheResult: a read card completes without
+// waiting for syntax highlighting; the tokens arrive in a later update of
+// the same call, before the turn's answer.
+func TestBridge_ReadTokensFollowTheResult(t *testing.T) {
+	h := setup(t, nil, fakeTurn{calls: []fakeCall{{"r", "read", args("file_path", "main.go")}}}, fakeTurn{text: "ok"})
+	h.file("main.go", "package main\n\nfunc main() {}\n")
+	h.prompt(h.session, "read")
+	var completed, tokens int
+	for i, u := range h.toolUpdates("r") {
+		switch {
+		case u.Status == "completed":
+			completed = i
+		case strings.Contains(string(u.Raw), `"tokens"`):
+			tokens = i
+		}
+	}
+	if completed == 0 || tokens <= completed {
+		t.Errorf("completed at %d, tokens at %d: the tokens must follow the result", completed, tokens)
+	}
+}

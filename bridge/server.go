@@ -62,6 +62,9 @@ type Server struct {
 	// inside NewConn, so a message can arrive before NewConn returns.
 	conn     *jsonrpc2.Conn
 	connOnce sync.Once
+	// stream is the connection's line stream: notifications are written
+	// to it directly, encoded once (jsonrpc2 would re-encode them twice).
+	stream *lineStream
 
 	mu       sync.Mutex
 	caps     clientCapabilities
@@ -117,6 +120,7 @@ func NewServer(cfg Config) *Server {
 // every session's work, waits for it, and returns.
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	stream := newLineStream(r, w, nil, s.log)
+	s.stream = stream
 	stream.onEOF = func() {
 		// The client is gone: stop every turn (pending calls to it can never
 		// be answered), then let in-flight requests write their replies.
@@ -358,8 +362,22 @@ func (s *Server) requireSession(ctx context.Context, id string) (*Session, error
 
 // notify sends a session/update; updates of one turn are written in order,
 // before the turn's answer.
-func (s *Server) notify(ctx context.Context, sessionID string, update any) {
-	if err := s.conn.Notify(context.WithoutCancel(ctx), "session/update", sessionNotification{SessionID: sessionID, Update: update}); err != nil {
+func (s *Server) notify(_ context.Context, sessionID string, update any) {
+	select {
+	case <-s.conn.DisconnectNotify():
+		return // the connection is closed: nobody reads this any more
+	default:
+	}
+	params, err := json.Marshal(sessionNotification{SessionID: sessionID, Update: update})
+	if err != nil {
+		s.log.Error("session/update not encodable", "err", err)
+		return
+	}
+	line := make([]byte, 0, len(params)+64)
+	line = append(line, `{"jsonrpc":"2.0","method":"session/update","params":`...)
+	line = append(line, params...)
+	line = append(line, '}')
+	if err := s.stream.writeLine(line); err != nil {
 		s.log.Debug("session/update not sent", "err", err)
 	}
 }

@@ -52,6 +52,7 @@ type Session struct {
 	logFailed        bool
 	title            string
 	turns            sync.WaitGroup // the running turn
+	tokens           sync.WaitGroup // syntax-token updates still being computed
 
 	mu      sync.Mutex
 	mode    string

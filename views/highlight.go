@@ -1,6 +1,8 @@
 package views
 
 import (
+	"fmt"
+	"hash/fnv"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -53,6 +55,66 @@ func lexerFor(path, lang string) chroma.Lexer {
 	}
 	lexerCache.Store(key, l)
 	return l
+}
+
+// ReadTokens returns the update that adds syntax tokens to a finished read
+// card: the same _meta.dsh with "tokens", sent after the completed update
+// so that tokenizing never delays the result. False when the view is not
+// a read card or its language is unknown. Tokens are cached by path,
+// window and text.
+func ReadTokens(env Env, callID string, view card.ResultView) (ToolCallUpdate, bool) {
+	v, ok := view.(*card.Read)
+	if !ok || len(v.Lines) == 0 {
+		return ToolCallUpdate{}, false
+	}
+	path := env.abs(v.Path)
+	if lexerFor(path, v.Lang) == nil {
+		return ToolCallUpdate{}, false
+	}
+	h := fnv.New64a()
+	texts := make([]string, len(v.Lines))
+	for i, l := range v.Lines {
+		texts[i] = l.Text
+		h.Write([]byte(l.Text))
+		h.Write([]byte{'\n'})
+	}
+	key := fmt.Sprintf("%s\x00%s\x00%d\x00%x", path, v.Lang, v.Offset, h.Sum64())
+	tokens, cached := tokenCache.get(key)
+	if !cached {
+		tokens = Tokens(path, v.Lang, texts)
+		tokenCache.put(key, tokens)
+	}
+	if tokens == nil {
+		return ToolCallUpdate{}, false
+	}
+	return ToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: callID, Meta: meta(DshMeta{Card: v, Tokens: tokens}, nil)}, true
+}
+
+// tokenCache keeps recent tokenizations (a re-read of the same window, a
+// session replay); it forgets everything past tokenCacheSize entries.
+var tokenCache = &spanCache{m: map[string][][]Span{}}
+
+const tokenCacheSize = 256
+
+type spanCache struct {
+	mu sync.Mutex
+	m  map[string][][]Span
+}
+
+func (c *spanCache) get(k string) ([][]Span, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[k]
+	return v, ok
+}
+
+func (c *spanCache) put(k string, v [][]Span) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= tokenCacheSize {
+		clear(c.m)
+	}
+	c.m[k] = v
 }
 
 // LanguageName returns the highlighting language for a path or hint in

@@ -71,11 +71,8 @@ func Result(env Env, callID, name string, call card.CallView, view card.ResultVi
 		u.Title = env.relTitle(v.Title, path)
 		u.Content = []ToolCallContent{TextItem(readText(v, path))}
 		u.Locations = []Location{{Path: path, Line: max(v.Offset, 1)}}
-		texts := make([]string, len(v.Lines))
-		for i, l := range v.Lines {
-			texts[i] = l.Text
-		}
-		u.Meta = meta(DshMeta{Card: v, Tokens: Tokens(path, v.Lang, texts)}, nil)
+		// Tokens come in a later update (ReadTokens), off the hot path.
+		u.Meta = meta(DshMeta{Card: v}, nil)
 	case *card.WebSearch:
 		u.Title = v.Title
 		u.Content = []ToolCallContent{TextItem(webSearchText(v))}

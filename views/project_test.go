@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -162,6 +163,27 @@ func TestProject(t *testing.T) {
 			checkWire(t, "SessionNotification", notification(u))
 		})
 	}
+
+	t.Run("tokens/read_go", func(t *testing.T) {
+		view := &card.Read{Title: "Read /work/project/src/main.go", Path: "/work/project/src/main.go", Offset: 10, Lines: goLines, TotalLines: 40, Lang: "go"}
+		u, ok := ReadTokens(plain, "call_1", view)
+		if !ok {
+			t.Fatal("no tokens for Go")
+		}
+		checkWire(t, "SessionNotification", notification(u))
+		if again, _ := ReadTokens(plain, "call_1", view); !reflect.DeepEqual(again, u) {
+			t.Error("the cached tokens differ")
+		}
+		for _, v := range []card.ResultView{
+			&card.Read{Path: "/work/project/notes.zzz", Offset: 1, Lines: []card.ReadFileLine{{Number: 1, Text: "plain"}}},
+			&card.Read{Path: "/work/project/a.go", Offset: 1, Lines: []card.ReadFileLine{}},
+			&card.GenericResult{},
+		} {
+			if _, ok := ReadTokens(plain, "call_1", v); ok {
+				t.Errorf("tokens for %T %+v", v, v)
+			}
+		}
+	})
 
 	perms := []struct {
 		name string

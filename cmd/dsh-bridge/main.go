@@ -121,6 +121,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+	// A client that closes its end of stdout must not kill us with SIGPIPE
+	// mid-cleanup: writes fail with EPIPE instead, and the sessions close.
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := bridge.NewServer(cfg).Serve(ctx, stdin, stdout); err != nil {
