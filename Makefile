@@ -30,8 +30,8 @@ fuzz:
 	$(GO) test ./jsonv -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME)
 	$(GO) test ./registry -run '^$$' -fuzz FuzzValidate -fuzztime $(FUZZTIME)
 
-# mutate plants the mutations of scripts/mutate/mutations.json one at a
+# mutate plants the mutations of cmd/mutate/mutations.json one at a
 # time in a copy of the module and reports those no test catches (slow;
 # not run by CI; its result is in BENCHMARKS.md).
 mutate: deps
-	$(GO) run ./scripts/mutate
+	$(GO) run ./cmd/mutate

@@ -41,13 +41,26 @@ const editorReadLimit = 8 << 20
 // fsCallTimeout bounds every file call to the editor.
 const fsCallTimeout = time.Minute
 
-func (h *editorHost) ReadTextFile(ctx context.Context, path string) (string, error) {
+// readsLocally reports whether a file is read from disk rather than
+// through the editor: when the client cannot read files, or the file is
+// larger than editorReadLimit.
+func (h *editorHost) readsLocally(path string) bool {
 	if !h.session.caps.FS.ReadTextFile {
+		return true
+	}
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Size() > editorReadLimit
+}
+
+func (h *editorHost) ReadTextFile(ctx context.Context, path string) (string, error) {
+	if h.readsLocally(path) {
 		return h.LocalHost.ReadTextFile(ctx, path)
 	}
-	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > editorReadLimit {
-		return h.LocalHost.ReadTextFile(ctx, path)
-	}
+	return h.readThroughEditor(ctx, path)
+}
+
+// readThroughEditor asks the editor for a file's text (its buffer, when open).
+func (h *editorHost) readThroughEditor(ctx context.Context, path string) (string, error) {
 	var res struct {
 		Content string `json:"content"`
 	}
@@ -60,13 +73,10 @@ func (h *editorHost) ReadTextFile(ctx context.Context, path string) (string, err
 // OpenText streams large local files (and every file when the client
 // cannot read them) from disk; other files come through the editor.
 func (h *editorHost) OpenText(ctx context.Context, path string) (io.ReadCloser, error) {
-	if !h.session.caps.FS.ReadTextFile {
+	if h.readsLocally(path) {
 		return h.LocalHost.OpenText(ctx, path)
 	}
-	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > editorReadLimit {
-		return h.LocalHost.OpenText(ctx, path)
-	}
-	s, err := h.ReadTextFile(ctx, path)
+	s, err := h.readThroughEditor(ctx, path)
 	if err != nil {
 		return nil, err
 	}

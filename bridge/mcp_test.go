@@ -10,11 +10,11 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/dsh-bridge/dsh-bridge/internal/mcptest"
+	"github.com/dsh-bridge/dsh-bridge/internal/proctest"
 )
 
 // mcpServerBin is the stdio MCP test server, built in TestMain.
@@ -206,19 +206,9 @@ func TestMCP_HTTPServerAndNoOrphans(t *testing.T) {
 	if _, err := h.call("session/close", map[string]any{"sessionId": h.session}); err != nil {
 		t.Fatal(err)
 	}
-	if !processGoneByPath(mcpServerBin) {
+	if !proctest.Gone(mcpServerBin) {
 		t.Error("the stdio MCP server outlived its session")
 	}
-}
-
-func processGoneByPath(path string) bool {
-	for range 100 {
-		if !running(path) {
-			return true
-		}
-		time.Sleep(30 * time.Millisecond)
-	}
-	return false
 }
 
 func TestMCP_LoadReconnects(t *testing.T) {

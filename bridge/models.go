@@ -218,21 +218,19 @@ func (s *Server) setConfigOption(ctx context.Context, req *jsonrpc2.Request) (an
 func (ss *Session) checkModel(ctx context.Context) bool {
 	ss.mu.Lock()
 	m := ss.model
-	ss.model.warned = true
 	ss.mu.Unlock()
 	if m.warned || m.listed == nil || slices.Contains(m.listed, m.id) {
 		return true
 	}
-	info := ss.srv.modelInfo(m.id)
 	listed := strings.Join(m.listed, ", ")
-	if info.Retired != "" {
+	if info := ss.srv.modelInfo(m.id); info.Retired != "" {
 		ss.say(ctx, "The model "+quote(m.id)+" cannot be used: "+info.Retired+". The endpoint lists: "+listed+
 			". Pick one in the model selector, or set DSH_MODEL.")
-		ss.mu.Lock()
-		ss.model.warned = false
-		ss.mu.Unlock()
-		return false
+		return false // and again at the next prompt, until the model changes
 	}
+	ss.mu.Lock()
+	ss.model.warned = true
+	ss.mu.Unlock()
 	ss.say(ctx, "Note: the endpoint does not list the model "+quote(m.id)+" (it lists: "+listed+"); trying it anyway.\n\n")
 	return true
 }

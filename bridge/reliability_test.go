@@ -232,35 +232,23 @@ func TestBridge_SpillFiles(t *testing.T) {
 // job and everything they started end too.
 func TestBridge_KillNineLeavesNoProcess(t *testing.T) {
 	h := setup(t, nil,
-		fakeTurn{calls: []fakeCall{{"j", "bash", `{"command":"sh -c 'sleep 7794; echo' & sleep 7795","description":"job","run_in_background":true}`}}},
+		fakeTurn{calls: []fakeCall{{"j", "bash", `{"command":"sh -c 'sleep 7794; echo' & setsid sleep 7797 & sleep 7795","description":"job","run_in_background":true}`}}},
 		fakeTurn{calls: []fakeCall{{"f", "bash", args("command", "sleep 7796 | cat", "description", "foreground")}}})
 	h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "bypassPermissions"})
 	h.start("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{map[string]any{"type": "text", "text": "x"}}})
 	h.waitFor(func() bool { return finalStatus(h.toolUpdates("f")) == "in_progress" })
 	h.waitFor(func() bool {
-		return running("sleep\x007794") && running("sleep\x007795") && running("sleep\x007796")
+		return running("sleep\x007794") && running("sleep\x007795") && running("sleep\x007796") && running("sleep\x007797")
 	})
 	if err := h.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range []string{"sleep\x007794", "sleep\x007795", "sleep\x007796"} {
+	for _, m := range []string{"sleep\x007794", "sleep\x007795", "sleep\x007796", "sleep\x007797"} { // 7797 left the group (setsid)
 		if !proctest.Gone(m) {
 			out, _ := exec.Command("ps", "-eo", "pid,ppid,pgid,stat,args").Output()
 			t.Errorf("%q outlived dsh-bridge:\n%s", strings.ReplaceAll(m, "\x00", " "), out)
 		}
 	}
-}
-
-// running reports whether a process whose command line contains marker
-// runs now.
-func running(marker string) bool {
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && strings.Contains(string(b), marker) {
-			return true
-		}
-	}
-	return false
 }
 
 // TestBridge_ReadTokensFollowTheResult: a read card completes without
@@ -283,3 +271,6 @@ func TestBridge_ReadTokensFollowTheResult(t *testing.T) {
 		t.Errorf("completed at %d, tokens at %d: the tokens must follow the result", completed, tokens)
 	}
 }
+
+// running reports whether a process matching marker runs now.
+func running(marker string) bool { return proctest.Running(marker) }

@@ -113,12 +113,29 @@ func (v Value) Decode(target any) error {
 	return json.Unmarshal(v.AppendJSON(nil), target)
 }
 
-func appendQuoted(dst []byte, s string) []byte {
+func appendQuoted(dst []byte, s string) []byte { return AppendString(dst, s) }
+
+// AppendString appends s as a JSON string. Invalid UTF-8 (which a Value
+// never holds, but tool output may) becomes U+FFFD, as encoding/json
+// does, so the result is always valid JSON.
+func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < len(s); {
 		c := s[i]
+		if c >= utf8.RuneSelf {
+			if r, size := utf8.DecodeRuneInString(s[i:]); r == utf8.RuneError && size == 1 {
+				dst = append(dst, s[start:i]...)
+				dst = append(dst, `\ufffd`...)
+				i++
+				start = i
+			} else {
+				i += size
+			}
+			continue
+		}
 		if c >= 0x20 && c != '"' && c != '\\' {
+			i++
 			continue
 		}
 		dst = append(dst, s[start:i]...)
@@ -138,7 +155,8 @@ func appendQuoted(dst []byte, s string) []byte {
 		default:
 			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 		}
-		start = i + 1
+		i++
+		start = i
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')

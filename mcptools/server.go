@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/sandbox"
+	"github.com/dsh-bridge/dsh-bridge/tools"
 )
 
 // server is one connected (or reconnecting) MCP server and the tools it
@@ -253,13 +253,7 @@ func (s *server) close() {
 // env is the environment of a stdio server: ours without the secrets,
 // plus the server's own variables.
 func (m *Manager) env(extra map[string]string) []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		if !secret(name, m.opts.Scrub) {
-			out = append(out, kv)
-		}
-	}
+	out := tools.ScrubbedEnv(m.opts.Scrub)
 	for k, v := range extra {
 		out = append(out, k+"="+v)
 	}

@@ -5,14 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
-	"github.com/dsh-bridge/dsh-bridge/tools"
 	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
@@ -181,9 +179,4 @@ func renderResult(_, v jsonv.Value) ([]card.Content, error) {
 		return []card.Content{card.Text("(no content)")}, nil
 	}
 	return blocks, nil
-}
-
-// secret reports whether an environment variable must not reach a server.
-func secret(name string, scrub []string) bool {
-	return slices.Contains(tools.SecretEnv, name) || slices.Contains(scrub, name)
 }

@@ -64,7 +64,7 @@ func NewChat(c ChatConfig) (*Chat, error) {
 	}
 	hc := c.HTTPClient
 	if hc == nil {
-		hc = &http.Client{Transport: http.DefaultTransport}
+		hc = http.DefaultClient // no overall timeout: a stream lasts as long as the answer
 	}
 	base := strings.TrimSuffix(c.BaseURL, "/")
 	if base == "" {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"strconv"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
@@ -129,50 +128,9 @@ func (c *toolCache) appendTools(dst []byte, tools []registry.ToolSchema) []byte 
 	return append(dst, ']')
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendString writes s as a JSON string. Invalid UTF-8 (binary tool
-// output) becomes U+FFFD, as encoding/json does, so the body stays valid.
-func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
+// appendString writes s as a JSON string (invalid UTF-8 from binary tool
+// output becomes U+FFFD).
+func appendString(dst []byte, s string) []byte { return jsonv.AppendString(dst, s) }
 
 // body writes a whole request: model, messages (system first, then the
 // cached history encodings), tools, streaming and, for DeepSeek models,

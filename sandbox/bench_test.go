@@ -8,7 +8,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	Main()
+	Main(Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	os.Exit(m.Run())
 }
 

@@ -77,19 +77,26 @@ func Wrap(self string, p Profile, argv []string) ([]string, error) {
 	return append([]string{self, HelperArg, string(b), "--"}, argv...), nil
 }
 
+// Stdio are the standard files a helper or supervisor hands its command.
+type Stdio struct{ In, Out, Err *os.File }
+
 // Main runs the sandbox helper or the supervisor when os.Args asks for
 // one, and never returns then (the command replaces the process, or the
 // helper exits 126 with a message; the supervisor exits as its command
 // did). It returns false otherwise. main and TestMain call it first.
-func Main() bool {
+//
+// stdio are the process's standard files: in these modes the process runs
+// a command, and they belong to the command (the caller, main, decides);
+// the server's protocol stream is never involved.
+func Main(stdio Stdio) bool {
 	if len(os.Args) >= 2 && os.Args[1] == SuperviseArg {
-		runSupervisor(os.Args[2:]) // never returns
+		runSupervisor(os.Args[2:], stdio) // never returns
 	}
 	if len(os.Args) < 4 || os.Args[1] != HelperArg {
 		return false
 	}
 	if err := run(os.Args[2], os.Args[3:]); err != nil {
-		fmt.Fprintf(os.Stderr, "dsh-bridge sandbox: %v\n", err)
+		fmt.Fprintf(stdio.Err, "dsh-bridge sandbox: %v\n", err)
 		os.Exit(126)
 	}
 	return true // unreachable: run execs

@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -44,7 +45,7 @@ const parentPoll = 500 * time.Millisecond
 // helper) in this process group and ends the group when the
 // parent (pid ppid) goes or a termination signal arrives. It mirrors the
 // command's exit: its code, or its signal.
-func supervise(ppid int, argv []string) error {
+func supervise(ppid int, argv []string, stdio Stdio) error {
 	// Landlock gives every thread its own domain, and with signal scoping a
 	// domain may only signal its own or nested ones: the command must be
 	// started, and its group killed, from the thread that entered the
@@ -56,9 +57,15 @@ func supervise(ppid int, argv []string) error {
 			return fmt.Errorf("cannot lead a process group: %w", err)
 		}
 	}
+	// As a child subreaper, the supervisor inherits every descendant whose
+	// parent exits, so one that left the group (setsid, a daemon's double
+	// fork) still hangs below it and is found by killAll.
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); errno != 0 {
+		return fmt.Errorf("cannot become a child subreaper: %v", errno)
+	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
-	killGroup := func() { _ = syscall.Kill(-os.Getpid(), syscall.SIGKILL) }
+	killGroup := func() { killAll(true) }
 	if os.Getppid() != ppid { // the parent died before the death signal was armed
 		killGroup()
 	}
@@ -72,7 +79,7 @@ func supervise(ppid int, argv []string) error {
 		argv = argv[4:]
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio.In, stdio.Out, stdio.Err
 	if err := cmd.Start(); err != nil {
 		return err
 	}
@@ -89,6 +96,7 @@ func supervise(ppid int, argv []string) error {
 				killGroup()
 			}
 		case err := <-exited:
+			killAll(false) // nothing the command started outlives it
 			var ee *exec.ExitError
 			if errors.As(err, &ee) {
 				if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
@@ -106,15 +114,76 @@ func supervise(ppid int, argv []string) error {
 	}
 }
 
-func runSupervisor(args []string) {
+// prSetChildSubreaper is prctl's PR_SET_CHILD_SUBREAPER.
+const prSetChildSubreaper = 36
+
+// killAll kills every descendant of this process — its process group and,
+// through the /proc tree, those that left it — and, with self, this
+// process too (last). It repeats while the tree still changes, for
+// descendants forked meanwhile.
+func killAll(self bool) {
+	for range 5 {
+		pids := descendants(os.Getpid())
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		if len(pids) == 0 {
+			break
+		}
+	}
+	if self {
+		_ = syscall.Kill(-os.Getpid(), syscall.SIGKILL)
+	}
+}
+
+// descendants lists the live descendants of pid, from /proc.
+func descendants(pid int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	children := map[int][]int{}
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …: comm may hold spaces and parentheses.
+		rest := string(data[strings.LastIndexByte(string(data), ')')+1:])
+		fields := strings.Fields(rest)
+		if len(fields) < 2 || fields[0] == "Z" {
+			continue // a zombie is already dead
+		}
+		if ppid, err := strconv.Atoi(fields[1]); err == nil {
+			children[ppid] = append(children[ppid], child)
+		}
+	}
+	var out []int
+	queue := []int{pid}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range children[p] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
+}
+
+func runSupervisor(args []string, stdio Stdio) {
 	if len(args) < 3 || args[1] != "--" {
-		fmt.Fprintln(os.Stderr, "usage: "+SuperviseArg+" PPID -- COMMAND [ARG…]")
+		fmt.Fprintln(stdio.Err, "usage: "+SuperviseArg+" PPID -- COMMAND [ARG…]")
 		os.Exit(126)
 	}
 	ppid, err := strconv.Atoi(args[0])
 	if err == nil {
-		err = supervise(ppid, args[2:])
+		err = supervise(ppid, args[2:], stdio)
 	}
-	fmt.Fprintf(os.Stderr, "dsh-bridge supervisor: %v\n", err)
+	fmt.Fprintf(stdio.Err, "dsh-bridge supervisor: %v\n", err)
 	os.Exit(126)
 }

@@ -23,7 +23,7 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestMain(m *testing.M) {
-	sandbox.Main() // this test binary is also the sandbox helper
+	sandbox.Main(sandbox.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}) // this test binary is also the sandbox helper
 	goleak.VerifyTestMain(m)
 }
 
@@ -237,3 +237,5 @@ func (e *env) presenters(name, args string, r registry.Result) (card.CallView, c
 }
 
 func processGone(marker string) bool { return proctest.Gone(marker) }
+
+func processRunning(marker string) bool { return proctest.Running(marker) }

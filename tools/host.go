@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -118,24 +119,24 @@ func (h LocalHost) Sandboxed(ctx context.Context) bool {
 	return h.Sandbox != nil && ctx.Value(unsandboxedKey{}) == nil
 }
 
-// commandEnv is this process's environment without the secrets; in the
-// sandbox, Go's build cache moves to a folder the command may write.
-func (h LocalHost) commandEnv(sandboxed bool) []string {
-	drop := map[string]bool{}
-	for _, k := range append(append([]string(nil), SecretEnv...), h.Scrub...) {
-		drop[k] = true
-	}
+// ScrubbedEnv is this process's environment without the API keys of
+// SecretEnv and the variables in scrub: what commands and MCP servers get.
+func ScrubbedEnv(scrub []string) []string {
 	env := make([]string, 0, len(os.Environ())+1)
-	hasGoCache := false
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if drop[k] {
-			continue
+		if !slices.Contains(SecretEnv, k) && !slices.Contains(scrub, k) {
+			env = append(env, kv)
 		}
-		hasGoCache = hasGoCache || k == "GOCACHE"
-		env = append(env, kv)
 	}
-	if sandboxed && !hasGoCache {
+	return env
+}
+
+// commandEnv is ScrubbedEnv for a command; in the sandbox, Go's build
+// cache moves to a folder the command may write.
+func (h LocalHost) commandEnv(sandboxed bool) []string {
+	env := ScrubbedEnv(h.Scrub)
+	if sandboxed && !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "GOCACHE=") }) {
 		env = append(env, "GOCACHE="+filepath.Join(os.TempDir(), "dsh-bridge-sandbox", "go-build"))
 	}
 	return env

@@ -46,7 +46,9 @@ import (
 var version = "0.1.0-dev"
 
 func main() {
-	sandbox.Main() // the sandbox helper: never returns when asked for
+	// The sandbox helper and the command supervisor: they never return when
+	// asked for, and then this process runs a command on these files.
+	sandbox.Main(sandbox.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

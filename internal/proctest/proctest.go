@@ -1,4 +1,4 @@
-// Package proctest helps tests prove that processes are gone.
+// Package proctest helps tests prove that processes run, or are gone.
 package proctest
 
 import (
@@ -8,23 +8,28 @@ import (
 	"time"
 )
 
-// Gone reports whether no process whose command line contains marker
-// (NUL-separated arguments, for example "sleep\x007791") is left, polling
-// for up to two seconds.
+// Running reports whether a process whose command line contains marker
+// (NUL-separated arguments, for example "sleep\x007791") runs now. It
+// panics without /proc: then nothing can be proved either way.
+func Running(marker string) bool {
+	entries, err := os.ReadDir("/proc")
+	if err != nil || len(entries) == 0 {
+		panic("proctest: /proc cannot be read")
+	}
+	for _, e := range entries {
+		if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && strings.Contains(string(b), marker) {
+			return true
+		}
+	}
+	return false
+}
+
+// Gone reports whether no process matching marker is left, polling for up
+// to ten seconds (a loaded two-core machine running the race-enabled suite
+// has been seen to need more than two for a supervisor to end its tree).
 func Gone(marker string) bool {
-	for range 100 {
-		found := false
-		entries, err := os.ReadDir("/proc")
-		if err != nil || len(entries) == 0 {
-			return false // without /proc nothing can be proved gone
-		}
-		for _, e := range entries {
-			if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && strings.Contains(string(b), marker) {
-				found = true
-				break
-			}
-		}
-		if !found {
+	for range 500 {
+		if !Running(marker) {
 			return true
 		}
 		time.Sleep(20 * time.Millisecond)
