@@ -8,14 +8,18 @@ test: deps vet
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) test -race -timeout 15m ./...
 
-# deps installs ripgrep (Debian package ripgrep) when it is missing; the
-# grep/glob tests run against it and against the native walker.
+# deps installs what the tests need when it is missing: ripgrep (the
+# grep/glob tests run against it and the native walker) and strace (the
+# start-up test checks that nothing does I/O at init).
 deps:
-	@command -v rg >/dev/null 2>&1 || { \
-		echo "installing ripgrep"; \
+	@for pair in rg:ripgrep strace:strace; do \
+		cmd=$${pair%%:*}; pkg=$${pair#*:}; \
+		command -v $$cmd >/dev/null 2>&1 && continue; \
+		echo "installing $$pkg"; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-		($$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq ripgrep) >/dev/null 2>&1 \
-			|| { echo "could not install ripgrep"; [ -z "$$CI" ] || exit 1; echo "warning: its tests will be skipped"; }; }
+		($$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$pkg) >/dev/null 2>&1 \
+			|| { echo "could not install $$pkg"; [ -z "$$CI" ] || exit 1; echo "warning: its tests will be skipped"; }; \
+	done
 
 vet:
 	$(GO) vet ./...

@@ -256,15 +256,24 @@ func TestBridge_KillNineLeavesNoProcess(t *testing.T) {
 // the same call, before the turn's answer.
 func TestBridge_ReadTokensFollowTheResult(t *testing.T) {
 	h := setup(t, nil, fakeTurn{calls: []fakeCall{{"r", "read", args("file_path", "main.go")}}}, fakeTurn{text: "ok"})
-	h.file("main.go", "package main\n\nfunc main() {}\n")
+	h.file("main.go", "package main\n\nfunc uniqueMarker() {}\n")
 	h.prompt(h.session, "read")
 	var completed, tokens int
 	for i, u := range h.toolUpdates("r") {
 		switch {
 		case u.Status == "completed":
 			completed = i
+			// The file's text travels once for each kind of client: the
+			// content block (for every client) and the card's lines (for
+			// clients of _meta.dsh); not a third time as the model's text.
+			if n := strings.Count(string(u.Raw), "uniqueMarker"); n != 2 {
+				t.Errorf("the completed update carries the text %d times, want 2: %s", n, u.Raw)
+			}
 		case strings.Contains(string(u.Raw), `"tokens"`):
 			tokens = i
+			if strings.Contains(string(u.Raw), "uniqueMarker") || strings.Contains(string(u.Raw), `"card"`) {
+				t.Errorf("the tokens update repeats the card: %s", u.Raw)
+			}
 		}
 	}
 	if completed == 0 || tokens <= completed {

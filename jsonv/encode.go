@@ -164,18 +164,21 @@ func AppendString(dst []byte, s string) []byte {
 
 // FromGo snapshots Go data as a lossless Value. It accepts nil, bool,
 // strings, every integer and float kind, json.Number, json.RawMessage, Value,
-// []any, map[string]any, and anything else encoding/json can marshal
-// (structs, typed slices and maps), which goes through encoding/json and
-// then the strict parser. It rejects NaN, ±Inf, negative zero, invalid UTF-8
-// (where it can see it), cycles, and values encoding/json rejects. The
-// result shares no memory with the input.
+// []any, map[string]any, and typed data (structs, typed slices and maps,
+// pointers), which it walks with encoding/json's rules (see reflectValue;
+// the shapes the walker does not model go through encoding/json and then
+// the strict parser). It rejects NaN, ±Inf, negative zero, cycles, invalid
+// UTF-8 in untyped data, and values encoding/json rejects; invalid UTF-8
+// in typed data becomes U+FFFD, as encoding/json makes it. The result
+// shares no memory with the input.
 func FromGo(x any) (Value, error) {
 	c := converter{onPath: map[uintptr]bool{}}
 	return c.convert(x)
 }
 
 type converter struct {
-	onPath map[uintptr]bool // containers on the current path, for cycle detection
+	onPath   map[uintptr]bool // containers on the current path, for cycle detection
+	replaced bool             // invalid UTF-8 in typed data became U+FFFD
 }
 
 func (c *converter) convert(x any) (Value, error) {
@@ -202,7 +205,7 @@ func (c *converter) convert(x any) (Value, error) {
 	case float64:
 		return floatValue(t)
 	case float32:
-		return floatValue(float64(t))
+		return floatBits(float64(t), 32)
 	case json.Number:
 		return NumberValue(string(t))
 	case json.RawMessage:
@@ -261,25 +264,32 @@ func (c *converter) convert(x any) (Value, error) {
 	case reflect.Func, reflect.Chan, reflect.Complex64, reflect.Complex128, reflect.UnsafePointer:
 		return Value{}, errLossy(fmt.Sprintf("a Go %s is not JSON", rv.Kind()))
 	}
-	data, err := json.Marshal(x)
-	if err != nil {
-		return Value{}, &JSONError{Offset: -1, Msg: err.Error()}
-	}
-	return Parse(data)
+	return c.reflectValue(rv)
 }
 
-func floatValue(f float64) (Value, error) {
+func floatValue(f float64) (Value, error) { return floatBits(f, 64) }
+
+// floatBits is the shortest text that round-trips f at its precision,
+// spelled as encoding/json and JavaScript do (1e-7, 1e+21).
+func floatBits(f float64, bits int) (Value, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return Value{}, errLossy("NaN and infinities are not JSON numbers")
 	}
 	if f == 0 && math.Signbit(f) {
 		return Value{}, errLossy("negative zero is not lossless")
 	}
-	// The shortest text that round-trips, spelled as JavaScript would.
 	abs := math.Abs(f)
 	format := byte('f')
+	if bits == 32 {
+		abs = float64(float32(abs))
+	}
 	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
 		format = 'e'
 	}
-	return Value{&node{kind: Number, s: string(strconv.AppendFloat(nil, f, format, -1, 64))}}, nil
+	b := strconv.AppendFloat(nil, f, format, -1, bits)
+	if n := len(b); format == 'e' && n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+		b[n-2] = b[n-1]
+		b = b[:n-1]
+	}
+	return Value{&node{kind: Number, s: string(b)}}, nil
 }

@@ -206,7 +206,7 @@ func TestFromGo(t *testing.T) {
 		{"uint64 max", uint64(math.MaxUint64), "18446744073709551615", ""},
 		{"float", 1.5, "1.5", ""},
 		{"large float uses exponent", 1e21, "1e+21", ""},
-		{"small float uses exponent", 1e-7, "1e-07", ""},
+		{"small float uses exponent", 1e-7, "1e-7", ""},
 		{"NaN rejected", math.NaN(), "", "NaN"},
 		{"Inf rejected", math.Inf(1), "", "NaN and infinities"},
 		{"negative zero rejected", math.Copysign(0, -1), "", "negative zero"},

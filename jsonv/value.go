@@ -52,6 +52,9 @@ type node struct {
 	items []Value // array items, or object member values
 	keys  []string
 	index map[string]int // object key index, built for larger objects
+	// origin is the Go value this node was converted from (FromGoOrigin);
+	// no accessor, encoder or comparison looks at it.
+	origin any
 }
 
 // IndexThreshold is the member count from which objects get a key map;

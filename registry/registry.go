@@ -3,7 +3,6 @@ package registry
 import (
 	"fmt"
 	"log/slog"
-	"regexp"
 	"slices"
 	"sync"
 )
@@ -174,7 +173,21 @@ func callListener(fn func(Change) error, c Change) (err error) {
 	return fn(c)
 }
 
-var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// IsName reports whether s is 1 to maxLen characters of [A-Za-z0-9_-]: the
+// alphabet of tool names (at most 64) and session ids. A plain loop: a
+// regexp with {1,n} compiles n copies of its class, at every process start.
+func IsName(s string, maxLen int) bool {
+	if len(s) == 0 || len(s) > maxLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // Register files t into scope's layer (nil: the global layer) and returns
 // the exact disposer that removes this registration: calling it again, or
@@ -244,7 +257,7 @@ func prepareTool(t *Tool) (*Tool, error) {
 	if t.Name == RunCodeName {
 		return nil, invalidDef(`tool name "run_code" is reserved for the Code Mode presentation transport and cannot be registered or shadowed`)
 	}
-	if !toolNameRE.MatchString(t.Name) {
+	if !IsName(t.Name, 64) {
 		return nil, invalidDef(fmt.Sprintf("tool name %q must be 1 to 64 characters of A-Z, a-z, 0-9, _ and -", t.Name))
 	}
 	if !t.Output.Schema.IsValid() || t.Output.Render == nil {

@@ -22,7 +22,9 @@ type TypedTool[In, Out any] struct {
 	Name        string
 	Description string
 
-	// Execute runs with validated, decoded arguments.
+	// Execute runs with validated, decoded arguments. Its result is handed
+	// as it is to Render and PresentationMeta (no JSON round trip): none of
+	// the three may change it afterwards.
 	Execute func(ctx context.Context, in In, run RunContext) (Out, error)
 	// Render projects the value to model content; nil renders a string
 	// value as-is and anything else as its canonical JSON text.
@@ -108,7 +110,9 @@ func Define[In, Out any](d TypedTool[In, Out]) (*Tool, error) {
 		if err != nil {
 			return jsonv.Value{}, err
 		}
-		return jsonv.FromGo(res)
+		// The value remembers res, so that Render and PresentationMeta get
+		// it back without a JSON round trip (decodeBoth).
+		return jsonv.FromGoOrigin(res)
 	}
 	t.Output.Render = func(rawIn, value jsonv.Value) ([]card.Content, error) {
 		if d.Render == nil {
@@ -157,11 +161,17 @@ func Define[In, Out any](d TypedTool[In, Out]) (*Tool, error) {
 	return t, nil
 }
 
+// decodeBoth decodes the arguments and the value; a value Execute just
+// returned is handed back as it was (its origin), undecoded. A value from
+// anywhere else (a log, a post-execute replacement) is decoded.
 func decodeBoth[In, Out any](rawIn, value jsonv.Value) (In, Out, error) {
 	var in In
 	var o Out
 	if err := rawIn.Decode(&in); err != nil {
 		return in, o, fmt.Errorf("arguments do not decode: %w", err)
+	}
+	if orig, ok := value.Origin().(Out); ok {
+		return in, orig, nil
 	}
 	if err := value.Decode(&o); err != nil {
 		return in, o, fmt.Errorf("value does not decode: %w", err)

@@ -234,3 +234,58 @@ func TestSpecFor(t *testing.T) {
 	}
 	_ = all{}.unexp
 }
+
+// TestDefine_ValueHandedBack: Render and PresentationMeta get the very Go
+// value Execute returned (no JSON round trip), and a value from anywhere
+// else (a log, a post-execute replacement) decoded.
+func TestDefine_ValueHandedBack(t *testing.T) {
+	type out struct {
+		Lines []string `json:"lines"`
+	}
+	lines := []string{"a", "b"}
+	var rendered, meta []string
+	tool, err := Define(TypedTool[struct{}, out]{
+		Name:    "lines",
+		Execute: func(context.Context, struct{}, RunContext) (out, error) { return out{Lines: lines}, nil },
+		Render: func(_ struct{}, o out) ([]card.Content, error) {
+			rendered = o.Lines
+			return []card.Content{card.Text(strings.Join(o.Lines, ","))}, nil
+		},
+		PresentationMeta: func(_ struct{}, o out) (jsonv.Value, error) {
+			meta = o.Lines
+			return jsonv.FromGo(len(o.Lines))
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := jsonv.MustParse(`{}`)
+	v, err := tool.Execute(context.Background(), args, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		value jsonv.Value
+		same  bool
+	}{
+		{"executed value", v, true},
+		{"logged value", jsonv.MustParse(v.String()), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rendered, meta = nil, nil
+			blocks, err := tool.Output.Render(args, tc.value)
+			if err != nil || blocks[0].TextValue() != "a,b" {
+				t.Fatalf("render: %v %v", blocks, err)
+			}
+			if _, err := tool.Output.PresentationMeta(args, tc.value); err != nil {
+				t.Fatal(err)
+			}
+			for name, got := range map[string][]string{"Render": rendered, "PresentationMeta": meta} {
+				if same := len(got) == 2 && &got[0] == &lines[0]; same != tc.same {
+					t.Errorf("%s got Execute's own slice: %v, want %v", name, same, tc.same)
+				}
+			}
+		})
+	}
+}

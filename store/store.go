@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -106,8 +105,6 @@ type Event struct {
 // ErrNotFound means no log exists for a session id.
 var ErrNotFound = errors.New("session log not found")
 
-var idRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
-
 // Store is a directory of session logs. Safe for concurrent use.
 type Store struct{ dir string }
 
@@ -124,7 +121,7 @@ func (s *Store) Dir() string { return s.dir }
 
 // Path returns the log file of a session id.
 func (s *Store) Path(id string) (string, error) {
-	if !idRE.MatchString(id) {
+	if !registry.IsName(id, 128) {
 		return "", fmt.Errorf("%w: invalid session id %q", ErrNotFound, id)
 	}
 	return filepath.Join(s.dir, id+".jsonl"), nil
@@ -287,7 +284,7 @@ func (s *Store) List() ([]Info, error) {
 	var out []Info
 	for _, e := range entries {
 		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
-		if !ok || !idRE.MatchString(id) {
+		if !ok || !registry.IsName(id, 128) {
 			continue
 		}
 		info, err := e.Info()

@@ -5,9 +5,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
@@ -86,8 +88,23 @@ func TestRead_CapsAndCards(t *testing.T) {
 			t.Errorf("call card %+v", g)
 		}
 		rc, ok := res.(*card.Read)
-		if !ok || rc.Path != p || rc.Offset != 10 || len(rc.Lines) != 3 || rc.TotalLines != 3000 || rc.Lang != "go" || !strings.HasPrefix(rc.Content, "10: line 10") {
-			t.Errorf("result card %+v", res)
+		if !ok || rc.Path != p || rc.Offset != 10 || len(rc.Lines) != 3 || rc.TotalLines != 3000 || rc.Lang != "go" || rc.Content != "" {
+			t.Errorf("result card %+v (the text travels once, in Lines)", res)
+		}
+		if r.Meta.Origin() == nil {
+			t.Error("the meta this process built does not carry its Go value: PresentResult decodes it again")
+		}
+		// A replayed result has a meta parsed from the log: same card.
+		logged := r
+		logged.Meta = jsonv.MustParse(r.Meta.String())
+		if _, replayed := e.presenters("read", args, logged); !reflect.DeepEqual(replayed, res) {
+			t.Errorf("replayed card %+v, want %+v", replayed, res)
+		}
+		// A listener that replaced the text gets the generic card.
+		changed := r
+		changed.Content = []card.Content{card.Text("redacted")}
+		if _, got := e.presenters("read", args, changed); got != nil {
+			t.Errorf("card for replaced content: %+v", got)
 		}
 		c2, _ := e.presenters("read", `{"file_path":"x","offset":4}`, r)
 		if c2.(*card.Generic).Title != "Read x (from line 4)" {

@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -229,7 +228,29 @@ func langFromPath(p string) string {
 	return langByExt[strings.ToLower(base[dot+1:])]
 }
 
-var envelopeRE = regexp.MustCompile(`(?s)^<path>[^\n]*</path>\n<type>file</type>\n<content>\n(.*)\n</content>$`)
+// isEnvelope reports whether text has the shape formatRead gives: a read
+// result whose content a listener replaced gets the generic card instead.
+func isEnvelope(text string) bool {
+	rest, ok := strings.CutPrefix(text, "<path>")
+	if !ok {
+		return false
+	}
+	nl := strings.IndexByte(rest, '\n')
+	if nl < 0 || !strings.HasSuffix(rest[:nl], "</path>") {
+		return false
+	}
+	rest, ok = strings.CutPrefix(rest[nl:], "\n<type>file</type>\n<content>\n")
+	return ok && strings.HasSuffix(rest, "\n</content>")
+}
+
+// readMeta is the read tool's presentation meta.
+type readMeta struct {
+	Path       string              `json:"path"`
+	Offset     int                 `json:"offset"`
+	Lines      []card.ReadFileLine `json:"lines"`
+	TotalLines int                 `json:"totalLines"`
+	Lang       string              `json:"lang,omitempty"`
+}
 
 func newRead(h Host, w *Workspace) (*registry.Tool, error) {
 	t, err := registry.Define(registry.TypedTool[readArgs, readValue]{
@@ -272,11 +293,7 @@ func newRead(h Host, w *Workspace) (*registry.Tool, error) {
 			return []card.Content{card.Text(formatRead(v, len(v.Lines) < in.limit && end < v.TotalLines))}, nil
 		},
 		PresentationMeta: func(_ readArgs, v readValue) (jsonv.Value, error) {
-			m := map[string]any{"path": v.Path, "offset": v.Offset, "lines": v.Lines, "totalLines": v.TotalLines}
-			if lang := langFromPath(v.Path); lang != "" {
-				m["lang"] = lang
-			}
-			return jsonv.FromGo(m)
+			return jsonv.FromGoOrigin(readMeta{Path: v.Path, Offset: v.Offset, Lines: v.Lines, TotalLines: v.TotalLines, Lang: langFromPath(v.Path)})
 		},
 		IsConcurrencySafe: func(readArgs) bool { return true },
 		PresentCall: func(a readArgs) card.CallView {
@@ -297,14 +314,13 @@ func newRead(h Host, w *Workspace) (*registry.Tool, error) {
 			if r.IsError || len(r.Content) != 1 || r.Content[0].Type() != card.TypeText {
 				return nil
 			}
-			var m struct {
-				Path       string              `json:"path"`
-				Offset     int                 `json:"offset"`
-				Lines      []card.ReadFileLine `json:"lines"`
-				TotalLines int                 `json:"totalLines"`
-				Lang       string              `json:"lang"`
+			// The meta this process just built comes back as it was; a
+			// logged one (a replay) is decoded.
+			m, ok := r.Meta.Origin().(readMeta)
+			if !ok && (!r.Meta.IsValid() || r.Meta.Decode(&m) != nil) {
+				return nil
 			}
-			if !r.Meta.IsValid() || r.Meta.Decode(&m) != nil || m.Offset < 1 || m.TotalLines < 0 || m.Lines == nil {
+			if m.Offset < 1 || m.TotalLines < 0 || m.Lines == nil {
 				return nil
 			}
 			prev := 0
@@ -314,11 +330,11 @@ func newRead(h Host, w *Workspace) (*registry.Tool, error) {
 				}
 				prev = l.Number
 			}
-			body := envelopeRE.FindStringSubmatch(r.Content[0].TextValue())
-			if body == nil {
+			if !isEnvelope(r.Content[0].TextValue()) {
 				return nil
 			}
-			return &card.Read{Path: m.Path, Offset: m.Offset, Lines: m.Lines, TotalLines: m.TotalLines, Lang: m.Lang, Content: body[1]}
+			// The text travels once, in Lines: no Content fallback.
+			return &card.Read{Path: m.Path, Offset: m.Offset, Lines: m.Lines, TotalLines: m.TotalLines, Lang: m.Lang}
 		},
 	})
 	if err != nil {

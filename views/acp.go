@@ -93,8 +93,9 @@ const MetaVersion = 1
 // the full card plus what editors need to render it natively.
 type DshMeta struct {
 	Version int `json:"version"`
-	// Card is the card the update was projected from.
-	Card any `json:"card"`
+	// Card is the card the update was projected from; absent only in the
+	// tokens update that follows a read card.
+	Card any `json:"card,omitempty"`
 	// Changes are a diff card's per-file hunks and LSP text edits.
 	Changes []FileChange `json:"changes,omitempty"`
 	// Tokens are a read card's syntax spans, one slice per line.

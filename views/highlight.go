@@ -58,8 +58,9 @@ func lexerFor(path, lang string) chroma.Lexer {
 }
 
 // ReadTokens returns the update that adds syntax tokens to a finished read
-// card: the same _meta.dsh with "tokens", sent after the completed update
-// so that tokenizing never delays the result. False when the view is not
+// card: _meta.dsh with only "tokens" (the card and its text are not sent
+// again), sent after the completed update so that tokenizing never delays
+// the result. False when the view is not
 // a read card or its language is unknown. Tokens are cached by path,
 // window and text.
 func ReadTokens(env Env, callID string, view card.ResultView) (ToolCallUpdate, bool) {
@@ -87,7 +88,7 @@ func ReadTokens(env Env, callID string, view card.ResultView) (ToolCallUpdate, b
 	if tokens == nil {
 		return ToolCallUpdate{}, false
 	}
-	return ToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: callID, Meta: meta(DshMeta{Card: v, Tokens: tokens}, nil)}, true
+	return ToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: callID, Meta: meta(DshMeta{Tokens: tokens}, nil)}, true
 }
 
 // tokenCache keeps recent tokenizations (a re-read of the same window, a

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bufio"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The most any package's initialisation may take, in time and in
+// allocations: start-up must not do work that `initialize` does not need.
+// (The allocation count does not depend on the machine's load.)
+const (
+	initBudgetMs     = 1.0
+	initBudgetAllocs = 1000
+)
+
+// overBudget are the packages known to break the budget, with the reason.
+// Each must still be over it (so that the entry goes once it is fixed).
+var overBudget = map[string]string{
+	"github.com/alecthomas/chroma/v2/lexers": "registers its 279 embedded XML lexers at init; the definitions are unexported (ROUGH_EDGES.md)",
+}
+
+var initLine = regexp.MustCompile(`^init (\S+) @[0-9.]+ ms, ([0-9.]+) ms clock, (\d+) bytes, (\d+) allocs$`)
+
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "dsh-bridge")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestStartup_InitBudget runs the binary under GODEBUG=inittrace=1 and
+// fails when a package's init takes more than initBudgetMs (the fastest of
+// five runs, so that a descheduled moment is not blamed on a package).
+// It checks what runs at init, not how fast this machine is.
+func TestStartup_InitBudget(t *testing.T) {
+	bin := buildBinary(t)
+	fastest := map[string]float64{}
+	allocs := map[string]int{}
+	for range 5 {
+		cmd := exec.Command(bin, "__dsh-no-such-command")
+		cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+		out, _ := cmd.CombinedOutput() // exits 2: an unknown subcommand
+		n := 0
+		for sc := bufio.NewScanner(strings.NewReader(string(out))); sc.Scan(); {
+			m := initLine.FindStringSubmatch(sc.Text())
+			if m == nil {
+				continue
+			}
+			n++
+			ms, _ := strconv.ParseFloat(m[2], 64)
+			allocs[m[1]], _ = strconv.Atoi(m[4])
+			if old, ok := fastest[m[1]]; !ok || ms < old {
+				fastest[m[1]] = ms
+			}
+		}
+		if n < 50 {
+			t.Fatalf("only %d init lines in the trace:\n%s", n, out)
+		}
+	}
+	if _, ok := fastest["github.com/dsh-bridge/dsh-bridge/registry"]; !ok {
+		t.Fatal("the trace does not list our own packages")
+	}
+	for pkg, ms := range fastest {
+		why, known := overBudget[pkg]
+		switch {
+		case (ms > initBudgetMs || allocs[pkg] > initBudgetAllocs) && !known:
+			t.Errorf("init of %s takes %.2f ms and %d allocations (budget %.1f ms, %d): build what it builds lazily", pkg, ms, allocs[pkg], initBudgetMs, initBudgetAllocs)
+		case known && ms <= initBudgetMs:
+			t.Errorf("%s now initialises in %.2f ms: remove it from overBudget (%s)", pkg, ms, why)
+		}
+	}
+	for pkg := range overBudget {
+		if _, ok := fastest[pkg]; !ok {
+			t.Errorf("%s is no longer linked: remove it from overBudget", pkg)
+		}
+	}
+}
+
+// runtimeFiles are what the Go runtime and the dynamic loader open before
+// any package initialises (libc for the cgo the sandbox needs, cgroup
+// limits for GOMAXPROCS).
+var runtimeFiles = []string{"/etc/ld.so.", "/lib/", "/lib64/", "/usr/lib/", "/proc/self/maps", "/proc/self/cgroup", "/proc/self/mountinfo", "/sys/kernel/mm/transparent_hugepage/", "/sys/fs/cgroup/"}
+
+// TestStartup_NoIOAtInit runs the binary under strace with a command line
+// that ends at once (an unknown subcommand): any file, socket or process
+// system call beyond the loader's and the runtime's is I/O done at init.
+func TestStartup_NoIOAtInit(t *testing.T) {
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("strace is not installed (make deps installs it)")
+		}
+		t.Skip("strace is not installed (make deps installs it)")
+	}
+	bin := buildBinary(t)
+	trace := filepath.Join(t.TempDir(), "trace")
+	out, err := exec.Command(strace, "-f", "-qq", "-e", "trace=%file,%network,%process", "-o", trace, bin, "__dsh-no-such-command").CombinedOutput()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatalf("strace: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	for line := range strings.Lines(string(data)) {
+		_, call, _ := strings.Cut(strings.TrimSpace(line), " ")
+		call = strings.TrimSpace(call)
+		switch {
+		case strings.HasPrefix(call, "execve("), strings.HasPrefix(call, "clone"), strings.HasPrefix(call, "exit"),
+			strings.HasPrefix(call, "tgkill("), strings.HasPrefix(call, "kill("), // the runtime's preemption signals
+			strings.HasPrefix(call, "+++"), strings.HasPrefix(call, "---"), strings.HasPrefix(call, "<..."):
+			continue // the start itself, the runtime's threads, the exit
+		case strings.HasPrefix(call, "access(\"/etc/ld.so.preload\""):
+			continue
+		}
+		calls++
+		if !runtimeOnly(call) {
+			t.Errorf("I/O before main: %s", strings.TrimSpace(line))
+		}
+	}
+	if calls == 0 {
+		t.Fatalf("the trace shows no file call at all, not even the runtime's:\n%s", data)
+	}
+}
+
+func runtimeOnly(call string) bool {
+	_, rest, ok := strings.Cut(call, "\"")
+	if !ok || !(strings.HasPrefix(call, "openat(") || strings.HasPrefix(call, "newfstatat(") || strings.HasPrefix(call, "readlinkat(")) {
+		return strings.HasPrefix(call, "newfstatat(3, \"\"") || strings.HasPrefix(call, "newfstatat(4, \"\"")
+	}
+	path, _, _ := strings.Cut(rest, "\"")
+	if path == "" {
+		return true // fstat of a descriptor the runtime opened
+	}
+	for _, p := range runtimeFiles {
+		if strings.HasPrefix(path, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestStartup_NoInitFunctions: no package of ours has an init function or
+// a package-level variable whose initialiser calls into the file system,
+// the network or processes. (The two tests above see the whole binary;
+// this one names the line.)
+func TestStartup_NoInitFunctions(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ioPkgs := map[string]bool{"os": true, "exec": true, "net": true, "http": true, "syscall": true, "ioutil": true, "fs": true}
+	fset := token.NewFileSet()
+	files := 0
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) && p != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		files++
+		main := f.Name.Name == "main"
+		for _, decl := range f.Decls {
+			switch d := decl.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil && d.Name.Name == "init" && !main {
+					t.Errorf("%s: an init function", fset.Position(d.Pos()))
+				}
+			case *ast.GenDecl:
+				if d.Tok != token.VAR {
+					continue
+				}
+				ast.Inspect(d, func(n ast.Node) bool {
+					if _, ok := n.(*ast.FuncLit); ok {
+						return false // runs when called, not at init
+					}
+					call, ok := n.(*ast.CallExpr)
+					if !ok {
+						return true
+					}
+					if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+						if id, ok := sel.X.(*ast.Ident); ok && ioPkgs[id.Name] && sel.Sel.Name != "Getenv" {
+							t.Errorf("%s: package variable initialised with %s.%s", fset.Position(call.Pos()), id.Name, sel.Sel.Name)
+						}
+					}
+					return true
+				})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 50 {
+		t.Fatalf("walked only %d files", files)
+	}
+}
