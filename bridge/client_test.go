@@ -155,9 +155,11 @@ type editor struct {
 	noValidate bool
 }
 
-// stamp is when a tool_call or a completed update arrived.
+// stamp is when a tool_call, or an in_progress or completed update of a
+// call, arrived.
 type stamp struct {
-	kind string
+	kind string // "tool_call", "in_progress" or "completed"
+	id   string
 	at   time.Time
 }
 
@@ -262,17 +264,18 @@ func (e *editor) read(r io.Reader) {
 			var n struct {
 				Update struct {
 					SessionUpdate string `json:"sessionUpdate"`
+					ToolCallID    string `json:"toolCallId"`
 					Status        string `json:"status"`
 				} `json:"update"`
 			}
 			json.Unmarshal(m.Params, &n)
 			e.mu.Lock()
 			e.updates = append(e.updates, m.Params)
-			switch {
-			case n.Update.SessionUpdate == "tool_call":
-				e.stamps = append(e.stamps, stamp{"tool_call", now})
-			case n.Update.Status == "completed":
-				e.stamps = append(e.stamps, stamp{"completed", now})
+			switch u := n.Update; {
+			case u.SessionUpdate == "tool_call":
+				e.stamps = append(e.stamps, stamp{"tool_call", u.ToolCallID, now})
+			case u.Status == "in_progress" || u.Status == "completed":
+				e.stamps = append(e.stamps, stamp{u.Status, u.ToolCallID, now})
 			}
 			e.mu.Unlock()
 		default:

@@ -40,7 +40,7 @@ func (m *modelState) tokensPerByte() float64 {
 // fixed is the size of the request's system prompt and tools.
 func (ss *Session) compactIfNeeded(ctx context.Context, fixed int, force bool) bool {
 	s := ss.srv
-	cfg := s.cfg.ModelSettings.Compaction
+	cfg := s.settings().Compaction
 	ss.mu.Lock()
 	hist := ss.history
 	m := ss.model

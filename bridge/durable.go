@@ -188,13 +188,14 @@ func (s *Server) loadSession(ctx context.Context, req *jsonrpc2.Request, replay 
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
-	if s.store == nil {
+	logs := s.store()
+	if logs == nil {
 		return nil, fmt.Errorf("%w: %q (no session store)", ErrSessionNotFound, p.SessionID)
 	}
 	if s.session(p.SessionID) != nil {
 		return nil, invalidParams("session/load: session %q is already open", p.SessionID)
 	}
-	events, rep, err := s.store.Load(p.SessionID)
+	events, rep, err := logs.Load(p.SessionID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("%w: %q", ErrSessionNotFound, p.SessionID)
 	}
@@ -233,7 +234,7 @@ func (s *Server) loadSession(ctx context.Context, req *jsonrpc2.Request, replay 
 		ss.tokens.Wait() // the whole replay goes out before the answer
 		ss.pruneCalls()
 	}
-	if ss.log, err = s.store.Reopen(p.SessionID); err != nil {
+	if ss.log, err = logs.Reopen(p.SessionID); err != nil {
 		s.log.Error("reopening the session log", "session", p.SessionID, "err", err)
 	}
 	if cutOff {
@@ -275,10 +276,11 @@ func (s *Server) listSessions(req *jsonrpc2.Request) (any, error) {
 		}
 	}
 	res := listResult{Sessions: []sessionInfo{}}
-	if s.store == nil {
+	st := s.store()
+	if st == nil {
 		return res, nil
 	}
-	all, err := s.store.List()
+	all, err := st.List()
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,7 @@ func (s *Server) initialize(req *jsonrpc2.Request) (any, error) {
 	return initializeResult{
 		ProtocolVersion: ProtocolVersion,
 		AgentCapabilities: map[string]any{
-			"loadSession":         s.store != nil,
+			"loadSession":         s.cfg.StateDir != "",
 			"promptCapabilities":  map[string]any{"image": false, "audio": false, "embeddedContext": true},
 			"mcpCapabilities":     map[string]any{"http": true, "sse": true},
 			"sessionCapabilities": s.sessionCapabilities(),
@@ -71,8 +71,8 @@ func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, er
 		return nil, err
 	}
 	close(ss.ready)
-	if s.store != nil {
-		if ss.log, err = s.store.Create(ss.id, store.Event{Cwd: ss.ws.Cwd(), AdditionalDirectories: p.AdditionalDirectories}); err != nil {
+	if st := s.store(); st != nil {
+		if ss.log, err = st.Create(ss.id, store.Event{Cwd: ss.ws.Cwd(), AdditionalDirectories: p.AdditionalDirectories}); err != nil {
 			s.log.Error("creating the session log; this session will not be resumable", "session", ss.id, "err", err)
 		}
 	}
@@ -177,7 +177,7 @@ func (s *Server) setMode(ctx context.Context, req *jsonrpc2.Request) (any, error
 // the store.
 func (s *Server) sessionCapabilities() map[string]any {
 	c := map[string]any{"additionalDirectories": map[string]any{}, "close": map[string]any{}}
-	if s.store != nil {
+	if s.cfg.StateDir != "" {
 		c["list"] = map[string]any{}
 		c["resume"] = map[string]any{}
 	}

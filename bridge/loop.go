@@ -329,7 +329,7 @@ func (ss *Session) commitAssistant(resp model.Response, results []registry.Resul
 // resultText is what the model reads of a result, capped at the
 // configured size.
 func (ss *Session) resultText(r registry.Result) string {
-	return model.CapToolResult(resultText(r), ss.srv.cfg.ModelSettings.Compaction.MaxToolResultBytes)
+	return model.CapToolResult(resultText(r), ss.srv.settings().Compaction.MaxToolResultBytes)
 }
 
 func resultText(r registry.Result) string {

@@ -69,7 +69,7 @@ func (s *Server) defaultModel(listed []string) string {
 // modelInfo describes a model through the catalogue and the user's
 // settings.
 func (s *Server) modelInfo(id string) model.Info {
-	return model.Catalog{Overrides: s.cfg.ModelSettings.Models}.Lookup(id)
+	return model.Catalog{Overrides: s.settings().Models}.Lookup(id)
 }
 
 // modelState is a session's model choice and what its requests cost.

@@ -1,7 +1,9 @@
 package bridge_test
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -283,3 +285,32 @@ func TestBridge_ReadTokensFollowTheResult(t *testing.T) {
 
 // running reports whether a process matching marker runs now.
 func running(marker string) bool { return proctest.Running(marker) }
+
+// TestBridge_InitializeTouchesNothing: answering initialize neither opens
+// the session store nor reads the settings; the first session/new does
+// both.
+func TestBridge_InitializeTouchesNothing(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	cfg := t.TempDir()
+	os.MkdirAll(filepath.Join(cfg, "dsh-bridge"), 0o700)
+	os.WriteFile(filepath.Join(cfg, "dsh-bridge", "settings.json"), []byte(`{"models": 7}`), 0o600)
+	m := newFakeModel(t)
+	e := startEditor(t, "DSH_BASE_URL="+m.srv.URL, "DSH_STATE_DIR="+state, "XDG_CONFIG_HOME="+cfg)
+	res, rerr := e.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}})
+	if rerr != nil || !strings.Contains(string(res), `"loadSession":true`) {
+		t.Errorf("initialize does not advertise loadSession: %s", res)
+	}
+	if _, err := os.Stat(state); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("initialize created the session store: %v", err)
+	}
+	if strings.Contains(e.stderr.String(), "settings were ignored") {
+		t.Error("initialize read the settings")
+	}
+	e.newSession(t.TempDir())
+	if _, err := os.Stat(state); err != nil {
+		t.Errorf("session/new did not open the store: %v", err)
+	}
+	if !strings.Contains(e.stderr.String(), "settings were ignored") {
+		t.Errorf("session/new did not read the (invalid) settings:\n%s", e.stderr.String())
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/pipeline"
 	"github.com/dsh-bridge/dsh-bridge/registry"
@@ -33,6 +34,9 @@ type Config struct {
 	// ModelSettings describes models (windows, prices) and tunes
 	// compaction; the zero value means model.Defaults().
 	ModelSettings model.Settings
+	// LoadModelSettings, when set, replaces ModelSettings: it is called at
+	// most once, when the first session needs them (never for initialize).
+	LoadModelSettings func() model.Settings
 	// Now is the clock prices are read at (nil: time.Now).
 	Now func() time.Time
 	// MaxTurnRequests caps model requests per prompt turn (default 50).
@@ -41,8 +45,9 @@ type Config struct {
 	MaxParallel int
 	// NativeSearch forces the native grep/glob walker.
 	NativeSearch bool
-	// StateDir holds the session logs; empty disables durable sessions
-	// (no session/load or session/list).
+	// StateDir holds the session logs, opened (created) when the first
+	// session needs it; empty disables durable sessions (no session/load
+	// or session/list).
 	StateDir string
 	Version  string
 	Log      *slog.Logger
@@ -56,7 +61,9 @@ type Server struct {
 	reg       *registry.Registry
 	pipe      *pipeline.Pipeline
 	presenter views.Presenter
-	store     *store.Store
+	// store and settings are built on first use: initialize needs neither.
+	store    func() *store.Store
+	settings func() model.Settings
 
 	// conn is captured from the first Handle call: jsonrpc2 starts reading
 	// inside NewConn, so a message can arrive before NewConn returns.
@@ -93,9 +100,6 @@ func NewServer(cfg Config) *Server {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	if cfg.ModelSettings.Compaction.Threshold == 0 {
-		cfg.ModelSettings.Compaction = model.Defaults().Compaction
-	}
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
@@ -105,14 +109,27 @@ func NewServer(cfg Config) *Server {
 	s.pipe = pipeline.New(s.reg, pipeline.WithApprover(s), pipeline.WithLogger(cfg.Log))
 	s.pipe.WrapExecute(nil, pipeline.TimeoutPolicy(s.reg))
 	s.presenter = views.Presenter{Registry: s.reg, Log: cfg.Log}
-	if cfg.StateDir != "" {
+	s.store = sync.OnceValue(func() *store.Store {
+		if cfg.StateDir == "" {
+			return nil
+		}
 		st, err := store.Open(cfg.StateDir)
 		if err != nil {
 			s.log.Error("the session store is unavailable; sessions will not be resumable", "dir", cfg.StateDir, "err", err)
-		} else {
-			s.store = st
+			return nil
 		}
-	}
+		return st
+	})
+	s.settings = sync.OnceValue(func() model.Settings {
+		ms := cfg.ModelSettings
+		if cfg.LoadModelSettings != nil {
+			ms = cfg.LoadModelSettings()
+		}
+		if ms.Compaction.Threshold == 0 {
+			ms.Compaction = model.Defaults().Compaction
+		}
+		return ms
+	})
 	return s
 }
 
@@ -368,14 +385,13 @@ func (s *Server) notify(_ context.Context, sessionID string, update any) {
 		return // the connection is closed: nobody reads this any more
 	default:
 	}
-	params, err := json.Marshal(sessionNotification{SessionID: sessionID, Update: update})
+	// One pass, straight into the line: nothing re-reads what is written.
+	line := append(make([]byte, 0, 1024), `{"jsonrpc":"2.0","method":"session/update","params":`...)
+	line, err := jsonv.AppendGo(line, sessionNotification{SessionID: sessionID, Update: update})
 	if err != nil {
 		s.log.Error("session/update not encodable", "err", err)
 		return
 	}
-	line := make([]byte, 0, len(params)+64)
-	line = append(line, `{"jsonrpc":"2.0","method":"session/update","params":`...)
-	line = append(line, params...)
 	line = append(line, '}')
 	if err := s.stream.writeLine(line); err != nil {
 		s.log.Debug("session/update not sent", "err", err)

@@ -43,10 +43,18 @@ var (
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 )
 
-// customMarshal reports whether t decides its own JSON form.
+var customCache sync.Map // reflect.Type → bool
+
+// customMarshal reports whether t decides its own JSON form (cached: the
+// method-set checks cost more than converting a small value).
 func customMarshal(t reflect.Type) bool {
-	return t.Implements(marshalerType) || t.Implements(textMarshalerType) ||
+	if c, ok := customCache.Load(t); ok {
+		return c.(bool)
+	}
+	c := t.Implements(marshalerType) || t.Implements(textMarshalerType) ||
 		t.Kind() != reflect.Pointer && (reflect.PointerTo(t).Implements(marshalerType) || reflect.PointerTo(t).Implements(textMarshalerType))
+	customCache.Store(t, c)
+	return c
 }
 
 // viaJSON converts what encoding/json can marshal and our walker does not
@@ -159,19 +167,28 @@ func (c *converter) reflectValue(rv reflect.Value) (Value, error) {
 		if info.fallback {
 			return viaJSON(rv.Interface())
 		}
-		keys := make([]string, 0, len(info.fields))
 		vals := make([]Value, 0, len(info.fields))
-		for _, f := range info.fields {
+		var keys []string // nil while no field is omitted: info.keys then
+		for i, f := range info.fields {
 			fv := rv.Field(f.index)
 			if f.omitEmpty && isEmpty(fv) {
+				if keys == nil {
+					keys = append(make([]string, 0, len(info.fields)), info.keys[:i]...)
+				}
 				continue
 			}
 			v, err := c.reflectValue(fv)
 			if err != nil {
 				return Value{}, err
 			}
-			keys = append(keys, f.name)
+			if keys != nil {
+				keys = append(keys, f.name)
+			}
 			vals = append(vals, v)
+		}
+		if keys == nil {
+			// Every field: the type's own keys (unique, immutable) are shared.
+			return Value{&node{kind: Object, keys: info.keys, items: vals, index: info.index}}, nil
 		}
 		return newObject(keys, vals)
 	}
@@ -226,7 +243,9 @@ type structField struct {
 
 type structInfo struct {
 	fields   []structField
-	fallback bool // a shape the walker leaves to encoding/json
+	keys     []string       // the fields' names, in order (unique)
+	index    map[string]int // for IndexThreshold fields or more
+	fallback bool           // a shape the walker leaves to encoding/json
 }
 
 var structCache sync.Map // reflect.Type → *structInfo
@@ -268,12 +287,16 @@ func structFields(t reflect.Type) *structInfo {
 		info.fields = append(info.fields, sf)
 	}
 	if !info.fallback {
-		seen := map[string]bool{}
-		for _, f := range info.fields {
-			if seen[f.name] {
+		seen := map[string]int{}
+		for i, f := range info.fields {
+			if _, dup := seen[f.name]; dup {
 				info.fallback = true // encoding/json's dominance rules decide
 			}
-			seen[f.name] = true
+			seen[f.name] = i
+			info.keys = append(info.keys, f.name)
+		}
+		if len(info.keys) >= IndexThreshold {
+			info.index = seen
 		}
 	}
 	v, _ := structCache.LoadOrStore(t, info)

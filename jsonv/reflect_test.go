@@ -37,6 +37,12 @@ type walkOuter struct {
 	Untyped map[string]any      `json:"untyped"`
 }
 
+type walkWide struct {
+	A, B, C, D, E, F, G int
+	H                   string `json:"h,omitempty"`
+	I, J, K, L, M       int
+}
+
 type walkEmbedded struct {
 	walkInner
 	Extra int `json:"extra"`
@@ -89,6 +95,8 @@ func TestFromGo_WalkerMatchesEncodingJSON(t *testing.T) {
 		{"pointer to struct", &full},
 		{"zero struct", walkOuter{}},
 		{"typed slice", []walkInner{{N: 1}}},
+		{"wide struct, every field", walkWide{A: 1, H: "h", M: 13}},
+		{"wide struct, a field omitted", walkWide{A: 1, M: 13}},
 		{"nil typed slice", []walkInner(nil)},
 		{"typed map with string kind keys", map[walkKey]int{"b": 2, "a": 1}},
 		{"embedded field falls back", walkEmbedded{walkInner: walkInner{N: 4}, Extra: 5}},
@@ -105,6 +113,22 @@ func TestFromGo_WalkerMatchesEncodingJSON(t *testing.T) {
 			}
 			if want := viaEncodingJSON(t, tc.in); got.String() != want {
 				t.Errorf("walker:\n %s\nencoding/json:\n %s", got, want)
+			}
+			// AppendGo writes the same JSON in one pass.
+			data, err := AppendGo(nil, tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if direct, err := Parse(data); err != nil || direct.String() != got.String() {
+				t.Errorf("AppendGo:\n %s (%v)\nFromGo:\n %s", data, err, got)
+			}
+			// Lookups work on shared keys and indexes alike.
+			if got.Kind() == Object {
+				for k, v := range got.Members() {
+					if w, ok := got.Get(k); !ok || !w.Same(v) {
+						t.Errorf("Get(%q) = %v, %v", k, w, ok)
+					}
+				}
 			}
 		})
 	}

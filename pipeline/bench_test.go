@@ -96,3 +96,81 @@ func BenchmarkBatch1000(b *testing.B) {
 		}
 	}
 }
+
+type benchIn struct {
+	FilePath string `json:"file_path"`
+	Offset   *int   `json:"offset,omitempty"`
+}
+
+type benchLine struct {
+	Number int    `json:"number"`
+	Text   string `json:"text"`
+}
+
+type benchOut struct {
+	Path  string      `json:"path"`
+	Lines []benchLine `json:"lines"`
+}
+
+// benchTyped is a typed tool shaped like read: struct arguments, a value
+// of 100 numbered lines, a text render and a presentation meta.
+func benchTyped() (func(benchIn) benchOut, registry.TypedTool[benchIn, benchOut]) {
+	lines := make([]benchLine, 100)
+	for i := range lines {
+		lines[i] = benchLine{i + 1, "\tif err := s.handle(ctx, req); err != nil { return fmt.Errorf(\"serve: %w\", err) }"}
+	}
+	run := func(in benchIn) benchOut { return benchOut{Path: in.FilePath, Lines: lines} }
+	render := func(_ benchIn, o benchOut) ([]card.Content, error) {
+		buf := make([]byte, 0, 100*96)
+		for _, l := range o.Lines {
+			buf = strconv.AppendInt(buf, int64(l.Number), 10)
+			buf = append(buf, ": "...)
+			buf = append(buf, l.Text...)
+			buf = append(buf, '\n')
+		}
+		return []card.Content{card.Text(string(buf))}, nil
+	}
+	return run, registry.TypedTool[benchIn, benchOut]{
+		Name:              "typed",
+		Execute:           func(_ context.Context, in benchIn, _ registry.RunContext) (benchOut, error) { return run(in), nil },
+		Render:            render,
+		PresentationMeta:  func(_ benchIn, o benchOut) (jsonv.Value, error) { return jsonv.FromGo(len(o.Lines)) },
+		IsConcurrencySafe: func(benchIn) bool { return true },
+	}
+}
+
+// BenchmarkPipelineTyped is BenchmarkPipeline for a typed tool: the Go
+// function and its render called directly against the whole pipeline
+// (validation, decoding, the value's conversion, render, meta), in the
+// same run.
+func BenchmarkPipelineTyped(b *testing.B) {
+	ctx := context.Background()
+	run, def := benchTyped()
+	b.Run("direct", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			in := benchIn{FilePath: "/home/user/project/src/main.go"}
+			if _, err := def.Render(in, run(in)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("pipeline", func(b *testing.B) {
+		reg := registry.New()
+		tool, err := registry.Define(def)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := reg.Register(tool, nil); err != nil {
+			b.Fatal(err)
+		}
+		p := New(reg)
+		call := Call{CallID: "c", Name: "typed", Arguments: benchArgs}
+		b.ReportAllocs()
+		for b.Loop() {
+			if r := p.Execute(ctx, call); r.IsError {
+				b.Fatal(r.Error.Message)
+			}
+		}
+	})
+}

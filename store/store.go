@@ -184,7 +184,7 @@ func (l *Log) Append(e Event) error {
 	if e.At.IsZero() {
 		e.At = time.Now().UTC()
 	}
-	b, err := json.Marshal(e)
+	b, err := jsonv.AppendGo(make([]byte, 0, 512), e) // one pass: cards and values write themselves
 	if err != nil {
 		return err
 	}

@@ -7,8 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dsh-bridge/dsh-bridge/pipeline"
 	"github.com/dsh-bridge/dsh-bridge/registry"
@@ -29,47 +31,68 @@ func benchEnv(b *testing.B, dir string, native bool) (*pipeline.Pipeline, *regis
 	return pipeline.New(reg), scope
 }
 
-// BenchmarkGrepGoroot searches $GOROOT/src for a common identifier through
-// the grep tool (ripgrep and native) and with rg directly, same pattern,
-// same tree.
+// BenchmarkGrepGoroot searches $GOROOT/src for a common identifier with
+// rg directly, through the grep tool over rg, and through the native
+// walker: same pattern, same tree, alternated in every iteration (the
+// order rotates), medians and ratios to rg reported.
 func BenchmarkGrepGoroot(b *testing.B) {
 	root := filepath.Join(runtime.GOROOT(), "src")
 	const pattern = "func NewReader"
+	rg, err := exec.LookPath("rg")
+	if err != nil {
+		b.Skip("rg not installed (make deps)")
+	}
 	call := pipeline.Call{CallID: "b", Name: "grep", Arguments: []byte(`{"pattern":"` + pattern + `"}`)}
-	b.Run("rg-direct", func(b *testing.B) {
-		rg, err := exec.LookPath("rg")
-		if err != nil {
-			b.Skip("rg not installed")
+	viaTool := func(native bool) func() {
+		p, scope := benchEnv(b, root, native)
+		c := call
+		c.Scope = scope
+		return func() {
+			if r := p.Execute(context.Background(), c); r.IsError || !strings.HasPrefix(r.Content[0].TextValue(), "Found") {
+				b.Fatal(r.Error, r.Content)
+			}
 		}
-		run := func() {
+	}
+	runs := []struct {
+		name string
+		run  func()
+		took []time.Duration
+	}{
+		{name: "rg", run: func() {
 			cmd := exec.Command(rg, "--no-config", "--json", "--regexp="+pattern)
 			cmd.Dir = root
 			if out, err := cmd.Output(); err != nil || len(out) == 0 {
 				b.Fatal(err)
 			}
+		}},
+		{name: "tool-rg", run: viaTool(false)},
+		{name: "tool-native", run: viaTool(true)},
+	}
+	for _, r := range runs {
+		r.run() // warm the page cache outside the timed loop
+	}
+	i := 0
+	for b.Loop() {
+		for j := range runs {
+			r := &runs[(i+j)%len(runs)]
+			t0 := time.Now()
+			r.run()
+			r.took = append(r.took, time.Since(t0))
 		}
-		run() // warm the page cache outside the timed loop
-		for b.Loop() {
-			run()
+		i++
+	}
+	median := func(ds []time.Duration) time.Duration {
+		s := slices.Clone(ds)
+		slices.Sort(s)
+		return s[len(s)/2]
+	}
+	rgMedian := median(runs[0].took)
+	for _, r := range runs {
+		m := median(r.took)
+		b.ReportMetric(float64(m.Microseconds())/1000, r.name+"-ms")
+		if r.name != "rg" {
+			b.ReportMetric(float64(m)/float64(rgMedian), r.name+"/rg")
 		}
-	})
-	for _, native := range []bool{false, true} {
-		name := "tool-rg"
-		if native {
-			name = "tool-native"
-		} else if _, err := exec.LookPath("rg"); err != nil {
-			continue
-		}
-		b.Run(name, func(b *testing.B) {
-			p, scope := benchEnv(b, root, native)
-			call.Scope = scope
-			p.Execute(context.Background(), call) // warm-up
-			for b.Loop() {
-				if r := p.Execute(context.Background(), call); r.IsError || !strings.HasPrefix(r.Content[0].TextValue(), "Found") {
-					b.Fatal(r.Error, r.Content)
-				}
-			}
-		})
 	}
 }
 

@@ -1,7 +1,6 @@
 package views
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
@@ -31,29 +30,32 @@ type ToolCallContent struct {
 	TerminalID string       // for "terminal"
 }
 
-// MarshalJSON emits the item's ACP shape.
-func (c ToolCallContent) MarshalJSON() ([]byte, error) {
+// AppendJSON writes the item's ACP shape in one pass.
+func (c ToolCallContent) AppendJSON(dst []byte) ([]byte, error) {
 	switch c.Type {
 	case "content":
-		return json.Marshal(struct {
-			Type    string       `json:"type"`
-			Content card.Content `json:"content"`
-		}{c.Type, c.Content})
+		dst = append(dst, `{"type":"content","content":`...)
+		dst, err := c.Content.AppendJSON(dst)
+		return append(dst, '}'), err
 	case "diff":
-		return json.Marshal(struct {
-			Type    string  `json:"type"`
-			Path    string  `json:"path"`
-			OldText *string `json:"oldText"`
-			NewText string  `json:"newText"`
-		}{c.Type, c.Path, c.OldText, c.NewText})
+		dst = append(dst, `{"type":"diff","path":`...)
+		dst = append(jsonv.AppendString(dst, c.Path), `,"oldText":`...)
+		if c.OldText == nil {
+			dst = append(dst, "null"...)
+		} else {
+			dst = jsonv.AppendString(dst, *c.OldText)
+		}
+		dst = append(dst, `,"newText":`...)
+		return append(jsonv.AppendString(dst, c.NewText), '}'), nil
 	case "terminal":
-		return json.Marshal(struct {
-			Type       string `json:"type"`
-			TerminalID string `json:"terminalId"`
-		}{c.Type, c.TerminalID})
+		dst = append(dst, `{"type":"terminal","terminalId":`...)
+		return append(jsonv.AppendString(dst, c.TerminalID), '}'), nil
 	}
 	return nil, fmt.Errorf("views: unknown tool call content type %q", c.Type)
 }
+
+// MarshalJSON emits the item's ACP shape.
+func (c ToolCallContent) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil) }
 
 // TextItem returns a content item holding one text block.
 func TextItem(s string) ToolCallContent {

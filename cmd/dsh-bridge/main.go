@@ -94,17 +94,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cfg := bridge.Config{ModelName: *modelName, MaxTurnRequests: *maxReqs, Version: version, Log: log, StateDir: *stateDir}
-	settingsFile := filepath.Join(permission.UserConfigDir(), "settings.json")
-	ms, err := model.LoadSettings(settingsFile)
-	if err != nil {
-		log.Warn("the model settings were ignored", "err", err)
+	// Read when the first session needs them: initialize does not.
+	cfg.LoadModelSettings = func() model.Settings {
+		ms, err := model.LoadSettings(filepath.Join(permission.UserConfigDir(), "settings.json"))
+		if err != nil {
+			log.Warn("the model settings were ignored", "err", err)
+		}
+		return ms
 	}
-	cfg.ModelSettings = ms
 	keySource := keyVar
 	if fs.Lookup("api-key").Value.String() != env(keyVar) {
 		keySource = "the --api-key flag"
 	}
 	var client model.Client
+	var err error
 	if path, ok := strings.CutPrefix(*modelName, "script:"); ok {
 		client, err = model.LoadScript(path)
 	} else {

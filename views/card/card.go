@@ -1,6 +1,6 @@
 package card
 
-import "encoding/json"
+import "github.com/dsh-bridge/dsh-bridge/jsonv"
 
 // Kind is the ACP ToolCallKind a generic card uses to choose an icon.
 type Kind string
@@ -178,60 +178,90 @@ func (*Read) resultView()           {}
 func (*WebSearch) resultView()      {}
 func (*WebFetch) resultView()       {}
 
-// tagged marshals v's fields with a leading "card" tag (and, for the unions
-// with two shapes, "shape" or "kind").
-func tagged[T any](v *T, tags ...string) ([]byte, error) {
-	// MarshalJSON has a pointer receiver, and encoding/json does not call
-	// it on the non-addressable copy *v: this marshals the plain fields.
-	body, err := json.Marshal(*v)
-	if err != nil {
-		return nil, err
-	}
-	out := []byte{'{'}
-	for i := 0; i+1 < len(tags); i += 2 {
-		k, _ := json.Marshal(tags[i])
-		val, _ := json.Marshal(tags[i+1])
-		out = append(append(append(append(out, k...), ':'), val...), ',')
-	}
-	if len(body) == 2 { // "{}"
-		return append(out[:len(out)-1], '}'), nil
-	}
-	return append(out, body[1:]...), nil
+// AppendJSON writes the card with its "card" tag, in one pass.
+func (c *Generic) AppendJSON(dst []byte) ([]byte, error) {
+	return jsonv.AppendTagged(dst, c, "card", "generic")
 }
 
 // MarshalJSON emits the card with its "card" tag.
-func (c *Generic) MarshalJSON() ([]byte, error) { return tagged(c, "card", "generic") }
+func (c *Generic) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil) }
+
+// AppendJSON writes the card with its "card" tag, in one pass.
+func (c *Terminal) AppendJSON(dst []byte) ([]byte, error) {
+	return jsonv.AppendTagged(dst, c, "card", "terminal")
+}
 
 // MarshalJSON emits the card with its "card" tag.
-func (c *Terminal) MarshalJSON() ([]byte, error) { return tagged(c, "card", "terminal") }
+func (c *Terminal) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil) }
+
+// AppendJSON writes the card with its "card" tag, in one pass.
+func (c *Diff) AppendJSON(dst []byte) ([]byte, error) {
+	return jsonv.AppendTagged(dst, c, "card", "diff")
+}
 
 // MarshalJSON emits the card with its "card" tag.
-func (c *Diff) MarshalJSON() ([]byte, error) { return tagged(c, "card", "diff") }
+func (c *Diff) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil) }
+
+// AppendJSON writes the card with its "card" tag, in one pass.
+func (c *GenericResult) AppendJSON(dst []byte) ([]byte, error) {
+	return jsonv.AppendTagged(dst, c, "card", "generic")
+}
 
 // MarshalJSON emits the card with its "card" tag.
-func (c *GenericResult) MarshalJSON() ([]byte, error) { return tagged(c, "card", "generic") }
+func (c *GenericResult) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil) }
+
+// AppendJSON writes the card with its "card" tag, in one pass.
+func (c *TerminalResult) AppendJSON(dst []byte) ([]byte, error) {
+	return jsonv.AppendTagged(dst, c, "card", "terminal")
+}
 
 // MarshalJSON emits the card with its "card" tag.
-func (c *TerminalResult) MarshalJSON() ([]byte, error) { return tagged(c, "card", "terminal") }
+func (c *TerminalResult) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil) }
+
+// AppendJSON writes the card with its "card" tag, in one pass.
+func (c *DiffResult) AppendJSON(dst []byte) ([]byte, error) {
+	return jsonv.AppendTagged(dst, c, "card", "diff")
+}
 
 // MarshalJSON emits the card with its "card" tag.
-func (c *DiffResult) MarshalJSON() ([]byte, error) { return tagged(c, "card", "diff") }
+func (c *DiffResult) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil) }
+
+// AppendJSON writes the card with its "card" and "shape" tags, in one pass.
+func (c *SearchMatches) AppendJSON(dst []byte) ([]byte, error) {
+	return jsonv.AppendTagged(dst, c, "card", "search", "shape", "matches")
+}
 
 // MarshalJSON emits the card with its "card" and "shape" tags.
-func (c *SearchMatches) MarshalJSON() ([]byte, error) {
-	return tagged(c, "card", "search", "shape", "matches")
+func (c *SearchMatches) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil) }
+
+// AppendJSON writes the card with its "card" and "shape" tags, in one pass.
+func (c *SearchPaths) AppendJSON(dst []byte) ([]byte, error) {
+	return jsonv.AppendTagged(dst, c, "card", "search", "shape", "paths")
 }
 
 // MarshalJSON emits the card with its "card" and "shape" tags.
-func (c *SearchPaths) MarshalJSON() ([]byte, error) {
-	return tagged(c, "card", "search", "shape", "paths")
+func (c *SearchPaths) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil) }
+
+// AppendJSON writes the card with its "card" tag, in one pass.
+func (c *Read) AppendJSON(dst []byte) ([]byte, error) {
+	return jsonv.AppendTagged(dst, c, "card", "read")
 }
 
 // MarshalJSON emits the card with its "card" tag.
-func (c *Read) MarshalJSON() ([]byte, error) { return tagged(c, "card", "read") }
+func (c *Read) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil) }
+
+// AppendJSON writes the card with its "card" and "kind" tags, in one pass.
+func (c *WebSearch) AppendJSON(dst []byte) ([]byte, error) {
+	return jsonv.AppendTagged(dst, c, "card", "web", "kind", "search")
+}
 
 // MarshalJSON emits the card with its "card" and "kind" tags.
-func (c *WebSearch) MarshalJSON() ([]byte, error) { return tagged(c, "card", "web", "kind", "search") }
+func (c *WebSearch) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil) }
+
+// AppendJSON writes the card with its "card" and "kind" tags, in one pass.
+func (c *WebFetch) AppendJSON(dst []byte) ([]byte, error) {
+	return jsonv.AppendTagged(dst, c, "card", "web", "kind", "fetch")
+}
 
 // MarshalJSON emits the card with its "card" and "kind" tags.
-func (c *WebFetch) MarshalJSON() ([]byte, error) { return tagged(c, "card", "web", "kind", "fetch") }
+func (c *WebFetch) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil) }

@@ -109,6 +109,14 @@ func (c Content) Value() jsonv.Value { return c.v }
 // MarshalJSON implements json.Marshaler.
 func (c Content) MarshalJSON() ([]byte, error) { return c.v.MarshalJSON() }
 
+// AppendJSON writes the block as it is (jsonv.AppendGo's one-pass path).
+func (c Content) AppendJSON(dst []byte) ([]byte, error) {
+	if !c.v.IsValid() {
+		return nil, errors.New("card: empty content block")
+	}
+	return c.v.AppendJSON(dst), nil
+}
+
 // UnmarshalJSON implements json.Unmarshaler, strictly.
 func (c *Content) UnmarshalJSON(data []byte) error {
 	v, err := jsonv.Parse(data)

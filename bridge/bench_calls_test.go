@@ -1,0 +1,304 @@
+package bridge_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// callLatencies pairs the stamps of each tool call: from its in_progress
+// update (else its tool_call) to its completed update.
+func (e *editor) callLatencies() []time.Duration {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	start := map[string]time.Time{}
+	var out []time.Duration
+	for _, st := range e.stamps {
+		switch st.kind {
+		case "tool_call":
+			if _, ok := start[st.id]; !ok {
+				start[st.id] = st.at
+			}
+		case "in_progress":
+			start[st.id] = st.at
+		case "completed":
+			if t0, ok := start[st.id]; ok {
+				out = append(out, st.at.Sub(t0))
+				delete(start, st.id)
+			}
+		}
+	}
+	return out
+}
+
+// percentile is the nearest-rank percentile p (0 < p ≤ 1) of ds.
+func percentile[T int64 | time.Duration | float64](ds []T, p float64) T {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[max(0, int(math.Ceil(p*float64(len(s))))-1)]
+}
+
+func reportLatencies(b *testing.B, lat []time.Duration, what string) {
+	b.Helper()
+	b.ReportMetric(float64(percentile(lat, 0.5).Microseconds()), "p50-µs/"+what)
+	b.ReportMetric(float64(percentile(lat, 0.99).Microseconds()), "p99-µs/"+what)
+}
+
+// procCPU is the CPU time (user + system, all threads) a process has used.
+func procCPU(pid int) time.Duration {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ
+}
+
+// realGoFiles writes the first n lines of net/http/server.go (a real,
+// token-dense Go file) to dir/name.
+func realGoFile(b *testing.B, dir, name string, n int) {
+	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
+	if err != nil {
+		b.Skip("GOROOT sources are not available")
+	}
+	lines := strings.SplitAfter(string(src), "\n")
+	if len(lines) < n {
+		b.Fatalf("server.go has %d lines", len(lines))
+	}
+	os.WriteFile(filepath.Join(dir, name), []byte(strings.Join(lines[:n], "")), 0o644)
+}
+
+type agent struct{ name, path string }
+
+// startAgent starts an agent in its own process group, and returns the
+// time to its initialize answer and its process tree's RSS at that point;
+// the whole group (a launcher's native child included) is killed.
+func startAgent(b *testing.B, a agent, home string) (time.Duration, int) {
+	cmd := exec.Command(a.path)
+	cmd.Env = append(os.Environ(), "DSH_API_KEY=bench", "HOME="+home, "CODEX_HOME="+home)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+	}()
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`+"\n")
+	r := bufio.NewReader(stdout)
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			b.Fatalf("%s: no initialize answer: %v", a.name, err)
+		}
+		if strings.Contains(line, `"id":1`) {
+			break
+		}
+	}
+	d := time.Since(t0)
+	return d, procTreeKiB(cmd.Process.Pid, "VmRSS")
+}
+
+// BenchmarkStartup measures process start to the initialize answer, and
+// the RSS of the agent's process tree then, for dsh-bridge and the
+// anchors installed in anchorsDir (see BENCHMARKS.md), interleaved: each
+// iteration starts every agent once. The anchor is codex-acp's native
+// binary (its npm launcher would add a node start); claude-agent-acp is
+// node. Reports medians and the ratio to the native codex-acp.
+func BenchmarkStartup(b *testing.B) {
+	nm := filepath.Join(anchorsDir(), "node_modules")
+	agents := []agent{{"dsh-bridge", binary}}
+	for _, a := range []agent{
+		{"codex-acp", filepath.Join(nm, "@zed-industries", "codex-acp-linux-x64", "bin", "codex-acp")},
+		{"claude-agent-acp", filepath.Join(nm, ".bin", "claude-agent-acp")},
+	} {
+		if _, err := os.Stat(a.path); err != nil {
+			b.Logf("%s not installed in %s (see BENCHMARKS.md)", a.name, anchorsDir())
+			continue
+		}
+		agents = append(agents, a)
+	}
+	home := b.TempDir()
+	times := make([][]time.Duration, len(agents))
+	rss := make([][]int64, len(agents))
+	for b.Loop() {
+		for i, a := range agents {
+			d, kib := startAgent(b, a, home)
+			times[i] = append(times[i], d)
+			rss[i] = append(rss[i], int64(kib))
+		}
+	}
+	for i, a := range agents {
+		b.ReportMetric(float64(percentile(times[i], 0.5).Microseconds())/1000, a.name+"-ms")
+		b.ReportMetric(float64(percentile(rss[i], 0.5))/1024, a.name+"-rss-MiB")
+		if i > 0 {
+			b.ReportMetric(float64(percentile(times[0], 0.5))/float64(percentile(times[i], 0.5)), "dsh/"+a.name)
+		}
+	}
+}
+
+// BenchmarkToolCallOverhead reads a real Go file (100 and 2,000 lines of
+// net/http/server.go) through the binary, one read per prompt: the
+// latency from the call's in_progress update to its completed update, as
+// the client receives them (percentiles), and the bridge's CPU per prompt
+// in a fresh session (the prompt, two model requests, the read, its
+// updates and its tokens, the session log), summed from /proc's 10 ms
+// ticks over many prompts.
+func BenchmarkToolCallOverhead(b *testing.B) {
+	for _, n := range []int{100, 2000} {
+		b.Run(fmt.Sprintf("lines=%d", n), func(b *testing.B) {
+			dir, _ := filepath.EvalSymlinks(b.TempDir())
+			realGoFile(b, dir, "f.go", n)
+			m := newFakeModel(b)
+			var seq int
+			var mu sync.Mutex
+			m.respond = func(req chatRequest) fakeTurn {
+				if last := req.Messages[len(req.Messages)-1]; last.Role == "tool" {
+					return fakeTurn{text: "ok"}
+				}
+				mu.Lock()
+				seq++
+				id := fmt.Sprintf("c%d", seq)
+				mu.Unlock()
+				return fakeTurn{calls: []fakeCall{{id, "read", args("file_path", "f.go")}}}
+			}
+			e := startEditor(b, "DSH_BASE_URL="+m.srv.URL, "DSH_LOG_LEVEL=error", "DSH_CPUPROFILE="+os.Getenv("DSH_BENCH_PROFILE"))
+			e.noValidate = true
+			e.initialize(nil)
+			e.prompt(e.newSession(dir), "warm up")
+			var lat []time.Duration
+			var cpu time.Duration
+			for b.Loop() {
+				// A fresh session each time: a growing history would make
+				// this measure the model request's size instead.
+				b.StopTimer()
+				s := e.newSession(dir)
+				e.mu.Lock()
+				e.updates, e.raw, e.stamps = nil, nil, nil
+				e.mu.Unlock()
+				cpu0 := procCPU(e.cmd.Process.Pid)
+				b.StartTimer()
+				if stop := e.prompt(s, "read"); stop != "end_turn" {
+					b.Fatalf("stop reason %q", stop)
+				}
+				b.StopTimer()
+				cpu += procCPU(e.cmd.Process.Pid) - cpu0
+				lat = append(lat, e.callLatencies()...)
+				e.call("session/close", map[string]any{"sessionId": s})
+				b.StartTimer()
+			}
+			if len(lat) != b.N {
+				b.Fatalf("%d completed calls in %d prompts", len(lat), b.N)
+			}
+			reportLatencies(b, lat, "read")
+			b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "bridge-cpu-µs/prompt")
+		})
+	}
+}
+
+// BenchmarkConcurrentSessions runs 50 fresh sessions at once in one
+// bridge, each making 20 reads of 100-line Go files in one prompt: per
+// call latency (in_progress to completed) percentiles over the 1,000
+// calls, the wall time of the set (ns/op), and the bridge's peak RSS. Each
+// iteration checks that every call completed and every prompt ended with
+// end_turn; the goroutines only collect, the benchmark decides.
+func BenchmarkConcurrentSessions(b *testing.B) {
+	const sessions, reads = 50, 20
+	dir, _ := filepath.EvalSymlinks(b.TempDir())
+	for i := range reads {
+		realGoFile(b, dir, fmt.Sprintf("f%d.go", i), 100)
+	}
+	m := newFakeModel(b)
+	var mu sync.Mutex
+	n := 0
+	m.respond = func(req chatRequest) fakeTurn {
+		if last := req.Messages[len(req.Messages)-1]; last.Role == "tool" {
+			return fakeTurn{text: "ok"}
+		}
+		mu.Lock()
+		n++
+		base := n
+		mu.Unlock()
+		calls := make([]fakeCall, reads)
+		for i := range calls {
+			calls[i] = fakeCall{fmt.Sprintf("s%d_%d", base, i), "read", args("file_path", fmt.Sprintf("f%d.go", i))}
+		}
+		return fakeTurn{calls: calls}
+	}
+	e := startEditor(b, "DSH_BASE_URL="+m.srv.URL, "DSH_LOG_LEVEL=error", "DSH_CPUPROFILE="+os.Getenv("DSH_BENCH_PROFILE"))
+	e.noValidate = true
+	e.initialize(nil)
+	var lat []time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		ids := make([]string, sessions)
+		for i := range ids {
+			ids[i] = e.newSession(dir)
+		}
+		e.mu.Lock()
+		e.updates, e.raw, e.stamps = nil, nil, nil
+		e.mu.Unlock()
+		b.StartTimer()
+		stops := make([]string, sessions)
+		var wg sync.WaitGroup
+		for i, s := range ids {
+			wg.Go(func() {
+				ch := e.start("session/prompt", map[string]any{"sessionId": s, "prompt": []any{map[string]any{"type": "text", "text": "read everything"}}})
+				select {
+				case m := <-ch:
+					if m.Error != nil {
+						stops[i] = "error: " + m.Error.Message
+						return
+					}
+					var r struct{ StopReason string }
+					if err := json.Unmarshal(m.Result, &r); err != nil {
+						stops[i] = "undecodable: " + err.Error()
+						return
+					}
+					stops[i] = r.StopReason
+				case <-time.After(2 * time.Minute):
+					stops[i] = "no answer"
+				}
+			})
+		}
+		wg.Wait()
+		b.StopTimer()
+		for i, stop := range stops {
+			if stop != "end_turn" {
+				b.Fatalf("session %d: %s", i, stop)
+			}
+		}
+		got := e.callLatencies()
+		if len(got) != sessions*reads {
+			b.Fatalf("%d calls completed, want %d", len(got), sessions*reads)
+		}
+		lat = append(lat, got...)
+		for _, s := range ids {
+			e.call("session/close", map[string]any{"sessionId": s})
+		}
+		b.StartTimer()
+	}
+	reportLatencies(b, lat, "call")
+	b.ReportMetric(float64(procTreeKiB(e.cmd.Process.Pid, "VmHWM"))/1024, "peak-rss-MiB")
+}

@@ -1,0 +1,199 @@
+package jsonv
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+)
+
+// JSONAppender is implemented by types that write their own JSON in one
+// pass (the cards). [AppendGo] prefers it to json.Marshaler.
+type JSONAppender interface {
+	AppendJSON(dst []byte) ([]byte, error)
+}
+
+var (
+	appenderType = reflect.TypeFor[JSONAppender]()
+	valueType    = reflect.TypeFor[Value]()
+)
+
+// maxDepth bounds nesting, as encoding/json's cycle check does.
+const maxDepth = 1000
+
+// AppendGo appends the JSON encoding of Go data to dst in one pass, with
+// encoding/json's rules (field names and omitempty from `json` tags, nil
+// slices, maps and pointers as null, map keys sorted, invalid UTF-8 as
+// U+FFFD) except that <, > and & are not escaped. A [Value] is written as
+// it is, without re-validation; a [JSONAppender] writes itself; other
+// json.Marshalers, byte slices and the shapes the walker does not model go
+// through encoding/json. NaN, infinities and cycles are errors.
+func AppendGo(dst []byte, x any) ([]byte, error) {
+	if x == nil {
+		return append(dst, "null"...), nil
+	}
+	return appendReflect(dst, reflect.ValueOf(x), 0)
+}
+
+// AppendTagged appends the struct *v as a JSON object whose first members
+// are the given key/value tag pairs: the encoding of a tagged union member
+// (a card with its "card" tag).
+func AppendTagged[T any](dst []byte, v *T, tags ...string) ([]byte, error) {
+	rv := reflect.ValueOf(v).Elem()
+	info := structFields(rv.Type())
+	if info.fallback {
+		return nil, fmt.Errorf("jsonv: %s cannot be tagged", rv.Type())
+	}
+	dst = append(dst, '{')
+	first := true
+	for i := 0; i+1 < len(tags); i += 2 {
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = AppendString(dst, tags[i])
+		dst = append(dst, ':')
+		dst = AppendString(dst, tags[i+1])
+	}
+	return appendFields(dst, rv, info, first, 1)
+}
+
+func appendReflect(dst []byte, rv reflect.Value, depth int) ([]byte, error) {
+	if depth > maxDepth {
+		return nil, errors.New("jsonv: value nested too deeply (a cycle?)")
+	}
+	if !rv.IsValid() {
+		return append(dst, "null"...), nil
+	}
+	t := rv.Type()
+	if t == valueType {
+		v := rv.Interface().(Value)
+		if !v.IsValid() {
+			return nil, errLossy("absent value")
+		}
+		return v.AppendJSON(dst), nil
+	}
+	if t.Kind() == reflect.Pointer && rv.IsNil() {
+		return append(dst, "null"...), nil
+	}
+	if t.Implements(appenderType) {
+		return rv.Interface().(JSONAppender).AppendJSON(dst)
+	}
+	if rv.CanAddr() && reflect.PointerTo(t).Implements(appenderType) {
+		return rv.Addr().Interface().(JSONAppender).AppendJSON(dst)
+	}
+	if customMarshal(t) {
+		data, err := json.Marshal(rv.Interface())
+		if err != nil {
+			return nil, err
+		}
+		return append(dst, data...), nil
+	}
+	switch rv.Kind() {
+	case reflect.Bool:
+		return strconv.AppendBool(dst, rv.Bool()), nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.AppendInt(dst, rv.Int(), 10), nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return strconv.AppendUint(dst, rv.Uint(), 10), nil
+	case reflect.Float32, reflect.Float64:
+		bits := 64
+		if rv.Kind() == reflect.Float32 {
+			bits = 32
+		}
+		f := rv.Float()
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, errLossy("NaN and infinities are not JSON numbers")
+		}
+		v, err := floatBits(f, bits)
+		if err != nil { // negative zero: encoding/json writes it
+			return append(dst, "-0"...), nil
+		}
+		return append(dst, v.n.s...), nil
+	case reflect.String:
+		return AppendString(dst, rv.String()), nil
+	case reflect.Interface, reflect.Pointer:
+		if rv.IsNil() {
+			return append(dst, "null"...), nil
+		}
+		return appendReflect(dst, rv.Elem(), depth+1)
+	case reflect.Slice, reflect.Array:
+		if rv.Kind() == reflect.Slice {
+			if rv.IsNil() {
+				return append(dst, "null"...), nil
+			}
+			if t.Elem().Kind() == reflect.Uint8 {
+				data, err := json.Marshal(rv.Interface()) // base64
+				return append(dst, data...), err
+			}
+		}
+		dst = append(dst, '[')
+		for i := range rv.Len() {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = appendReflect(dst, rv.Index(i), depth+1); err != nil {
+				return nil, err
+			}
+		}
+		return append(dst, ']'), nil
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String || customMarshal(t.Key()) {
+			data, err := json.Marshal(rv.Interface())
+			return append(dst, data...), err
+		}
+		if rv.IsNil() {
+			return append(dst, "null"...), nil
+		}
+		keys := make([]string, 0, rv.Len())
+		for it := rv.MapRange(); it.Next(); {
+			keys = append(keys, it.Key().String())
+		}
+		slices.Sort(keys)
+		dst = append(dst, '{')
+		for i, k := range keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(AppendString(dst, k), ':')
+			var err error
+			if dst, err = appendReflect(dst, rv.MapIndex(reflect.ValueOf(k).Convert(t.Key())), depth+1); err != nil {
+				return nil, err
+			}
+		}
+		return append(dst, '}'), nil
+	case reflect.Struct:
+		info := structFields(t)
+		if info.fallback {
+			data, err := json.Marshal(rv.Interface())
+			return append(dst, data...), err
+		}
+		return appendFields(append(dst, '{'), rv, info, true, depth)
+	}
+	return nil, errLossy(fmt.Sprintf("a Go %s is not JSON", rv.Kind()))
+}
+
+// appendFields appends the members of struct rv and the closing brace;
+// first says whether no member precedes them.
+func appendFields(dst []byte, rv reflect.Value, info *structInfo, first bool, depth int) ([]byte, error) {
+	for _, f := range info.fields {
+		fv := rv.Field(f.index)
+		if f.omitEmpty && isEmpty(fv) {
+			continue
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = append(AppendString(dst, f.name), ':')
+		var err error
+		if dst, err = appendReflect(dst, fv, depth+1); err != nil {
+			return nil, err
+		}
+	}
+	return append(dst, '}'), nil
+}
