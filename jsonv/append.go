@@ -182,7 +182,7 @@ func appendReflect(dst []byte, rv reflect.Value, depth int) ([]byte, error) {
 func appendFields(dst []byte, rv reflect.Value, info *structInfo, first bool, depth int) ([]byte, error) {
 	for _, f := range info.fields {
 		fv := rv.Field(f.index)
-		if f.omitEmpty && isEmpty(fv) {
+		if f.omitted(fv) {
 			continue
 		}
 		if !first {

@@ -171,7 +171,7 @@ func (c *converter) reflectValue(rv reflect.Value) (Value, error) {
 		var keys []string // nil while no field is omitted: info.keys then
 		for i, f := range info.fields {
 			fv := rv.Field(f.index)
-			if f.omitEmpty && isEmpty(fv) {
+			if f.omitted(fv) {
 				if keys == nil {
 					keys = append(make([]string, 0, len(info.fields)), info.keys[:i]...)
 				}
@@ -239,6 +239,26 @@ type structField struct {
 	index     int
 	name      string
 	omitEmpty bool
+	omitZero  bool
+}
+
+// omitted reports whether field value fv is left out: omitempty of an
+// empty value, omitzero of a zero one (by its IsZero method when it has
+// one, as encoding/json decides).
+func (f structField) omitted(fv reflect.Value) bool {
+	if f.omitEmpty && isEmpty(fv) {
+		return true
+	}
+	if !f.omitZero {
+		return false
+	}
+	if z, ok := fv.Interface().(interface{ IsZero() bool }); ok {
+		if fv.Kind() == reflect.Pointer && fv.IsNil() {
+			return true
+		}
+		return z.IsZero()
+	}
+	return fv.IsZero()
 }
 
 type structInfo struct {
@@ -251,8 +271,8 @@ type structInfo struct {
 var structCache sync.Map // reflect.Type → *structInfo
 
 // structFields lists the exported fields of t as encoding/json encodes
-// them. Embedded fields and the "string" and "omitzero" options make the
-// whole struct fall back to encoding/json.
+// them. Embedded fields and the "string" option make the whole struct
+// fall back to encoding/json.
 func structFields(t reflect.Type) *structInfo {
 	if info, ok := structCache.Load(t); ok {
 		return info.(*structInfo)
@@ -280,7 +300,9 @@ func structFields(t reflect.Type) *structInfo {
 			switch o {
 			case "omitempty":
 				sf.omitEmpty = true
-			case "string", "omitzero":
+			case "omitzero":
+				sf.omitZero = true
+			case "string":
 				info.fallback = true
 			}
 		}

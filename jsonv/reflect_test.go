@@ -43,6 +43,14 @@ type walkWide struct {
 	I, J, K, L, M       int
 }
 
+type walkZero struct {
+	V     Value     `json:"v,omitzero"`
+	When  time.Time `json:"when,omitzero"`
+	List  []int     `json:"list,omitzero"`
+	Inner walkInner `json:"inner,omitzero"`
+	N     int       `json:"n"`
+}
+
 type walkEmbedded struct {
 	walkInner
 	Extra int `json:"extra"`
@@ -99,6 +107,8 @@ func TestFromGo_WalkerMatchesEncodingJSON(t *testing.T) {
 		{"wide struct, a field omitted", walkWide{A: 1, M: 13}},
 		{"nil typed slice", []walkInner(nil)},
 		{"typed map with string kind keys", map[walkKey]int{"b": 2, "a": 1}},
+		{"omitzero, all zero", walkZero{N: 1}},
+		{"omitzero, none zero", walkZero{V: MustParse(`[1]`), When: time.Unix(5, 0).UTC(), List: []int{}, Inner: walkInner{N: 2}}},
 		{"embedded field falls back", walkEmbedded{walkInner: walkInner{N: 4}, Extra: 5}},
 		{"duplicate names fall back", walkDup{A: 1, B: 2}},
 		{"string option falls back", walkString{N: 12}},
