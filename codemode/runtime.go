@@ -1,0 +1,349 @@
+package codemode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dop251/goja"
+	"github.com/evanw/esbuild/pkg/api"
+
+	"github.com/dsh-bridge/dsh-bridge/jsonv"
+)
+
+// The kinds of a failed run (contract §6 step 7).
+const (
+	KindException     = "exception"
+	KindTimeout       = "timeout"
+	KindAbort         = "abort"
+	KindWorkerExit    = "worker-exit" // the program outgrew the heap limit
+	KindInvalidOutput = "invalid-output"
+	KindOutputLimit   = "output-limit"
+)
+
+// Defaults for a run's limits.
+const (
+	DefaultTimeout        = 120 * time.Second
+	DefaultMaxOutputBytes = 1 << 20
+	// heapHeadroom is how much the process's heap may grow while a program
+	// runs before the run is stopped (goja has no heap limit of its own).
+	heapHeadroom = 1 << 30
+	// maxCallStack bounds JavaScript recursion (a RangeError past it).
+	maxCallStack = 10000
+)
+
+// RunError is a failed run: one of the kinds above and its message.
+type RunError struct {
+	Kind    string
+	Message string
+}
+
+func (e *RunError) Error() string { return "code run failed (" + e.Kind + "): " + e.Message }
+
+// Outcome is what a run produced: the captured logs, then either a result
+// (absent when the program returned nothing) or an error.
+type Outcome struct {
+	Logs   []string
+	Result jsonv.Value
+	Err    *RunError
+}
+
+// Settle ends one binding call: with a value (ok) or a rejection message.
+// It may be called from any goroutine; only the first call counts.
+type Settle func(value jsonv.Value, errMsg string, ok bool)
+
+// Dispatch starts one binding call the program made, with its arguments
+// already snapshotted as lossless JSON. It is called on the run's own
+// goroutine, in submission order, and must not block; settle is called
+// exactly once, later or at once.
+type Dispatch func(name string, args jsonv.Value, settle Settle)
+
+// Program is one run: TypeScript that is the body of an async function
+// (top-level await and return work), the names callable as tools.<name>,
+// and the run's limits (zero means the default).
+type Program struct {
+	Code           string
+	Names          []string
+	Dispatch       Dispatch
+	Timeout        time.Duration
+	MaxOutputBytes int
+}
+
+// wrapPrefix makes the program an async function body; esbuild keeps the
+// wrapper's line, so user line n is line n+1 of what runs.
+const wrapPrefix = "async function __dsh_program(tools, console) {\n"
+
+// Run transforms the program's TypeScript, runs it in a fresh VM with only
+// the tools and console bindings (no require, file system or network), and
+// returns when the program settles, fails, times out, outgrows its output
+// or heap limits, or ctx ends (kind abort). Each run has its own VM.
+// Binding calls still in flight when Run returns are the caller's to
+// settle or abandon; their late settlements are ignored.
+func Run(ctx context.Context, p Program) Outcome {
+	if p.Timeout <= 0 {
+		p.Timeout = DefaultTimeout
+	}
+	if p.MaxOutputBytes <= 0 {
+		p.MaxOutputBytes = DefaultMaxOutputBytes
+	}
+	out := &ledger{max: p.MaxOutputBytes, bytes: 2}
+	if ctx.Err() != nil {
+		return out.fail(KindAbort, abortMessage(ctx))
+	}
+	js, err := Transform(p.Code)
+	if err != nil {
+		return out.fail(KindException, err.Error())
+	}
+	r := newRun(p, out)
+	defer r.close()
+	return r.execute(ctx, js)
+}
+
+// Transform turns the program into the JavaScript that runs: the body
+// wrapped in an async function, types stripped by esbuild (ES2017 target,
+// an inline source map so that stack lines are the program's own). A
+// syntax error names the program's line and column.
+func Transform(code string) (string, error) {
+	res := api.Transform(wrapPrefix+code+"\n}", api.TransformOptions{
+		Loader:     api.LoaderTS,
+		Target:     api.ES2017,
+		Sourcemap:  api.SourceMapInline,
+		Sourcefile: "program.ts",
+	})
+	if len(res.Errors) > 0 {
+		e := res.Errors[0]
+		if e.Location != nil {
+			return "", fmt.Errorf("program.ts:%d:%d: %s", max(e.Location.Line-1, 1), e.Location.Column+1, e.Text)
+		}
+		return "", errors.New(e.Text)
+	}
+	return string(res.Code), nil
+}
+
+func abortMessage(ctx context.Context) string {
+	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
+		return c.Error()
+	}
+	return "the run was cancelled"
+}
+
+// run is one program's VM and event loop. Everything touching the VM runs
+// on the goroutine that called Run; other goroutines only post to it.
+type run struct {
+	p   Program
+	vm  *goja.Runtime
+	out *ledger
+
+	mu     sync.Mutex
+	queue  []func()
+	closed bool
+	wake   chan struct{}
+
+	stop atomic.Pointer[RunError] // why the run must end now (timeout, abort, heap)
+
+	stringify goja.Callable // JSON.stringify as it was before the program ran
+	errClass  goja.Value    // ToolCallError
+}
+
+func newRun(p Program, out *ledger) *run {
+	return &run{p: p, out: out, vm: goja.New(), wake: make(chan struct{}, 1)}
+}
+
+// post queues fn to run on the VM goroutine; false once the run is over.
+func (r *run) post(fn func()) bool {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return false
+	}
+	r.queue = append(r.queue, fn)
+	r.mu.Unlock()
+	r.signal()
+	return true
+}
+
+func (r *run) signal() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (r *run) close() {
+	r.mu.Lock()
+	r.closed, r.queue = true, nil
+	r.mu.Unlock()
+}
+
+// halt ends the run for reason: running JavaScript is interrupted and the
+// loop wakes up. The first reason wins.
+func (r *run) halt(e *RunError) {
+	if r.stop.CompareAndSwap(nil, e) {
+		r.vm.Interrupt(e)
+		r.signal()
+	}
+}
+
+func (r *run) execute(ctx context.Context, js string) Outcome {
+	r.vm.SetMaxCallStackSize(maxCallStack)
+	if err := r.install(); err != nil {
+		return r.out.fail(KindException, err.Error())
+	}
+	timer := time.AfterFunc(r.p.Timeout, func() {
+		r.halt(&RunError{KindTimeout, fmt.Sprintf("wall-clock ceiling reached (%dms)", r.p.Timeout.Milliseconds())})
+	})
+	defer timer.Stop()
+	stopCtx := context.AfterFunc(ctx, func() { r.halt(&RunError{KindAbort, abortMessage(ctx)}) })
+	defer stopCtx()
+	watch := r.watchHeap()
+	defer watch()
+
+	if _, err := r.vm.RunScript("program.ts", js); err != nil {
+		return r.failed(err)
+	}
+	main, ok := goja.AssertFunction(r.vm.Get("__dsh_program"))
+	if !ok {
+		return r.out.fail(KindException, "the program did not compile to a function")
+	}
+	tools, console := r.bindings()
+	v, err := main(goja.Undefined(), tools, console)
+	if err != nil {
+		return r.failed(err)
+	}
+	promise, ok := v.Export().(*goja.Promise)
+	if !ok {
+		return r.out.fail(KindException, "the program did not return a promise")
+	}
+	for promise.State() == goja.PromiseStatePending {
+		if e := r.stop.Load(); e != nil {
+			return r.out.fail(e.Kind, e.Message)
+		}
+		<-r.wake
+		r.mu.Lock()
+		jobs := r.queue
+		r.queue = nil
+		r.mu.Unlock()
+		for _, job := range jobs {
+			if ex := r.vm.Try(job); ex != nil {
+				return r.failed(ex)
+			}
+			if e := r.stop.Load(); e != nil {
+				return r.out.fail(e.Kind, e.Message)
+			}
+		}
+	}
+	if e := r.stop.Load(); e != nil {
+		return r.out.fail(e.Kind, e.Message)
+	}
+	if promise.State() == goja.PromiseStateRejected {
+		return r.out.fail(KindException, r.describe(promise.Result()))
+	}
+	res := promise.Result()
+	if goja.IsUndefined(res) {
+		return r.out.success(jsonv.Value{})
+	}
+	val, err := r.toJSON(res)
+	if err != nil {
+		return r.out.fail(KindInvalidOutput, "program completion must be lossless JSON")
+	}
+	return r.out.success(val)
+}
+
+// failed turns a Go-side error from the VM into the run's outcome.
+func (r *run) failed(err error) Outcome {
+	if e := r.stop.Load(); e != nil {
+		return r.out.fail(e.Kind, e.Message)
+	}
+	var so *goja.StackOverflowError
+	if errors.As(err, &so) {
+		return r.out.fail(KindException, "RangeError: Maximum call stack size exceeded"+cleanStack(so.String()))
+	}
+	var ex *goja.Exception
+	if errors.As(err, &ex) {
+		return r.out.fail(KindException, r.describe(ex.Value()))
+	}
+	var ie *goja.InterruptedError
+	if errors.As(err, &ie) {
+		if e, ok := ie.Value().(*RunError); ok {
+			return r.out.fail(e.Kind, e.Message)
+		}
+	}
+	return r.out.fail(KindException, err.Error())
+}
+
+// watchHeap stops the run when the process heap grows by heapHeadroom
+// while it runs (a program building a huge array); it returns the stop.
+func (r *run) watchHeap() func() {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() uint64 {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindUint64 {
+			return 0
+		}
+		return sample[0].Value.Uint64()
+	}
+	base := read()
+	done := make(chan struct{})
+	go func() { // owned by execute: stopped by the returned func
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if read() > base+heapHeadroom {
+					r.halt(&RunError{KindWorkerExit, "heap limit exceeded (" + strconv.Itoa(heapHeadroom>>20) + " MiB)"})
+					return
+				}
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+var stackPos = regexp.MustCompile(`program\.ts:(\d+):(\d+)(?:\(\d+\))?`)
+
+// describe renders a thrown value: an Error's stack (its program.ts lines
+// mapped back to the program's own), else its string form.
+func (r *run) describe(v goja.Value) string {
+	var msg string
+	ex := r.vm.Try(func() {
+		if o, ok := v.(*goja.Object); ok {
+			if st := o.Get("stack"); st != nil && !goja.IsUndefined(st) {
+				msg = st.String()
+				return
+			}
+		}
+		msg = v.String()
+	})
+	if ex != nil {
+		return "program threw an unrenderable value"
+	}
+	return cleanStack(msg)
+}
+
+// cleanStack maps a stack's program.ts positions back to the program's
+// own lines and drops the frames of Go functions (the bindings).
+func cleanStack(stack string) string {
+	lines := strings.Split(strings.TrimRight(stack, "\n"), "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		if strings.HasSuffix(l, "(native)") && strings.Contains(l, "github.com/") {
+			continue
+		}
+		kept = append(kept, stackPos.ReplaceAllStringFunc(l, func(m string) string {
+			sub := stackPos.FindStringSubmatch(m)
+			line, _ := strconv.Atoi(sub[1])
+			return "program.ts:" + strconv.Itoa(max(line-1, 1)) + ":" + sub[2]
+		}))
+	}
+	return strings.Join(kept, "\n")
+}
