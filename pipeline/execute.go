@@ -76,6 +76,13 @@ func (p *Pipeline) prepare(ctx context.Context, call Call, onState func(State)) 
 		root = call.CallID
 	}
 	r.exec = registry.Execution{CallID: call.CallID, RootCallID: root, Name: call.Name, Scope: call.Scope, Parent: call.Parent, Token: registry.NewToken()}
+	// Code Mode's collapse: a model-direct call of a tool its scope sees
+	// only through run_code is refused before anything else runs.
+	if call.Parent.IsZero() {
+		if e := p.reg.Collapsed(call.Name, call.Scope); e != nil {
+			return r.final(fromError(e))
+		}
+	}
 
 	args := call.Args
 	if !args.IsValid() {

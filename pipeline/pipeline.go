@@ -105,16 +105,29 @@ func (p *Pipeline) OnResult(scope *registry.Scope, o Observer) (remove func()) {
 }
 
 // matching returns the listeners that see a call from scope, in order,
-// from the list as it is now (read under the lock).
+// from the list as it is now (read under the lock): the global ones and
+// those of scope and of its ancestors. Events flow up the scope chain,
+// never down: a parent's listener sees its children's calls, a child's
+// never sees its parent's.
 func matching[T any](p *Pipeline, list *[]*entry[T], scope *registry.Scope) []T {
 	p.mu.RLock()
 	snapshot := *list
 	p.mu.RUnlock()
 	var out []T
 	for _, e := range snapshot {
-		if e.scope == nil || (scope != nil && e.scope == scope) {
+		if e.scope == nil || inChain(scope, e.scope) {
 			out = append(out, e.fn)
 		}
 	}
 	return out
+}
+
+// inChain reports whether level is scope or one of its ancestors.
+func inChain(scope, level *registry.Scope) bool {
+	for s := scope; s != nil; s = s.Parent() {
+		if s == level {
+			return true
+		}
+	}
+	return false
 }

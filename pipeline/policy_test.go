@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
@@ -269,21 +270,47 @@ func TestPolicy_WaterfallOrderAndScoping(t *testing.T) {
 			t.Errorf("order %v", order)
 		}
 	})
-	t.Run("scoped listeners see only their scope's calls", func(t *testing.T) {
+	t.Run("events flow up the scope chain, never down", func(t *testing.T) {
 		e := newEnv(t)
 		e.tool("t", nil)
 		other := e.reg.NewScope("other", nil)
 		child := e.reg.NewScope("child", e.scope)
-		var saw []string
+		grandchild := e.reg.NewScope("grandchild", child)
+		saw := map[string][]string{}
+		var mu sync.Mutex
+		record := func(kind string, id string) {
+			mu.Lock()
+			saw[kind] = append(saw[kind], id)
+			mu.Unlock()
+		}
 		e.p.OnPreExecute(e.scope, func(_ context.Context, x registry.Execution, next func() (PreDecision, error)) (PreDecision, error) {
-			saw = append(saw, x.CallID)
+			record("pre", x.CallID)
 			return next()
 		})
-		for id, s := range map[string]*registry.Scope{"mine": e.scope, "other": other, "child": child, "none": nil} {
+		e.p.WrapExecute(e.scope, func(ctx context.Context, x registry.Execution, next func(context.Context) registry.Result) (registry.Result, error) {
+			record("wrap", x.CallID)
+			return next(ctx), nil
+		})
+		e.p.OnPostExecute(e.scope, func(_ context.Context, x registry.Execution, _ registry.Result, next func() (PostDecision, error)) (PostDecision, error) {
+			record("post", x.CallID)
+			return next()
+		})
+		e.p.OnResult(e.scope, func(x registry.Execution, _ registry.Result) { record("result", x.CallID) })
+		e.p.OnPreExecute(child, func(_ context.Context, x registry.Execution, next func() (PreDecision, error)) (PreDecision, error) {
+			record("child-pre", x.CallID)
+			return next()
+		})
+		for id, s := range map[string]*registry.Scope{"mine": e.scope, "other": other, "child": child, "grandchild": grandchild, "none": nil} {
 			e.p.Execute(context.Background(), Call{CallID: id, Name: "t", Scope: s})
 		}
-		if !slices.Equal(saw, []string{"mine"}) {
-			t.Errorf("scoped listener saw %v", saw)
+		for _, kind := range []string{"pre", "wrap", "post", "result"} {
+			got := slices.Sorted(slices.Values(saw[kind]))
+			if !slices.Equal(got, []string{"child", "grandchild", "mine"}) {
+				t.Errorf("a %s listener of the parent saw %v", kind, got)
+			}
+		}
+		if got := slices.Sorted(slices.Values(saw["child-pre"])); !slices.Equal(got, []string{"child", "grandchild"}) {
+			t.Errorf("the child's listener saw %v (never its parent's calls)", got)
 		}
 	})
 	t.Run("removed listener no longer runs", func(t *testing.T) {

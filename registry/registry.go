@@ -15,7 +15,8 @@ type Registry struct {
 	global      layer
 	listeners   []*changeListener
 	defaultMode Presentation
-	codeMode    bool // a Code Mode runtime (run_code) is installed
+	codeMode    bool  // a Code Mode runtime (run_code) is declared
+	runCode     *Tool // the installed run_code transport (InstallCodeMode)
 	log         *slog.Logger
 }
 
@@ -318,10 +319,5 @@ func (r *Registry) PresentAs(scope *Scope, mode Presentation) (dispose func(), e
 func (r *Registry) EffectivePresentation(scope *Scope) Presentation {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	for s := scope; s != nil; s = s.parent {
-		if s.mode != "" {
-			return s.mode
-		}
-	}
-	return r.defaultMode
+	return r.effective(scope)
 }

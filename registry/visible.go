@@ -152,6 +152,9 @@ func admitted(scope *Scope, name string) bool {
 
 // lookup resolves name as scope sees it. r.mu held.
 func (r *Registry) lookup(name string, scope *Scope) *Tool {
+	if name == RunCodeName {
+		return r.codeTransport(scope)
+	}
 	if scope != nil {
 		if t := scope.layer.byName[name]; t != nil {
 			return t
@@ -233,6 +236,9 @@ func (r *Registry) Visible(scope *Scope) []*Tool {
 				out = append(out, scope.layer.byName[n])
 			}
 		}
+	}
+	if rc := r.codeTransport(scope); rc != nil {
+		out = append(out, rc)
 	}
 	return out
 }

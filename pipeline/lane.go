@@ -1,0 +1,199 @@
+package pipeline
+
+import (
+	"context"
+	"sync"
+
+	"github.com/dsh-bridge/dsh-bridge/registry"
+)
+
+// LaneCommit hears how a submitted call ended: its committed result, or
+// abandoned when the lane closed before the call started (no stage ran).
+type LaneCommit func(r registry.Result, abandoned bool)
+
+// Lane runs calls that arrive one at a time while something else runs (a
+// run_code program's sub-calls), with ExecuteBatch's rules: calls start
+// strictly in submission order, each classified when it starts; parallel-
+// safe calls run in a rolling pool of MaxParallel; an exclusive call waits
+// for the pool to empty, runs alone and holds its barrier until its commit;
+// pre-execute (approvals included) and post-execute run on the lane's own
+// goroutine; commits happen in submission order. Safe for concurrent use.
+type Lane struct {
+	p     *Pipeline
+	ctx   context.Context
+	limit int
+
+	mu      sync.Mutex
+	queue   []laneItem // submitted, not started
+	closing bool
+	kick    chan struct{}
+	done    chan struct{} // closed when the driver has committed everything
+	onStart func(Call)
+	onState func(id string, s State)
+}
+
+type laneItem struct {
+	call   Call
+	commit LaneCommit
+}
+
+// LaneOptions configure a Lane.
+type LaneOptions struct {
+	// MaxParallel bounds parallel-safe calls in flight (default 10).
+	MaxParallel int
+	// OnStart, when set, hears each call as it starts (before its
+	// pre-execute), from the lane's goroutine; abandoned calls never start.
+	OnStart func(call Call)
+	// OnState, when set, hears each call's AwaitingApproval and Running,
+	// by call id, from the lane's goroutine.
+	OnState func(callID string, s State)
+}
+
+// NewLane starts a lane whose calls run under ctx. Close must be called
+// exactly once; the lane's goroutine ends after it.
+func (p *Pipeline) NewLane(ctx context.Context, opts LaneOptions) *Lane {
+	if opts.MaxParallel <= 0 {
+		opts.MaxParallel = 10
+	}
+	l := &Lane{p: p, ctx: ctx, limit: opts.MaxParallel, kick: make(chan struct{}, 1), done: make(chan struct{}), onStart: opts.OnStart, onState: opts.OnState}
+	go l.drive() // owned by the lane: Close waits for it
+	return l
+}
+
+// Submit queues a call; commit is called exactly once, on the lane's
+// goroutine. A call submitted after Close is abandoned at once.
+func (l *Lane) Submit(call Call, commit LaneCommit) {
+	l.mu.Lock()
+	if l.closing {
+		l.mu.Unlock()
+		commit(registry.Result{}, true)
+		return
+	}
+	l.queue = append(l.queue, laneItem{call, commit})
+	l.mu.Unlock()
+	l.wake()
+}
+
+// Close abandons the calls that have not started, waits until the started
+// ones have committed, and returns after every commit callback has run.
+func (l *Lane) Close() {
+	l.mu.Lock()
+	l.closing = true
+	l.mu.Unlock()
+	l.wake()
+	<-l.done
+}
+
+func (l *Lane) wake() {
+	select {
+	case l.kick <- struct{}{}:
+	default:
+	}
+}
+
+// laneRun is a started call waiting for its commit turn.
+type laneRun struct {
+	r        *run
+	commit   LaneCommit
+	finished bool
+}
+
+func (l *Lane) state(id string, s State) {
+	if l.onState != nil {
+		l.onState(id, s)
+	}
+}
+
+// drive is the lane's goroutine: it starts, dispatches and commits.
+func (l *Lane) drive() {
+	defer close(l.done)
+	var started []*laneRun // started, not yet committed, in order
+	finishedCh := make(chan *laneRun, l.limit)
+	inFlight := 0
+	commitReady := func() {
+		for len(started) > 0 && started[0].finished {
+			lr := started[0]
+			started = started[1:]
+			lr.commit(lr.r.finalize(), false)
+		}
+	}
+	waitOne := func() {
+		lr := <-finishedCh
+		lr.finished = true
+		inFlight--
+		commitReady()
+	}
+	for {
+		l.mu.Lock()
+		if len(l.queue) == 0 {
+			closing := l.closing
+			l.mu.Unlock()
+			if closing {
+				for inFlight > 0 {
+					waitOne()
+				}
+				commitReady()
+				return
+			}
+			select {
+			case <-l.kick:
+			case lr := <-finishedCh:
+				lr.finished = true
+				inFlight--
+				commitReady()
+			}
+			continue
+		}
+		if l.closing {
+			abandoned := l.queue
+			l.queue = nil
+			l.mu.Unlock()
+			for inFlight > 0 {
+				waitOne()
+			}
+			commitReady()
+			for _, it := range abandoned {
+				it.commit(registry.Result{}, true)
+			}
+			continue
+		}
+		it := l.queue[0]
+		l.queue = l.queue[1:]
+		l.mu.Unlock()
+
+		mode, args := l.p.classify(it.call)
+		it.call.Args = args
+		if mode == registry.Exclusive {
+			for inFlight > 0 {
+				waitOne()
+			}
+		}
+		id := it.call.CallID
+		if l.onStart != nil {
+			l.onStart(it.call)
+		}
+		r := l.p.prepare(l.ctx, it.call, func(s State) { l.state(id, s) })
+		lr := &laneRun{r: r, commit: it.commit}
+		started = append(started, lr)
+		if r.stage != stageDispatch {
+			lr.finished = true
+			commitReady()
+			continue
+		}
+		l.state(id, Running)
+		if mode == registry.Exclusive {
+			r.safeDispatch()
+			lr.finished = true
+			commitReady()
+			continue
+		}
+		for inFlight >= l.limit {
+			waitOne()
+		}
+		inFlight++
+		go func() { // owned by the lane: drained before drive returns
+			r.safeDispatch()
+			finishedCh <- lr
+		}()
+	}
+}
