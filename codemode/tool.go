@@ -142,7 +142,7 @@ func (rc *RunCode) Tool() (*registry.Tool, error) {
 			registry.Req("logs", registry.Array(registry.String())),
 			registry.Prop("result", registry.JSON()),
 		),
-		Execute:     rc.execute,
+		Execute: rc.execute,
 		Render: func(_ runCodeArgs, v runCodeValue) ([]card.Content, error) {
 			var parts []string
 			if len(v.Logs) > 0 {
