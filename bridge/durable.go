@@ -49,6 +49,9 @@ func (ss *Session) recordTurn(resp model.Response, results []registry.Result) {
 	ss.record(e)
 	var contexts []store.Event
 	for i, r := range results {
+		for _, sub := range ss.takeSubCalls(resp.ToolCalls[i].ID) {
+			ss.record(sub)
+		}
 		ss.record(store.Event{Kind: store.KindToolResult, CallID: resp.ToolCalls[i].ID, Content: r.Content, IsError: r.IsError, Error: r.Error, Meta: r.Meta})
 		for _, c := range r.AdditionalContexts {
 			contexts = append(contexts, store.Event{Kind: store.KindContext, Text: blocksText(c.Content)})
@@ -86,7 +89,7 @@ func completeTurns(events []store.Event) (turns []replayTurn, st restored, cutOf
 		case store.KindTurnEnd:
 			turns = append(turns, replayTurn{events: cur})
 			cur = nil
-		case store.KindUser, store.KindAssistant, store.KindToolResult, store.KindContext, store.KindCompaction:
+		case store.KindUser, store.KindAssistant, store.KindToolResult, store.KindContext, store.KindCompaction, store.KindCodeDispatch:
 			cur = append(cur, e)
 		}
 	}
@@ -161,6 +164,8 @@ func (ss *Session) replay(ctx context.Context, turns []replayTurn) {
 					ss.announceCompaction(ctx, compactionUpdate{CompactionID: c.ID, Status: "completed",
 						Summary: []card.Content{card.Text(compactionText(len(c.Shrunk), c.Through, c.Summary))}})
 				}
+			case store.KindCodeDispatch:
+				ss.replaySubCall(ctx, e)
 			case store.KindToolResult:
 				tc := args[e.CallID]
 				ss.finish(ctx, model.ToolCall{ID: e.CallID, Name: tc.Name, Arguments: tc.Arguments}, registry.ToolResult{Content: e.Content, IsError: e.IsError, Meta: e.Meta})

@@ -132,6 +132,7 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 		ws:    ws,
 		mode:  ModeDefault,
 		calls: map[string]*callInfo{},
+		subCalls: map[string][]store.Event{},
 		env:   views.Env{Cwd: ws.Cwd(), TerminalOutput: caps.Meta["terminal_output"] == true},
 		caps:  caps,
 	}
@@ -149,6 +150,17 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 		return nil, fmt.Errorf("registering tools: %w", err)
 	}
 	ss.disposers = append(ss.disposers, dispose)
+	if err := ss.setToolsMode(string(s.cfg.ToolsMode)); err != nil {
+		return nil, err
+	}
+	ss.disposers = append(ss.disposers, func() {
+		ss.mu.Lock()
+		defer ss.mu.Unlock()
+		if ss.presentation != nil {
+			ss.presentation()
+			ss.presentation = nil
+		}
+	})
 	ss.installPolicies()
 	s.mu.Lock()
 	s.sessions[ss.id] = ss

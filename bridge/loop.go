@@ -10,6 +10,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/dsh-bridge/dsh-bridge/codemode"
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/pipeline"
 	"github.com/dsh-bridge/dsh-bridge/registry"
@@ -108,6 +109,15 @@ func promptText(blocks []card.Content) (string, error) {
 }
 
 func (ss *Session) systemPrompt() string {
+	base := ss.basePrompt()
+	reg := ss.srv.reg
+	if sdk := codemode.PromptSections(reg.EffectivePresentation(ss.scope), reg.Visible(ss.scope)); sdk != "" {
+		return base + "\n\n" + sdk
+	}
+	return base
+}
+
+func (ss *Session) basePrompt() string {
 	return fmt.Sprintf(`You are dsh-bridge, a coding agent working inside the user's editor.
 Workspace: %s
 Platform: %s/%s
@@ -131,7 +141,7 @@ func (ss *Session) turn(ctx context.Context) string {
 	if !ss.checkModel(ctx) {
 		return stopEndTurn
 	}
-	tools := s.reg.Schemas(ss.scope)
+	tools := s.reg.ModelSchemas(ss.scope)
 	system := ss.systemPrompt()
 	fixed := requestBytes(system, tools, nil) // once a turn: tools do not change within it
 	refused := false                          // the API refused the last request as too long
@@ -248,7 +258,8 @@ func (ss *Session) runTools(ctx context.Context, tcs []model.ToolCall) []registr
 		calls[i] = pipeline.Call{CallID: tc.ID, Name: tc.Name, Arguments: []byte(tc.Arguments), Scope: ss.scope}
 	}
 	s := ss.srv
-	return s.pipe.ExecuteBatch(ctx, calls, pipeline.BatchOptions{
+	// run_code's sub-calls are reported to the session (nested cards).
+	return s.pipe.ExecuteBatch(codemode.WithObserver(ctx, ss), calls, pipeline.BatchOptions{
 		MaxParallel: s.cfg.MaxParallel,
 		OnState: func(i int, st pipeline.State, res *registry.Result) {
 			tc := tcs[i]
@@ -272,11 +283,14 @@ func (ss *Session) finish(ctx context.Context, tc model.ToolCall, r registry.Too
 	var call card.CallView
 	args := views.Args([]byte(tc.Arguments))
 	env := ss.env
+	parent := ""
 	if info != nil {
-		call, args, env.TerminalID = info.view, info.args, info.terminalID
+		call, args, env.TerminalID, parent = info.view, info.args, info.terminalID, info.parent
 	}
 	view := ss.srv.presenter.Result(tc.Name, args, ss.scope, call, r)
-	ss.srv.notify(ctx, ss.id, views.Result(env, tc.ID, tc.Name, call, view, r.IsError, r.Content))
+	u := views.Result(env, tc.ID, tc.Name, call, view, r.IsError, r.Content)
+	views.SetParent(&u, parent)
+	ss.srv.notify(ctx, ss.id, u)
 	if _, isRead := view.(*card.Read); isRead && !r.IsError {
 		// Syntax tokens follow the result, off the turn's hot path; the
 		// turn (or the load) waits for them before it answers.

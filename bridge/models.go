@@ -132,6 +132,9 @@ func (ss *Session) configOptions() []configOption {
 		opts = append(opts, configOption{ID: "thought_level", Name: "Thinking", Category: "thought_level", Type: "select",
 			CurrentValue: string(ss.model.thinking), Options: thoughtLevels})
 	}
+	// A category of our own: "_" names are reserved for extensions.
+	opts = append(opts, configOption{ID: "tools_mode", Name: "Tools", Category: "_dsh", Type: "select",
+		CurrentValue: ss.toolsMode, Options: toolsModes})
 	return opts
 }
 
@@ -164,6 +167,11 @@ func (ss *Session) setModelOption(configID, value string) (bool, error) {
 // restoreConfig applies the choices a session log recorded; a model the
 // endpoint no longer lists is dropped (the default stays).
 func (ss *Session) restoreConfig(choices map[string]string) {
+	if v, ok := choices["tools_mode"]; ok {
+		if err := ss.setToolsMode(v); err != nil {
+			ss.srv.log.Warn("a recorded session option no longer applies", "option", "tools_mode", "value", v, "err", err)
+		}
+	}
 	for _, id := range []string{"model", "thought_level"} {
 		if v, ok := choices[id]; ok {
 			if _, err := ss.setModelOption(id, v); err != nil {
@@ -196,9 +204,14 @@ func (s *Server) setConfigOption(ctx context.Context, req *jsonrpc2.Request) (an
 			s.notify(context.Background(), ss.id, configOptionUpdate{SessionUpdate: "config_option_update", ConfigOptions: ss.configOptions()})
 		}}, nil
 	}
-	known, err := ss.setModelOption(p.ConfigID, value)
+	var known bool
+	if p.ConfigID == "tools_mode" {
+		known, err = true, ss.setToolsMode(value)
+	} else {
+		known, err = ss.setModelOption(p.ConfigID, value)
+	}
 	if !known {
-		return nil, invalidParams("session/set_config_option: unknown config option %q (available: mode, model, thought_level)", p.ConfigID)
+		return nil, invalidParams("session/set_config_option: unknown config option %q (available: mode, model, thought_level, tools_mode)", p.ConfigID)
 	}
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/dsh-bridge/dsh-bridge/codemode"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/pipeline"
@@ -45,6 +46,11 @@ type Config struct {
 	MaxParallel int
 	// NativeSearch forces the native grep/glob walker.
 	NativeSearch bool
+	// ToolsMode is how sessions present tools to the model unless they
+	// choose otherwise (tools_mode): native (default), code or both.
+	ToolsMode registry.Presentation
+	// CodeMode tunes run_code (its timeout, output limit and sub-call pool).
+	CodeMode codemode.Config
 	// StateDir holds the session logs, opened (created) when the first
 	// session needs it; empty disables durable sessions (no session/load
 	// or session/list).
@@ -103,11 +109,17 @@ func NewServer(cfg Config) *Server {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
-	s := &Server{cfg: cfg, log: cfg.Log, reg: registry.New(), sessions: map[string]*Session{},
+	if cfg.ToolsMode == "" {
+		cfg.ToolsMode = registry.Native
+	}
+	s := &Server{cfg: cfg, log: cfg.Log, reg: registry.New(registry.WithCodeMode(), registry.WithDefaultPresentation(cfg.ToolsMode)), sessions: map[string]*Session{},
 		byScope: map[*registry.Scope]*Session{}, inflight: map[string]context.CancelFunc{}, restoring: map[string]chan struct{}{}}
 	s.life, s.endLife = context.WithCancel(context.Background())
 	s.pipe = pipeline.New(s.reg, pipeline.WithApprover(s), pipeline.WithLogger(cfg.Log))
 	s.pipe.WrapExecute(nil, pipeline.TimeoutPolicy(s.reg))
+	if err := s.installCodeMode(); err != nil {
+		panic("bridge: run_code does not install: " + err.Error()) // a programming error
+	}
 	s.presenter = views.Presenter{Registry: s.reg, Log: cfg.Log}
 	s.store = sync.OnceValue(func() *store.Store {
 		if cfg.StateDir == "" {

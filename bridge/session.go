@@ -61,6 +61,12 @@ type Session struct {
 	mcp     mcpNotices
 	cancel  context.CancelFunc // the running turn's; nil when idle
 	calls   map[string]*callInfo
+
+	// Code Mode: the tools_mode choice and its presentAs disposer, and the
+	// sub-calls of run_code calls, logged with their call's result.
+	toolsMode    string
+	presentation func()
+	subCalls     map[string][]store.Event
 }
 
 // callInfo is what the bridge remembers of an announced tool call.
@@ -69,6 +75,7 @@ type callInfo struct {
 	args       jsonv.Value
 	view       card.CallView
 	terminalID string // the editor terminal the call's command ran in
+	parent     string // the run_code call a sub-call belongs to
 }
 
 func (ss *Session) currentMode() string {

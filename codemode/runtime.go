@@ -103,6 +103,22 @@ func Run(ctx context.Context, p Program) Outcome {
 	}
 	r := newRun(p, out)
 	defer r.close()
+	return r.guarded(ctx, js)
+}
+
+// guarded runs execute, turning a panic out of the VM (an interrupt that
+// surfaces inside a call from Go, which goja does not catch) into the
+// outcome of the reason the run was stopped for.
+func (r *run) guarded(ctx context.Context, js string) (o Outcome) {
+	defer func() {
+		if p := recover(); p != nil {
+			if e := r.stopped(ctx); e != nil {
+				o = r.out.fail(e.Kind, e.Message)
+				return
+			}
+			o = r.out.fail(KindException, fmt.Sprint(p))
+		}
+	}()
 	return r.execute(ctx, js)
 }
 
@@ -182,6 +198,19 @@ func (r *run) close() {
 	r.mu.Unlock()
 }
 
+// stopped returns why the run must end now, if it must: a halt, or ctx
+// ended (its AfterFunc may not have run yet).
+func (r *run) stopped(ctx context.Context) *RunError {
+	if e := r.stop.Load(); e != nil {
+		return e
+	}
+	if ctx.Err() != nil {
+		r.halt(&RunError{KindAbort, abortMessage(ctx)})
+		return r.stop.Load()
+	}
+	return nil
+}
+
 // halt ends the run for reason: running JavaScript is interrupted and the
 // loop wakes up. The first reason wins.
 func (r *run) halt(e *RunError) {
@@ -206,7 +235,7 @@ func (r *run) execute(ctx context.Context, js string) Outcome {
 	defer watch()
 
 	if _, err := r.vm.RunScript("program.ts", js); err != nil {
-		return r.failed(err)
+		return r.failed(ctx, err)
 	}
 	main, ok := goja.AssertFunction(r.vm.Get("__dsh_program"))
 	if !ok {
@@ -215,14 +244,14 @@ func (r *run) execute(ctx context.Context, js string) Outcome {
 	tools, console := r.bindings()
 	v, err := main(goja.Undefined(), tools, console)
 	if err != nil {
-		return r.failed(err)
+		return r.failed(ctx, err)
 	}
 	promise, ok := v.Export().(*goja.Promise)
 	if !ok {
 		return r.out.fail(KindException, "the program did not return a promise")
 	}
 	for promise.State() == goja.PromiseStatePending {
-		if e := r.stop.Load(); e != nil {
+		if e := r.stopped(ctx); e != nil {
 			return r.out.fail(e.Kind, e.Message)
 		}
 		<-r.wake
@@ -232,14 +261,14 @@ func (r *run) execute(ctx context.Context, js string) Outcome {
 		r.mu.Unlock()
 		for _, job := range jobs {
 			if ex := r.vm.Try(job); ex != nil {
-				return r.failed(ex)
+				return r.failed(ctx, ex)
 			}
-			if e := r.stop.Load(); e != nil {
+			if e := r.stopped(ctx); e != nil {
 				return r.out.fail(e.Kind, e.Message)
 			}
 		}
 	}
-	if e := r.stop.Load(); e != nil {
+	if e := r.stopped(ctx); e != nil {
 		return r.out.fail(e.Kind, e.Message)
 	}
 	if promise.State() == goja.PromiseStateRejected {
@@ -257,8 +286,8 @@ func (r *run) execute(ctx context.Context, js string) Outcome {
 }
 
 // failed turns a Go-side error from the VM into the run's outcome.
-func (r *run) failed(err error) Outcome {
-	if e := r.stop.Load(); e != nil {
+func (r *run) failed(ctx context.Context, err error) Outcome {
+	if e := r.stopped(ctx); e != nil {
 		return r.out.fail(e.Kind, e.Message)
 	}
 	var so *goja.StackOverflowError

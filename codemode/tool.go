@@ -167,6 +167,9 @@ func (rc *RunCode) Tool() (*registry.Tool, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Its sub-calls are each judged by the permission policy; the program
+	// itself has no effect to ask about.
+	t.Effect = registry.EffectTransport
 	return t, nil
 }
 

@@ -199,7 +199,7 @@ func (p *Policy) Guard(ctx context.Context, t *registry.Tool, args jsonv.Value) 
 
 func (p *Policy) denied(c *call) string {
 	t := c.tool
-	if p.mode() == ModePlan && t.Effect != registry.EffectRead && t.Effect != registry.EffectFetch {
+	if p.mode() == ModePlan && t.Effect != registry.EffectRead && t.Effect != registry.EffectFetch && t.Effect != registry.EffectTransport {
 		return "plan mode is read-only: " + t.Name + " is not allowed (switch the mode to run it)"
 	}
 	for _, r := range p.deny {
@@ -383,7 +383,7 @@ func (p *Policy) decideFiles(c *call) Decision {
 		return Decision{Verdict: Allow}
 	}
 	switch e := c.tool.Effect; {
-	case e == registry.EffectRead:
+	case e == registry.EffectRead, e == registry.EffectTransport:
 		return Decision{Verdict: Allow}
 	case e == registry.EffectEdit && p.mode() == ModeAccept:
 		return Decision{Verdict: Allow}

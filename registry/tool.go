@@ -90,6 +90,9 @@ const (
 	EffectEdit           // creates or changes files
 	EffectExecute        // runs commands
 	EffectFetch          // talks to the network
+	// EffectTransport tools only call other tools, each of which is judged
+	// on its own (run_code): they have no effect of their own.
+	EffectTransport
 )
 
 // Access is one file or directory a call would touch.

@@ -42,6 +42,10 @@ const (
 	KindConfig     = "config"         // a session config option set (model, thought level)
 	KindUsage      = "usage"          // one model request's token usage and cost
 	KindCompaction = "compaction"     // the history was compacted before a request
+	// KindCodeDispatch is one settled sub-call of a run_code program, logged
+	// right before its run_code call's result. Log-only: it never enters
+	// the model's history.
+	KindCodeDispatch = "tool/code-dispatch"
 )
 
 // Compaction records how the history was compacted, so that a load
@@ -87,6 +91,10 @@ type Event struct {
 	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
 
 	CallID  string            `json:"callId,omitempty"`
+	// ParentCallID, Name and Arguments describe a Code Mode sub-call.
+	ParentCallID string `json:"parentCallId,omitempty"`
+	Name         string `json:"name,omitempty"`
+	Arguments    string `json:"arguments,omitempty"`
 	Content []card.Content    `json:"content,omitempty"`
 	IsError bool              `json:"isError,omitempty"`
 	Error   *registry.Failure `json:"error,omitempty"`

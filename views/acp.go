@@ -104,6 +104,23 @@ type DshMeta struct {
 	Tokens [][]Span `json:"tokens,omitempty"`
 	// Terminal is a terminal card's output and exit status.
 	Terminal *TerminalMeta `json:"terminal,omitempty"`
+	// ParentToolCallID is the run_code call a Code Mode sub-call belongs
+	// to, so that an editor can nest its card.
+	ParentToolCallID string `json:"parentToolCallId,omitempty"`
+}
+
+// SetParent marks u as a sub-call of the run_code call parent.
+func SetParent(u *ToolCallUpdate, parent string) {
+	if parent == "" {
+		return
+	}
+	if u.Meta == nil {
+		u.Meta = map[string]any{}
+	}
+	m, _ := u.Meta["dsh"].(DshMeta)
+	m.Version = MetaVersion
+	m.ParentToolCallID = parent
+	u.Meta["dsh"] = m
 }
 
 // TerminalMeta is a finished command's output and exit status.

@@ -27,6 +27,7 @@ const (
 // Each must still be over it (so that the entry goes once it is fixed).
 var overBudget = map[string]string{
 	"github.com/alecthomas/chroma/v2/lexers": "registers its 279 embedded XML lexers at init; the definitions are unexported (ROUGH_EDGES.md)",
+	"github.com/google/pprof/profile":        "linked by goja (Code Mode's VM) for its profiler: ~1 ms and 1,167 allocations at init (ROUGH_EDGES.md)",
 }
 
 var initLine = regexp.MustCompile(`^init (\S+) @[0-9.]+ ms, ([0-9.]+) ms clock, (\d+) bytes, (\d+) allocs$`)
@@ -74,11 +75,12 @@ func TestStartup_InitBudget(t *testing.T) {
 	}
 	for pkg, ms := range fastest {
 		why, known := overBudget[pkg]
+		over := ms > initBudgetMs || allocs[pkg] > initBudgetAllocs
 		switch {
-		case (ms > initBudgetMs || allocs[pkg] > initBudgetAllocs) && !known:
+		case over && !known:
 			t.Errorf("init of %s takes %.2f ms and %d allocations (budget %.1f ms, %d): build what it builds lazily", pkg, ms, allocs[pkg], initBudgetMs, initBudgetAllocs)
-		case known && ms <= initBudgetMs:
-			t.Errorf("%s now initialises in %.2f ms: remove it from overBudget (%s)", pkg, ms, why)
+		case known && !over:
+			t.Errorf("%s now initialises in %.2f ms and %d allocations: remove it from overBudget (%s)", pkg, ms, allocs[pkg], why)
 		}
 	}
 	for pkg := range overBudget {

@@ -85,6 +85,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	apiKey := fs.String("api-key", env(keyVar), "API key")
 	modelName := fs.String("model", env("DSH_MODEL"), "model id (default: the endpoint's preferred DeepSeek model)")
 	maxReqs := fs.Int("max-turn-requests", atoi(env("DSH_MAX_TURN_REQUESTS"), 50), "model requests per prompt turn")
+	toolsMode := fs.String("tools-mode", or(env("DSH_TOOLS_MODE"), "native"), "how sessions present tools to the model: native, code (one run_code program calls them) or both")
 	stateDir := fs.String("state-dir", or(env("DSH_STATE_DIR"), defaultStateDir()), "directory of the session logs")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -93,7 +94,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "dsh-bridge: unknown subcommand %q; available: tools, demo (no arguments serves ACP on stdio)\n", fs.Arg(0))
 		return 2
 	}
-	cfg := bridge.Config{ModelName: *modelName, MaxTurnRequests: *maxReqs, Version: version, Log: log, StateDir: *stateDir}
+	switch registry.Presentation(*toolsMode) {
+	case registry.Native, registry.Code, registry.Both:
+	default:
+		fmt.Fprintf(stderr, "dsh-bridge: --tools-mode must be native, code or both (got %q)\n", *toolsMode)
+		return 2
+	}
+	cfg := bridge.Config{ToolsMode: registry.Presentation(*toolsMode), ModelName: *modelName, MaxTurnRequests: *maxReqs, Version: version, Log: log, StateDir: *stateDir}
 	// Read when the first session needs them: initialize does not.
 	cfg.LoadModelSettings = func() model.Settings {
 		ms, err := model.LoadSettings(filepath.Join(permission.UserConfigDir(), "settings.json"))
