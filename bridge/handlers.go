@@ -126,15 +126,15 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 	caps := s.caps
 	s.mu.Unlock()
 	ss := &Session{
-		ready: make(chan struct{}),
-		id:    id,
-		srv:   s,
-		ws:    ws,
-		mode:  ModeDefault,
-		calls: map[string]*callInfo{},
+		ready:    make(chan struct{}),
+		id:       id,
+		srv:      s,
+		ws:       ws,
+		mode:     ModeDefault,
+		calls:    map[string]*callInfo{},
 		subCalls: map[string][]store.Event{},
-		env:   views.Env{Cwd: ws.Cwd(), TerminalOutput: caps.Meta["terminal_output"] == true},
-		caps:  caps,
+		env:      views.Env{Cwd: ws.Cwd(), TerminalOutput: caps.Meta["terminal_output"] == true},
+		caps:     caps,
 	}
 	ss.scope = s.reg.NewScope(ss.id, nil)
 	ss.settings = permission.LoadSettings(ws.Cwd())

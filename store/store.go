@@ -90,15 +90,15 @@ type Event struct {
 	Reasoning string     `json:"reasoning,omitempty"`
 	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
 
-	CallID  string            `json:"callId,omitempty"`
+	CallID string `json:"callId,omitempty"`
 	// ParentCallID, Name and Arguments describe a Code Mode sub-call.
-	ParentCallID string `json:"parentCallId,omitempty"`
-	Name         string `json:"name,omitempty"`
-	Arguments    string `json:"arguments,omitempty"`
-	Content []card.Content    `json:"content,omitempty"`
-	IsError bool              `json:"isError,omitempty"`
-	Error   *registry.Failure `json:"error,omitempty"`
-	Meta    jsonv.Value       `json:"meta,omitzero"`
+	ParentCallID string            `json:"parentCallId,omitempty"`
+	Name         string            `json:"name,omitempty"`
+	Arguments    string            `json:"arguments,omitempty"`
+	Content      []card.Content    `json:"content,omitempty"`
+	IsError      bool              `json:"isError,omitempty"`
+	Error        *registry.Failure `json:"error,omitempty"`
+	Meta         jsonv.Value       `json:"meta,omitzero"`
 
 	ConfigID   string      `json:"configId,omitempty"`
 	Value      string      `json:"value,omitempty"`
