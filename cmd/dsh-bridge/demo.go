@@ -19,6 +19,12 @@ import (
 //go:embed demo.jsonl
 var demoScript []byte
 
+// demoCodeScript is the Code Mode demo: one run_code program reads two
+// files, edits one and runs a command, each a card of its own.
+//
+//go:embed demo_code.jsonl
+var demoCodeScript []byte
+
 // demoProject is the scratch workspace the demo works on.
 var demoProject = map[string]string{
 	"go.mod":  "module example.com/hello\n\ngo 1.26\n",
@@ -35,6 +41,7 @@ func runDemo(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	interactive := fs.Bool("interactive", false, "answer approval prompts yourself")
 	noColor := fs.Bool("no-color", os.Getenv("NO_COLOR") != "", "plain output")
 	bridgePath := fs.String("bridge", "", "the dsh-bridge binary to run (default: this one)")
+	code := fs.Bool("code", false, "Code Mode: the agent writes one program (run_code) that calls the tools")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -60,7 +67,11 @@ func runDemo(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	script := filepath.Join(root, "demo.jsonl")
-	os.WriteFile(script, demoScript, 0o644)
+	if *code {
+		os.WriteFile(script, demoCodeScript, 0o644)
+	} else {
+		os.WriteFile(script, demoScript, 0o644)
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -93,6 +104,12 @@ func runDemo(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		SessionID string `json:"sessionId"`
 	}
 	json.Unmarshal(res, &sess)
+	if *code {
+		if _, err := c.call("session/set_config_option", map[string]any{"sessionId": sess.SessionID, "configId": "tools_mode", "value": "code"}); err != nil {
+			fmt.Fprintln(stderr, "demo:", err)
+			return 1
+		}
+	}
 	prompt := "The greeting has a typo. Please fix it and show me the result."
 	c.r.user(prompt)
 	res, err = c.call("session/prompt", map[string]any{"sessionId": sess.SessionID, "prompt": []any{map[string]any{"type": "text", "text": prompt}}})

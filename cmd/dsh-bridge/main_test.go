@@ -80,3 +80,29 @@ func TestDemo(t *testing.T) {
 		}
 	}
 }
+
+// TestDemo_Code runs `dsh-bridge demo --code`: one run_code program reads
+// two files, edits one and runs a command, each shown nested under it.
+func TestDemo_Code(t *testing.T) {
+	bin := buildBinary(t)
+	cmd := exec.Command(bin, "demo", "--code", "--no-color")
+	cmd.Env = append(os.Environ(), "DSH_API_KEY=", "DEEPSEEK_API_KEY=", "OPENAI_API_KEY=")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("demo failed: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"▶ Read the code, fix the typo, show the result [execute]",
+		"▶   ↳ Read main.go [read]",
+		"▶   ↳ Read greet.go [read]",
+		"? Allow Edit greet.go?",
+		`+	return "Hello, world"`,
+		"main.go calls greet() on line 6",
+		`"fixedLine": 6,`,
+		"demo: end_turn after 5 tool calls (5 completed, 0 failed), 2 approvals",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the demo output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -103,6 +103,7 @@ func (r *renderer) update(raw json.RawMessage) {
 				Card     json.RawMessage     `json:"card"`
 				Changes  []views.FileChange  `json:"changes"`
 				Terminal *views.TerminalMeta `json:"terminal"`
+				Parent   string              `json:"parentToolCallId"`
 			} `json:"dsh"`
 		} `json:"_meta"`
 	}
@@ -134,7 +135,10 @@ func (r *renderer) update(raw json.RawMessage) {
 	case "tool_call":
 		r.breakLine()
 		r.titles[u.ToolCallID] = u.Title
-		r.printf("%s %s %s\n", r.c(ansiCyan, "▶"), r.c(ansiBold, u.Title), r.c(ansiDim, "["+u.Kind+"]"))
+		if u.Meta.Dsh.Parent != "" { // a run_code sub-call: nested under its program
+			r.titles[u.ToolCallID] = "  ↳ " + u.Title
+		}
+		r.printf("%s %s %s\n", r.c(ansiCyan, "▶"), r.c(ansiBold, r.titles[u.ToolCallID]), r.c(ansiDim, "["+u.Kind+"]"))
 	case "tool_call_update":
 		if u.Status != "completed" && u.Status != "failed" {
 			return
