@@ -72,18 +72,21 @@ func procCPU(pid int) time.Duration {
 	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ
 }
 
-// realGoFiles writes the first n lines of net/http/server.go (a real,
+// realGoFile writes the first n lines of net/http/server.go (a real,
 // token-dense Go file) to dir/name.
-func realGoFile(b *testing.B, dir, name string, n int) {
+func realGoFile(b *testing.B, dir, name string, n int) { realGoFileAt(b, dir, name, 0, n) }
+
+// realGoFileAt writes n lines of net/http/server.go from line from+1.
+func realGoFileAt(b *testing.B, dir, name string, from, n int) {
 	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
 	if err != nil {
 		b.Skip("GOROOT sources are not available")
 	}
 	lines := strings.SplitAfter(string(src), "\n")
-	if len(lines) < n {
+	if len(lines) < from+n {
 		b.Fatalf("server.go has %d lines", len(lines))
 	}
-	os.WriteFile(filepath.Join(dir, name), []byte(strings.Join(lines[:n], "")), 0o644)
+	os.WriteFile(filepath.Join(dir, name), []byte(strings.Join(lines[from:from+n], "")), 0o644)
 }
 
 type agent struct{ name, path string }

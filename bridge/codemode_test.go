@@ -135,6 +135,26 @@ func TestBridge_CodeMode(t *testing.T) {
 	if cards["rc1:code:1"] != "read" || cards["rc1:code:3"] != "diff" {
 		t.Errorf("sub-call cards %v", cards)
 	}
+	for _, u := range first.decodedUpdates() {
+		if u.SessionUpdate == "tool_call" && u.ToolCallID == "rc1" {
+			var c struct {
+				Meta struct {
+					Dsh struct {
+						Card struct {
+							Lang string `json:"lang"`
+						} `json:"card"`
+						Tokens [][]struct {
+							Type string `json:"type"`
+						} `json:"tokens"`
+					} `json:"dsh"`
+				} `json:"_meta"`
+			}
+			json.Unmarshal(u.Raw, &c)
+			if c.Meta.Dsh.Card.Lang != "typescript" || len(c.Meta.Dsh.Tokens) != strings.Count(codeProgram, "\n")+1 || len(c.Meta.Dsh.Tokens[0]) == 0 || !strings.HasPrefix(c.Meta.Dsh.Tokens[0][0].Type, "Keyword") {
+				t.Errorf("the program is not highlighted: %s", u.Raw)
+			}
+		}
+	}
 	live := cardsOf(first)
 	if !strings.Contains(live["rc1/call"], "Read two files and edit one|execute|") {
 		t.Errorf("the run_code card: %s", live["rc1/call"])

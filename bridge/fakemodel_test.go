@@ -74,7 +74,10 @@ type chatMessage struct {
 	ReasoningContent *string `json:"reasoning_content"`
 	ToolCallID       string  `json:"tool_call_id"`
 	ToolCalls        []struct {
-		ID string `json:"id"`
+		ID       string `json:"id"`
+		Function struct {
+			Arguments string `json:"arguments"`
+		} `json:"function"`
 	} `json:"tool_calls"`
 }
 

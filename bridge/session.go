@@ -128,6 +128,9 @@ func (ss *Session) close() {
 		ss.disposers[i]()
 	}
 	ss.disposers = nil
+	// Whatever is still registered on the session's scope (tools, its
+	// presentation, pipeline listeners) goes with it.
+	ss.scope.Dispose()
 	if ss.log != nil {
 		ss.log.Close()
 	}

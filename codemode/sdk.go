@@ -74,9 +74,60 @@ func comment(s string) string {
 	return strings.ReplaceAll(s, "*/", "*\\/")
 }
 
-// tsType renders a schema of the enforced subset as a TypeScript type.
-func tsType(s jsonv.Value, depth int) string {
-	if !s.IsValid() || s.Kind() != jsonv.Object {
+// maxNesting bounds how deep a schema is rendered; deeper is unknown.
+const maxNesting = 64
+
+// tsType renders a schema of the enforced subset as a TypeScript type;
+// depth is the indentation level.
+func tsType(s jsonv.Value, depth int) string { return tsTypeAt(s, depth, 0) }
+
+// union joins alternatives, each once, in order.
+func union(alts []string) string {
+	var seen []string
+	for _, a := range alts {
+		for _, part := range splitTop(a) {
+			if part == "unknown" {
+				return "unknown" // absorbs every other alternative
+			}
+			if !slices.Contains(seen, part) {
+				seen = append(seen, part)
+			}
+		}
+	}
+	return strings.Join(seen, " | ")
+}
+
+// splitTop splits a type at its top-level " | " (not inside braces,
+// brackets, angle brackets, parentheses or string literals).
+func splitTop(t string) []string {
+	var parts []string
+	depth, start, inString := 0, 0, false
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case inString:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[' || c == '(' || c == '<':
+			depth++
+		case c == '}' || c == ']' || c == ')' || c == '>':
+			depth--
+		case depth == 0 && strings.HasPrefix(t[i:], " | "):
+			parts = append(parts, t[start:i])
+			i += 2
+			start = i + 1
+		}
+	}
+	return append(parts, t[start:])
+}
+
+func tsTypeAt(s jsonv.Value, depth, level int) string {
+	if !s.IsValid() || s.Kind() != jsonv.Object || level > maxNesting {
 		return "unknown"
 	}
 	if c, ok := s.Get("const"); ok {
@@ -87,22 +138,22 @@ func tsType(s jsonv.Value, depth int) string {
 		for _, v := range e.All() {
 			alts = append(alts, literal(v))
 		}
-		return strings.Join(alts, " | ")
+		return union(alts)
 	}
 	if one, ok := s.Get("oneOf"); ok && one.Kind() == jsonv.Array {
 		var alts []string
 		for _, v := range one.All() {
-			alts = append(alts, tsType(v, depth))
+			alts = append(alts, tsTypeAt(v, depth, level+1))
 		}
-		return strings.Join(alts, " | ")
+		return union(alts)
 	}
 	typ, _ := s.Get("type")
 	if typ.Kind() == jsonv.Array {
 		var alts []string
 		for _, t := range typ.All() {
-			alts = append(alts, tsType(withType(s, t), depth))
+			alts = append(alts, tsTypeAt(withType(s, t), depth, level+1))
 		}
-		return strings.Join(alts, " | ")
+		return union(alts)
 	}
 	switch typ.Str() {
 	case "string":
@@ -118,13 +169,13 @@ func tsType(s jsonv.Value, depth int) string {
 		if !ok {
 			return "unknown[]"
 		}
-		t := tsType(items, depth)
+		t := tsTypeAt(items, depth, level+1)
 		if strings.ContainsAny(t, " |") {
 			return "Array<" + t + ">"
 		}
 		return t + "[]"
 	case "object":
-		return objectType(s, depth)
+		return objectType(s, depth, level)
 	}
 	return "unknown"
 }
@@ -140,7 +191,7 @@ func withType(s, t jsonv.Value) jsonv.Value {
 	return jsonv.MustObject(members...)
 }
 
-func objectType(s jsonv.Value, depth int) string {
+func objectType(s jsonv.Value, depth, level int) string {
 	props, _ := s.Get("properties")
 	required := map[string]bool{}
 	if r, ok := s.Get("required"); ok {
@@ -169,7 +220,7 @@ func objectType(s jsonv.Value, depth int) string {
 		if required[name] {
 			opt = ""
 		}
-		b.WriteString(indent + key(name) + opt + ": " + tsType(p, depth+1) + ";\n")
+		b.WriteString(indent + key(name) + opt + ": " + tsTypeAt(p, depth+1, level+1) + ";\n")
 	}
 	if open {
 		b.WriteString(indent + "[key: string]: unknown;\n")

@@ -1,12 +1,15 @@
 package codemode
 
 import (
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/dsh-bridge/dsh-bridge/jsonv"
+	"github.com/dsh-bridge/dsh-bridge/pipeline"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/tools"
 )
@@ -63,5 +66,61 @@ func TestPromptSections(t *testing.T) {
 	}
 	if strings.Contains(both, "run_code is the only tool") || !strings.Contains(both, "declare const tools") {
 		t.Errorf("both: %s", both)
+	}
+}
+
+// TestDeclarations_Shapes: restricted tools are neither declared nor bound,
+// a deeply nested schema renders without blowing up, unions are
+// deduplicated, and odd names are quoted.
+func TestDeclarations_Shapes(t *testing.T) {
+	deep := `{"type":"string"}`
+	for range 5000 {
+		deep = `{"oneOf":[` + deep + `,{"type":"null"}]}`
+	}
+	tl := &registry.Tool{Name: "deep", Parameters: jsonv.MustParse(`{"type":"object","properties":{"a-b":{"type":["string","null"]}},"additionalProperties":false}`),
+		Output: registry.Output{Schema: jsonv.MustParse(deep)}}
+	got := Declarations([]*registry.Tool{tl})
+	if !strings.Contains(got, `deep: {
+    "a-b"?: string | null;
+  };`) {
+		t.Errorf("parameters:\n%s", got)
+	}
+	if !strings.Contains(got, "deep: unknown;") && !strings.Contains(got, "deep: string | null;") {
+		t.Errorf("a 5,000-deep output schema:\n%s", got)
+	}
+	if len(got) > 4096 {
+		t.Errorf("the SDK grew to %d bytes", len(got))
+	}
+}
+
+func TestRunCode_RestrictedToolsAreNotBound(t *testing.T) {
+	e := newCM(t, registry.Code, Config{})
+	child := e.reg.NewScope("child", e.scope)
+	if _, err := e.reg.Restrict(child, registry.Restriction{Allow: []string{"read"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.reg.Restrict(child, registry.Restriction{Allow: []string{"run_code"}}); err == nil {
+		t.Error("run_code could be named in an allow list")
+	}
+	if sdk := PromptSections(registry.Code, e.reg.Visible(child)); !strings.Contains(sdk, "  read: ") || strings.Contains(sdk, "  write: ") {
+		t.Errorf("the child's SDK:\n%s", sdk)
+	}
+	args, _ := jsonv.FromGo(map[string]any{"code": "return Object.keys(tools).sort()", "description": "List the tools"})
+	r := e.pipe.Execute(context.Background(), pipeline.Call{CallID: "c", Name: "run_code", Args: args, Scope: child})
+	if resultText(r) != "[\n  \"read\"\n]" {
+		t.Errorf("the child's bindings: %s", resultText(r))
+	}
+}
+
+func TestSplitTop(t *testing.T) {
+	for in, want := range map[string]string{
+		"string | null":                      "string/null",
+		"{\n  a: string | null;\n} | null":   "{\n  a: string | null;\n}/null",
+		`"a | b" | Array<x | y> | (p | q)[]`: `"a | b"/Array<x | y>/(p | q)[]`,
+		`"quote \" | inside" | number`:       `"quote \" | inside"/number`,
+	} {
+		if got := strings.Join(splitTop(in), "/"); got != want {
+			t.Errorf("splitTop(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -161,7 +161,7 @@ func (rc *RunCode) Tool() (*registry.Tool, error) {
 			return []card.Content{card.Text(strings.Join(parts, "\n"))}, nil
 		},
 		PresentCall: func(a runCodeArgs) card.CallView {
-			return &card.Generic{Title: a.Description, Kind: card.KindExecute, RawInput: a.Code}
+			return &card.Generic{Title: a.Description, Kind: card.KindExecute, RawInput: a.Code, Lang: "typescript"}
 		},
 	})
 	if err != nil {

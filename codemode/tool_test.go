@@ -20,7 +20,7 @@ import (
 // cmEnv is a registry with run_code installed, a pipeline, and an agent
 // scope presenting tools as mode.
 type cmEnv struct {
-	t     *testing.T
+	t     testing.TB
 	reg   *registry.Registry
 	pipe  *pipeline.Pipeline
 	rc    *RunCode
@@ -29,6 +29,7 @@ type cmEnv struct {
 
 	running, peak atomic.Int32
 	bodies        atomic.Int32
+	readDelay     time.Duration // how long a read takes (tests: 2 ms, so that calls overlap)
 }
 
 type recordingObserver struct {
@@ -73,10 +74,10 @@ func (o *recordingObserver) commits() []string {
 	return out
 }
 
-func newCM(t *testing.T, mode registry.Presentation, cfg Config) *cmEnv {
+func newCM(t testing.TB, mode registry.Presentation, cfg Config) *cmEnv {
 	t.Helper()
 	reg := registry.New(registry.WithCodeMode())
-	e := &cmEnv{t: t, reg: reg, pipe: pipeline.New(reg), obs: &recordingObserver{}}
+	e := &cmEnv{t: t, reg: reg, pipe: pipeline.New(reg), obs: &recordingObserver{}, readDelay: 2 * time.Millisecond}
 	e.rc = New(e.pipe, cfg)
 	tool, err := e.rc.Tool()
 	if err != nil {
@@ -115,7 +116,7 @@ func newCM(t *testing.T, mode registry.Presentation, cfg Config) *cmEnv {
 		}
 	}
 	add("read", true, func(_ context.Context, args jsonv.Value, _ registry.RunContext) (jsonv.Value, error) {
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(e.readDelay)
 		p, _ := args.Get("path")
 		return jsonv.MustParse(`{"path":` + p.String() + `,"text":"contents of ` + p.Str() + `"}`), nil
 	})
@@ -128,6 +129,9 @@ func newCM(t *testing.T, mode registry.Presentation, cfg Config) *cmEnv {
 	add("slow", true, func(ctx context.Context, _ jsonv.Value, _ registry.RunContext) (jsonv.Value, error) {
 		<-ctx.Done()
 		return jsonv.Value{}, ctx.Err()
+	})
+	add("img", true, func(_ context.Context, _ jsonv.Value, _ registry.RunContext) (jsonv.Value, error) {
+		return jsonv.MustParse(`"image"`), nil
 	})
 	add("extra", true, func(_ context.Context, _ jsonv.Value, run registry.RunContext) (jsonv.Value, error) {
 		run.DeferContext(registry.ContextMessage{Content: []card.Content{card.Text("remember this")}})
@@ -165,9 +169,9 @@ func TestRunCode_Wire(t *testing.T) {
 		model, all    string
 		directAllowed bool
 	}{
-		{registry.Native, "read,write,fail,slow,extra", "read,write,fail,slow,extra", true},
-		{registry.Code, "run_code", "read,write,fail,slow,extra,run_code", false},
-		{registry.Both, "read,write,fail,slow,extra,run_code", "read,write,fail,slow,extra,run_code", true},
+		{registry.Native, "read,write,fail,slow,img,extra", "read,write,fail,slow,img,extra", true},
+		{registry.Code, "run_code", "read,write,fail,slow,img,extra,run_code", false},
+		{registry.Both, "read,write,fail,slow,img,extra,run_code", "read,write,fail,slow,img,extra,run_code", true},
 	} {
 		t.Run(string(tc.mode), func(t *testing.T) {
 			e := newCM(t, tc.mode, Config{})
@@ -345,6 +349,16 @@ func TestRunCode_Dispatch(t *testing.T) {
 		if n := e.bodies.Load(); n > 1 {
 			t.Errorf("%d writes ran after the program settled", n)
 		}
+		// Abandoned calls never start: no start event, no pre-execute.
+		starts := 0
+		for _, ev := range e.obs.events {
+			if strings.HasPrefix(ev, "start ") {
+				starts++
+			}
+		}
+		if starts > 1 {
+			t.Errorf("%d sub-calls started after the program settled: %v", starts, e.obs.events)
+		}
 	})
 	t.Run("the dispatch log can reshape the durable copy; a failing listener is contained", func(t *testing.T) {
 		e := newCM(t, registry.Code, Config{})
@@ -360,6 +374,53 @@ func TestRunCode_Dispatch(t *testing.T) {
 		}
 		if got := e.obs.logged["l:code:1"]; len(got) != 1 || got[0].TextValue() != "[spilled l:code:1]" {
 			t.Errorf("logged %v", got)
+		}
+	})
+}
+
+func TestRunCode_Ordering(t *testing.T) {
+	t.Run("pre-execute runs in submission order, sub-calls carry the outer token", func(t *testing.T) {
+		e := newCM(t, registry.Code, Config{})
+		var order []string
+		var outer registry.Token
+		var parents []registry.Token
+		e.pipe.OnPreExecute(nil, func(_ context.Context, x registry.Execution, next func() (pipeline.PreDecision, error)) (pipeline.PreDecision, error) {
+			if x.Name == "run_code" {
+				outer = x.Token
+			} else {
+				order = append(order, x.CallID) // pre-execute runs on one goroutine at a time
+				parents = append(parents, x.Parent)
+			}
+			return next()
+		})
+		e.runCode(context.Background(), "o", "await Promise.all([1, 2, 3, 4, 5].map((i) => tools.read({path: 'f' + i})))")
+		if !slices.Equal(order, []string{"o:code:1", "o:code:2", "o:code:3", "o:code:4", "o:code:5"}) {
+			t.Errorf("pre-execute order %v", order)
+		}
+		for _, p := range parents {
+			if p != outer || p.IsZero() {
+				t.Errorf("a sub-call's parent is not the run_code call's token")
+			}
+		}
+	})
+	t.Run("exclusive sub-calls never overlap", func(t *testing.T) {
+		e := newCM(t, registry.Code, Config{})
+		r := e.runCode(context.Background(), "w", "await Promise.all([tools.write({}), tools.write({}), tools.write({})]); return 'ok'")
+		if resultText(r) != "ok" || e.peak.Load() != 1 {
+			t.Errorf("%s, peak %d", resultText(r), e.peak.Load())
+		}
+	})
+	t.Run("images are deferred onto the outer result", func(t *testing.T) {
+		e := newCM(t, registry.Code, Config{})
+		e.pipe.OnPostExecute(nil, func(_ context.Context, x registry.Execution, r registry.Result, next func() (pipeline.PostDecision, error)) (pipeline.PostDecision, error) {
+			if x.Name == "img" {
+				return pipeline.AcceptContent([]card.Content{card.Text("a chart"), card.Image("iVBORw0KGgo=", "image/png")}), nil
+			}
+			return next()
+		})
+		r := e.runCode(context.Background(), "i", "await tools.img({}); return 1")
+		if len(r.AdditionalContexts) != 1 || r.AdditionalContexts[0].Source != "plugin:tools-code-mode" || r.AdditionalContexts[0].Content[0].Type() != card.TypeImage {
+			t.Errorf("contexts %+v", r.AdditionalContexts)
 		}
 	})
 }

@@ -57,6 +57,16 @@ func (p *Pipeline) Registry() *registry.Registry { return p.reg }
 // never modified once published, so a snapshot taken under the lock stays
 // whole while listeners come and go.
 func add[T any](p *Pipeline, list *[]*entry[T], scope *registry.Scope, fn T) (remove func()) {
+	drop := addEntry(p, list, scope, fn)
+	if scope == nil {
+		return drop
+	}
+	// A listener registered on a scope goes when the scope does.
+	untie := scope.OnDispose(drop)
+	return func() { untie(); drop() }
+}
+
+func addEntry[T any](p *Pipeline, list *[]*entry[T], scope *registry.Scope, fn T) (remove func()) {
 	e := &entry[T]{scope: scope, fn: fn}
 	p.mu.Lock()
 	*list = append(slices.Clip(*list), e)

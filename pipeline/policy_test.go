@@ -324,3 +324,27 @@ func TestPolicy_WaterfallOrderAndScoping(t *testing.T) {
 		wantSuccess(t, e.call(context.Background(), "t", `{}`))
 	})
 }
+
+// TestPolicy_ScopeDisposal: a scope's listeners go with the scope.
+func TestPolicy_ScopeDisposal(t *testing.T) {
+	e := newEnv(t)
+	e.tool("t", nil)
+	scope := e.reg.NewScope("short-lived", nil)
+	var saw []string
+	e.p.OnPreExecute(scope, func(_ context.Context, x registry.Execution, next func() (PreDecision, error)) (PreDecision, error) {
+		saw = append(saw, x.CallID)
+		return next()
+	})
+	e.p.AddGuard(scope, func(registry.Execution) string { return "guarded" })
+	removed := e.p.OnPreExecute(scope, func(context.Context, registry.Execution, func() (PreDecision, error)) (PreDecision, error) {
+		return DenyCall("a removed listener ran"), nil
+	})
+	removed() // a scoped listener's own remove works before the scope goes
+	removed()
+	wantFailure(t, e.p.Execute(context.Background(), Call{CallID: "before", Name: "t", Scope: scope}), "guarded", "")
+	scope.Dispose()
+	wantSuccess(t, e.p.Execute(context.Background(), Call{CallID: "after", Name: "t", Scope: scope}))
+	if !slices.Equal(saw, []string{"before"}) {
+		t.Errorf("the disposed scope's listener saw %v", saw)
+	}
+}

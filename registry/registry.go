@@ -32,6 +32,8 @@ type Scope struct {
 	layer        layer
 	restrictions []*restriction
 	mode         Presentation
+	disposed     bool
+	onDispose    []*func()
 }
 
 type layer struct {
@@ -246,6 +248,9 @@ func (r *Registry) Register(t *Tool, scope *Scope) (dispose func(), err error) {
 func (r *Registry) checkScope(scope *Scope) error {
 	if scope != nil && scope.reg != r {
 		return invalidDef("registry: scope belongs to another registry")
+	}
+	if scope != nil && scope.Disposed() {
+		return ErrScopeDisposed
 	}
 	return nil
 }

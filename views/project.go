@@ -76,7 +76,11 @@ func Call(env Env, callID, name string, view card.CallView, args jsonv.Value, st
 			path = u.Locations[0].Path
 		}
 		u.Title = env.relTitle(v.Title, path)
-		u.Meta = meta(DshMeta{Card: v}, nil)
+		m := DshMeta{Card: v}
+		if src, ok := v.RawInput.(string); ok && v.Lang != "" {
+			m.Tokens = Tokens("", v.Lang, strings.Split(src, "\n"))
+		}
+		u.Meta = meta(m, nil)
 	case *card.Terminal:
 		u.Kind = card.KindExecute
 		u.Title = v.Title

@@ -77,9 +77,12 @@ type ResultView interface {
 
 // Generic is the default pending card.
 type Generic struct {
-	Title     string         `json:"title"`
-	Kind      Kind           `json:"kind,omitempty"`
-	RawInput  any            `json:"rawInput,omitempty"` // a string is shown as-is, anything else as pretty JSON
+	Title    string `json:"title"`
+	Kind     Kind   `json:"kind,omitempty"`
+	RawInput any    `json:"rawInput,omitempty"` // a string is shown as-is, anything else as pretty JSON
+	// Lang is the language of a string RawInput (a program), for
+	// highlighting; our extension of the vocabulary.
+	Lang      string         `json:"lang,omitempty"`
 	Content   []Content      `json:"content,omitempty"`
 	Locations []FileLocation `json:"locations,omitempty"`
 }
