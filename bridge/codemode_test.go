@@ -188,3 +188,48 @@ func (e *editor) contentOf(dir, rel string) string {
 	b, _ := os.ReadFile(filepath.Join(dir, rel))
 	return string(b)
 }
+
+// TestBridge_CodeModeLimits: DSH_CODE_TIMEOUT stops a program that never
+// ends, and the model reads why; a cancelled turn stops a program and the
+// command it is running.
+func TestBridge_CodeModeLimits(t *testing.T) {
+	t.Run("timeout", func(t *testing.T) {
+		dir, _ := filepath.EvalSymlinks(t.TempDir())
+		m := newFakeModel(t,
+			fakeTurn{calls: []fakeCall{{"loop", "run_code", args("code", "console.log('spinning'); while (true) {}", "description", "Spin forever")}}},
+			fakeTurn{text: "It timed out."})
+		e := startEditor(t, "DSH_BASE_URL="+m.srv.URL, "DSH_TOOLS_MODE=code", "DSH_CODE_TIMEOUT=200ms")
+		e.initialize(nil)
+		s := e.newSession(dir)
+		if stop := e.prompt(s, "spin"); stop != "end_turn" {
+			t.Fatalf("stop %q", stop)
+		}
+		got := (&harness{editor: e, model: m}).toolMessages(1)["loop"]
+		if !strings.Contains(got, "code run failed (timeout): wall-clock ceiling reached (200ms)") || !strings.Contains(got, "Captured output:\nspinning") {
+			t.Errorf("the model read %q", got)
+		}
+	})
+	t.Run("cancel", func(t *testing.T) {
+		dir, _ := filepath.EvalSymlinks(t.TempDir())
+		marker := "dsh-code-mode-cancel-" + filepath.Base(dir)
+		m := newFakeModel(t,
+			fakeTurn{calls: []fakeCall{{"prog", "run_code", args("code", "await tools.bash({command: 'sleep 30 # "+marker+"', description: 'wait'}); return 1", "description", "Wait a long time")}}})
+		e := startEditor(t, "DSH_BASE_URL="+m.srv.URL, "DSH_TOOLS_MODE=code")
+		e.onPermission = selectOption("allow_once")
+		e.initialize(nil)
+		s := e.newSession(dir)
+		done := make(chan string, 1)
+		go func() {
+			ch := e.start("session/prompt", map[string]any{"sessionId": s, "prompt": []any{map[string]any{"type": "text", "text": "wait"}}})
+			var r struct{ StopReason string }
+			json.Unmarshal((<-ch).Result, &r)
+			done <- r.StopReason
+		}()
+		e.waitFor(func() bool { return running(marker) })
+		e.send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": s}})
+		if stop := <-done; stop != "cancelled" {
+			t.Errorf("stop %q", stop)
+		}
+		e.waitFor(func() bool { return !running(marker) })
+	})
+}

@@ -35,8 +35,10 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/dsh-bridge/dsh-bridge/bridge"
+	"github.com/dsh-bridge/dsh-bridge/codemode"
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/permission"
 	"github.com/dsh-bridge/dsh-bridge/registry"
@@ -86,6 +88,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	modelName := fs.String("model", env("DSH_MODEL"), "model id (default: the endpoint's preferred DeepSeek model)")
 	maxReqs := fs.Int("max-turn-requests", atoi(env("DSH_MAX_TURN_REQUESTS"), 50), "model requests per prompt turn")
 	toolsMode := fs.String("tools-mode", or(env("DSH_TOOLS_MODE"), "native"), "how sessions present tools to the model: native, code (one run_code program calls them) or both")
+	codeTimeout := fs.Duration("code-timeout", durationEnv("DSH_CODE_TIMEOUT", codemode.DefaultTimeout), "how long one run_code program may run")
+	codeOutput := fs.Int("code-max-output", atoi(env("DSH_CODE_MAX_OUTPUT"), codemode.DefaultMaxOutputBytes), "bytes of logs plus result one run_code program may produce")
 	stateDir := fs.String("state-dir", or(env("DSH_STATE_DIR"), defaultStateDir()), "directory of the session logs")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -100,7 +104,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "dsh-bridge: --tools-mode must be native, code or both (got %q)\n", *toolsMode)
 		return 2
 	}
-	cfg := bridge.Config{ToolsMode: registry.Presentation(*toolsMode), ModelName: *modelName, MaxTurnRequests: *maxReqs, Version: version, Log: log, StateDir: *stateDir}
+	if *codeTimeout <= 0 || *codeOutput <= 0 {
+		fmt.Fprintln(stderr, "dsh-bridge: --code-timeout and --code-max-output must be positive")
+		return 2
+	}
+	cfg := bridge.Config{ToolsMode: registry.Presentation(*toolsMode), CodeMode: codemode.Config{Timeout: *codeTimeout, MaxOutputBytes: *codeOutput}, ModelName: *modelName, MaxTurnRequests: *maxReqs, Version: version, Log: log, StateDir: *stateDir}
 	// Read when the first session needs them: initialize does not.
 	cfg.LoadModelSettings = func() model.Settings {
 		ms, err := model.LoadSettings(filepath.Join(permission.UserConfigDir(), "settings.json"))
@@ -205,4 +213,13 @@ func printTools(stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// durationEnv reads a duration (for example 90s) from the environment;
+// def when it is unset or unreadable.
+func durationEnv(name string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(env(name)); err == nil {
+		return d
+	}
+	return def
 }
