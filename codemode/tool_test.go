@@ -130,6 +130,21 @@ func newCM(t testing.TB, mode registry.Presentation, cfg Config) *cmEnv {
 		<-ctx.Done()
 		return jsonv.Value{}, ctx.Err()
 	})
+	add("xslow", false, func(ctx context.Context, args jsonv.Value, _ registry.RunContext) (jsonv.Value, error) {
+		id, _ := args.Get("id")
+		e.obs.mu.Lock()
+		e.obs.events = append(e.obs.events, "body "+id.Str())
+		e.obs.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			e.obs.mu.Lock()
+			e.obs.events = append(e.obs.events, "saw abort "+id.Str())
+			e.obs.mu.Unlock()
+			return jsonv.Value{}, ctx.Err()
+		case <-time.After(5 * time.Second):
+			return jsonv.MustParse(`"late"`), nil
+		}
+	})
 	add("img", true, func(_ context.Context, _ jsonv.Value, _ registry.RunContext) (jsonv.Value, error) {
 		return jsonv.MustParse(`"image"`), nil
 	})
@@ -169,9 +184,9 @@ func TestRunCode_Wire(t *testing.T) {
 		model, all    string
 		directAllowed bool
 	}{
-		{registry.Native, "read,write,fail,slow,img,extra", "read,write,fail,slow,img,extra", true},
-		{registry.Code, "run_code", "read,write,fail,slow,img,extra,run_code", false},
-		{registry.Both, "read,write,fail,slow,img,extra,run_code", "read,write,fail,slow,img,extra,run_code", true},
+		{registry.Native, "read,write,fail,slow,xslow,img,extra", "read,write,fail,slow,xslow,img,extra", true},
+		{registry.Code, "run_code", "read,write,fail,slow,xslow,img,extra,run_code", false},
+		{registry.Both, "read,write,fail,slow,xslow,img,extra,run_code", "read,write,fail,slow,xslow,img,extra,run_code", true},
 	} {
 		t.Run(string(tc.mode), func(t *testing.T) {
 			e := newCM(t, tc.mode, Config{})
@@ -421,6 +436,60 @@ func TestRunCode_Ordering(t *testing.T) {
 		r := e.runCode(context.Background(), "i", "await tools.img({}); return 1")
 		if len(r.AdditionalContexts) != 1 || r.AdditionalContexts[0].Source != "plugin:tools-code-mode" || r.AdditionalContexts[0].Content[0].Type() != card.TypeImage {
 			t.Errorf("contexts %+v", r.AdditionalContexts)
+		}
+	})
+}
+
+func TestRunCode_Quiescence(t *testing.T) {
+	has := func(e *cmEnv, ev string) bool {
+		e.obs.mu.Lock()
+		defer e.obs.mu.Unlock()
+		return slices.Contains(e.obs.events, ev)
+	}
+	t.Run("sub-call contexts survive a run that fails later", func(t *testing.T) {
+		e := newCM(t, registry.Code, Config{})
+		r := e.runCode(context.Background(), "f", "await tools.extra({}); throw new Error('failed later')")
+		if !r.IsError || len(r.AdditionalContexts) != 1 || r.AdditionalContexts[0].Content[0].TextValue() != "remember this" {
+			t.Errorf("error %+v, contexts %+v", r.Error, r.AdditionalContexts)
+		}
+	})
+	t.Run("cancel aborts the in-flight call and abandons the queued one", func(t *testing.T) {
+		e := newCM(t, registry.Code, Config{})
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(100*time.Millisecond, cancel)
+		r := e.runCode(ctx, "a", "await Promise.all([tools.xslow({id: 'first'}).catch(() => 'rejected'), tools.xslow({id: 'second'}).catch(() => 'rejected')])")
+		if !r.IsError || !strings.HasPrefix(r.Error.Message, "code run failed (abort)") {
+			t.Fatalf("%+v", r.Error)
+		}
+		if !has(e, "body first") || !has(e, "saw abort first") || has(e, "body second") || has(e, "start a:code:2") {
+			t.Errorf("events %v", e.obs.events)
+		}
+	})
+	t.Run("a program that throws with a call in flight waits for it", func(t *testing.T) {
+		e := newCM(t, registry.Code, Config{})
+		// Results commit in submission order, so the program cannot await a
+		// later call; it spins until the call has started, then throws.
+		r := e.runCode(context.Background(), "q", "tools.xslow({id: 'orphan'}).catch(() => 'held');\nfor (let i = 0; i < 3e6; i++) {}\nthrow new Error('exploded')")
+		if !r.IsError || !strings.Contains(r.Error.Message, "exploded") {
+			t.Fatalf("%+v", r.Error)
+		}
+		// The in-flight call was aborted and committed before run_code
+		// returned.
+		if !has(e, "saw abort orphan") || !slices.Equal(e.obs.commits(), []string{"q:code:1"}) {
+			t.Errorf("events %v", e.obs.events)
+		}
+	})
+	t.Run("an agent-less run works", func(t *testing.T) {
+		reg := registry.New(registry.WithCodeMode(), registry.WithDefaultPresentation(registry.Code))
+		pipe := pipeline.New(reg)
+		tool, _ := New(pipe, Config{}).Tool()
+		if err := reg.InstallCodeMode(tool); err != nil {
+			t.Fatal(err)
+		}
+		args, _ := jsonv.FromGo(map[string]any{"code": "return Object.keys(tools).length", "description": "Count the tools"})
+		r := pipe.Execute(context.Background(), pipeline.Call{CallID: "n", Name: "run_code", Args: args})
+		if r.IsError || resultText(r) != "0" {
+			t.Errorf("%s %+v", resultText(r), r.Error)
 		}
 	})
 }

@@ -12,7 +12,9 @@ import (
 type LaneCommit func(r registry.Result, abandoned bool)
 
 // Lane runs calls that arrive one at a time while something else runs (a
-// run_code program's sub-calls), with ExecuteBatch's rules: calls start
+// run_code program's sub-calls), with ExecuteBatch's rules (except that a
+// call still queued when the lane's context ends is abandoned, not
+// started): calls start
 // strictly in submission order, each classified when it starts; parallel-
 // safe calls run in a rolling pool of MaxParallel; an exclusive call waits
 // for the pool to empty, runs alone and holds its barrier until its commit;
@@ -160,6 +162,11 @@ func (l *Lane) drive() {
 		it := l.queue[0]
 		l.queue = l.queue[1:]
 		l.mu.Unlock()
+		if l.ctx.Err() != nil {
+			// The lane's run is over: what has not started never will.
+			it.commit(registry.Result{}, true)
+			continue
+		}
 
 		mode, args := l.p.classify(it.call)
 		it.call.Args = args
