@@ -265,6 +265,7 @@ func TestBridge_BashWithoutEditorTerminal(t *testing.T) {
 }
 
 func TestBridge_CancelDuringCommand(t *testing.T) {
+	proctest.Sweep(t, "sleep\x007791")
 	h := setup(t, nil, fakeTurn{calls: []fakeCall{{"long", "bash", args("command", "sleep 7791", "description", "wait")}}})
 	ch := h.start("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{map[string]any{"type": "text", "text": "x"}}})
 	h.waitFor(func() bool { return finalStatus(h.toolUpdates("long")) == "in_progress" && running("sleep\x007791") })
@@ -470,6 +471,7 @@ func TestBridge_BashInEditorTerminal(t *testing.T) {
 		}
 	})
 	t.Run("cancel kills and releases", func(t *testing.T) {
+		proctest.Sweep(t, "sleep\x007792")
 		h := setup(t, caps, fakeTurn{calls: []fakeCall{{"long", "bash", args("command", "sleep 7792", "description", "d")}}})
 		ch := h.start("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{map[string]any{"type": "text", "text": "x"}}})
 		h.waitFor(func() bool { return h.terminalCalls() >= 2 }) // created and waiting
@@ -630,6 +632,7 @@ func TestBridge_CancelRequestAndRequestCap(t *testing.T) {
 // a command runs in an editor terminal: the bridge must not wait for
 // answers that can no longer come.
 func TestBridge_ExitsPromptlyWhenTheEditorGoes(t *testing.T) {
+	proctest.Sweep(t, "sleep\x007793")
 	h := setup(t, map[string]any{"terminal": true}, fakeTurn{calls: []fakeCall{{"long", "bash", args("command", "sleep 7793", "description", "d")}}})
 	h.start("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{map[string]any{"type": "text", "text": "x"}}})
 	h.waitFor(func() bool { return h.terminalCalls() >= 2 }) // created and waiting

@@ -64,6 +64,7 @@ func TestBridge_CancelWithSilentEditor(t *testing.T) {
 		{"never answers wait_for_exit, kill or release", []string{"terminal/wait_for_exit", "terminal/kill", "terminal/release", "terminal/output"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			proctest.Sweep(t, "sleep\x007792")
 			h := setup(t, map[string]any{"terminal": true}, fakeTurn{calls: []fakeCall{{"long", "bash", args("command", "sleep 7792", "description", "wait")}}})
 			h.mu.Lock()
 			h.silent = map[string]bool{}
@@ -233,6 +234,7 @@ func TestBridge_SpillFiles(t *testing.T) {
 // SIGKILL (no chance to clean up), its foreground command, a background
 // job and everything they started end too.
 func TestBridge_KillNineLeavesNoProcess(t *testing.T) {
+	proctest.Sweep(t, "sleep\x007794", "sleep\x007795", "sleep\x007796", "sleep\x007797")
 	h := setup(t, nil,
 		fakeTurn{calls: []fakeCall{{"j", "bash", `{"command":"sh -c 'sleep 7794; echo' & setsid sleep 7797 & sleep 7795","description":"job","run_in_background":true}`}}},
 		fakeTurn{calls: []fakeCall{{"f", "bash", args("command", "sleep 7796 | cat", "description", "foreground")}}})

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dsh-bridge/dsh-bridge/internal/proctest"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
@@ -123,6 +124,7 @@ func TestBash_NothingLeftRunning(t *testing.T) {
 		{"a child that left the process group", "setsid sleep 7778 & echo left it running", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			proctest.Sweep(t, "sleep\x007771", "sleep\x007772", "sleep\x007773", "sleep\x007774", "sleep\x007775", "sleep\x007778")
 			e := newEnv(t, LocalHost{})
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -233,6 +235,7 @@ func TestJobs(t *testing.T) {
 func TestJobs_DieWithTheSession(t *testing.T) {
 	e := newEnv(t, LocalHost{})
 	jobs := NewJobs(LocalHost{})
+	proctest.Sweep(t, "sleep\x007776")
 	id, err := jobs.Start(context.Background(), "sleep 7776", e.dir)
 	if err != nil || id != "job-1" {
 		t.Fatal(id, err)

@@ -4,7 +4,9 @@ package proctest
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -35,4 +37,29 @@ func Gone(marker string) bool {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return false
+}
+
+// Sweep kills, when the test ends, every process whose command line still
+// holds one of the markers: a failed test (or a mutant that leaves its
+// commands behind on purpose) must not leave processes that a later run
+// of the same test would mistake for its own.
+func Sweep(t interface{ Cleanup(func()) }, markers ...string) {
+	t.Cleanup(func() {
+		for _, m := range markers {
+			kill(m)
+		}
+	})
+}
+
+func kill(marker string) {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && strings.Contains(string(b), marker) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
