@@ -305,3 +305,58 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 	reportLatencies(b, lat, "call")
 	b.ReportMetric(float64(procTreeKiB(e.cmd.Process.Pid, "VmHWM"))/1024, "peak-rss-MiB")
 }
+
+// BenchmarkLongSession plays 20 prompts of 25 reads each (100-line Go
+// files) in one session, then a 500-read turn: the RSS the bridge gains
+// per prompt once the history is counted (VmRSS after each prompt, the
+// slope over the last 15), and the bridge's CPU per model request in the
+// long turn (the request is rebuilt from the cached history each time).
+func BenchmarkLongSession(b *testing.B) {
+	dir, _ := filepath.EvalSymlinks(b.TempDir())
+	for i := range 25 {
+		realGoFileAt(b, dir, fmt.Sprintf("f%d.go", i), 100*i, 100)
+	}
+	var growth, cpuPerReq float64
+	for b.Loop() {
+		m := newFakeModel(b)
+		var mu sync.Mutex
+		n, perTurn := 0, 25
+		m.respond = func(req chatRequest) fakeTurn {
+			mu.Lock()
+			defer mu.Unlock()
+			last := req.Messages[len(req.Messages)-1]
+			if last.Role == "tool" && n%perTurn == 0 {
+				return fakeTurn{text: "ok"}
+			}
+			n++
+			return fakeTurn{calls: []fakeCall{{fmt.Sprintf("c%d", n), "read", args("file_path", fmt.Sprintf("f%d.go", n%25))}}}
+		}
+		e := startEditor(b, "DSH_BASE_URL="+m.srv.URL, "DSH_LOG_LEVEL=error", "DSH_MAX_TURN_REQUESTS=600", "DSH_CPUPROFILE="+os.Getenv("DSH_BENCH_PROFILE"))
+		e.noValidate = true
+		e.initialize(nil)
+		s := e.newSession(dir)
+		var rss []float64
+		for range 20 {
+			if stop := e.prompt(s, "read 25 files"); stop != "end_turn" {
+				b.Fatalf("stop %q", stop)
+			}
+			e.mu.Lock()
+			e.updates, e.raw, e.stamps = nil, nil, nil
+			e.mu.Unlock()
+			rss = append(rss, float64(procTreeKiB(e.cmd.Process.Pid, "VmRSS")))
+		}
+		growth = (rss[19] - rss[4]) / 15
+		mu.Lock()
+		perTurn = 500
+		mu.Unlock()
+		reqs0 := len(m.recorded())
+		cpu0 := procCPU(e.cmd.Process.Pid)
+		if stop := e.prompt(s, "read 500 files"); stop != "end_turn" {
+			b.Fatalf("stop %q", stop)
+		}
+		cpuPerReq = float64((procCPU(e.cmd.Process.Pid) - cpu0).Microseconds()) / float64(len(m.recorded())-reqs0)
+		e.close()
+	}
+	b.ReportMetric(growth, "rss-KiB/prompt")
+	b.ReportMetric(cpuPerReq, "bridge-cpu-µs/request")
+}

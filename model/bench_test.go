@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -82,6 +83,20 @@ func BenchmarkRequestBody(b *testing.B) {
 		for b.Loop() {
 			h[len(h)-1].wire = nil // the turn's new message
 			n = len(c.body(&Request{System: sys, Messages: h, Tools: schemas}, "deepseek-flash"))
+		}
+		b.ReportMetric(float64(n), "bytes/req")
+	})
+	// As Complete sends it: the pieces written to the connection, the
+	// cached encodings never joined into one buffer.
+	b.Run("chat-warm-parts", func(b *testing.B) {
+		c, _ := NewChat(ChatConfig{APIKey: "k"})
+		h := append([]Message(nil), hist...)
+		c.body(&Request{System: sys, Messages: h, Tools: schemas}, "deepseek-flash")
+		var n int64
+		for b.Loop() {
+			h[len(h)-1].wire = nil
+			parts, _ := c.bodyParts(&Request{System: sys, Messages: h, Tools: schemas}, "deepseek-flash")
+			n, _ = (&partsReader{parts: parts}).WriteTo(io.Discard)
 		}
 		b.ReportMetric(float64(n), "bytes/req")
 	})

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -97,11 +96,11 @@ func (c *Chat) Complete(ctx context.Context, req Request, h Handler) (Response, 
 	if modelID == "" {
 		modelID = c.model
 	}
-	body := c.body(&req, modelID)
+	parts, size := c.bodyParts(&req, modelID)
 	var resp *http.Response
 	for attempt := 0; ; attempt++ {
 		var err error
-		resp, err = c.post(ctx, "/chat/completions", body)
+		resp, err = c.post(ctx, "/chat/completions", parts, size)
 		if ctx.Err() != nil {
 			return Response{}, ctx.Err()
 		}
@@ -144,11 +143,13 @@ func (c *Chat) backoff(attempt int, retryAfter time.Duration) time.Duration {
 	return min(d, c.maxWait)
 }
 
-func (c *Chat) post(ctx context.Context, path string, body []byte) (*http.Response, error) {
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(body))
+func (c *Chat) post(ctx context.Context, path string, parts [][]byte, size int) (*http.Response, error) {
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, &partsReader{parts: parts})
 	if err != nil {
 		return nil, err
 	}
+	hr.ContentLength = int64(size)
+	hr.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(&partsReader{parts: parts}), nil }
 	hr.Header.Set("Authorization", "Bearer "+c.key)
 	hr.Header.Set("Content-Type", "application/json")
 	hr.Header.Set("Accept", "text/event-stream")
@@ -224,4 +225,42 @@ func (c *Chat) Models(ctx context.Context) ([]string, error) {
 		return nil, errors.New("the endpoint lists no models")
 	}
 	return ids, nil
+}
+
+// partsReader reads a request body that is a list of byte slices (the
+// cached message encodings), without joining them. It never changes the
+// list, which a retry reads again.
+type partsReader struct {
+	parts [][]byte
+	i     int // the part being read
+	off   int // how much of it has been read
+}
+
+func (r *partsReader) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) && r.i < len(r.parts) {
+		c := copy(p[n:], r.parts[r.i][r.off:])
+		n, r.off = n+c, r.off+c
+		if r.off == len(r.parts[r.i]) {
+			r.i, r.off = r.i+1, 0
+		}
+	}
+	if n == 0 && r.i == len(r.parts) {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// WriteTo writes the parts as they are (io.Copy prefers it to Read).
+func (r *partsReader) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	for ; r.i < len(r.parts); r.i, r.off = r.i+1, 0 {
+		n, err := w.Write(r.parts[r.i][r.off:])
+		total += int64(n)
+		if err != nil {
+			r.off += n
+			return total, err
+		}
+	}
+	return total, nil
 }

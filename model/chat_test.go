@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -224,5 +225,31 @@ func TestChat_ToolCache(t *testing.T) {
 	a[0].Parameters = jsonv.MustParse(`{"type":"object","properties":{"x":{"type":"string"}}}`)
 	if third := string(c.appendTools(nil, a)); !strings.Contains(third, `"x"`) {
 		t.Errorf("changed parameters were not re-encoded: %s", third)
+	}
+}
+
+// TestPartsReader: the body read piece by piece, or written whole, is the
+// joined body, as often as it is read (a retry reads it again).
+func TestPartsReader(t *testing.T) {
+	parts := [][]byte{[]byte(`{"a":`), {}, []byte(`[1,2,3]`), comma, []byte(`"xyz"}`)}
+	want := `{"a":[1,2,3],"xyz"}`
+	for range 2 {
+		var b strings.Builder
+		buf := make([]byte, 3)
+		r := &partsReader{parts: parts}
+		for {
+			n, err := r.Read(buf)
+			b.Write(buf[:n])
+			if err == io.EOF {
+				break
+			}
+		}
+		if b.String() != want {
+			t.Errorf("read %q, want %q", b.String(), want)
+		}
+		var w strings.Builder
+		if n, err := (&partsReader{parts: parts}).WriteTo(&w); err != nil || w.String() != want || n != int64(len(want)) {
+			t.Errorf("wrote %q (%d, %v)", w.String(), n, err)
+		}
 	}
 }

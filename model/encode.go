@@ -137,28 +137,53 @@ func appendString(dst []byte, s string) []byte { return jsonv.AppendString(dst, 
 // the thinking controls. Fields come in a fixed order, so successive
 // requests of a session share their prefix byte for byte.
 func (c *Chat) body(req *Request, modelID string) []byte {
+	parts, n := c.bodyParts(req, modelID)
+	b := make([]byte, 0, n)
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	return b
+}
+
+var comma = []byte{','}
+
+// bodyParts is body as the pieces it is written from, and their total
+// size: the cached message encodings are handed out as they are, so a
+// request over a long history is never copied into one buffer (the
+// HTTP client writes the pieces to the connection).
+func (c *Chat) bodyParts(req *Request, modelID string) (parts [][]byte, size int) {
 	d := dialectOpenAI
 	if IsDeepSeek(modelID) {
 		d = dialectDeepSeek
 	}
-	n := 256 + len(req.System)
-	for i := range req.Messages {
-		n += len(wireOf(&req.Messages[i], d)) + 1
-	}
-	b := make([]byte, 0, n+c.lastToolsLen())
-	b = append(b, `{"model":`...)
-	b = appendString(b, modelID)
-	b = append(b, `,"messages":[`...)
+	head := make([]byte, 0, 64+len(req.System)+len(req.System)/8)
+	head = append(head, `{"model":`...)
+	head = appendString(head, modelID)
+	head = append(head, `,"messages":[`...)
 	if req.System != "" {
 		sys := Message{Role: "system", Content: req.System}
-		b = appendMessage(b, &sys, d)
+		head = appendMessage(head, &sys, d)
 	}
+	parts = make([][]byte, 0, 2*len(req.Messages)+2)
+	parts = append(parts, head)
+	size = len(head)
 	for i := range req.Messages {
 		if i > 0 || req.System != "" {
-			b = append(b, ',')
+			parts = append(parts, comma)
+			size++
 		}
-		b = append(b, req.Messages[i].wire.b...)
+		w := wireOf(&req.Messages[i], d)
+		parts = append(parts, w)
+		size += len(w)
 	}
+	tail := c.bodyTail(req, d)
+	return append(parts, tail), size + len(tail)
+}
+
+// bodyTail closes the messages and writes tools, streaming and the
+// thinking controls.
+func (c *Chat) bodyTail(req *Request, d dialect) []byte {
+	b := make([]byte, 0, 128+c.lastToolsLen())
 	b = append(b, ']')
 	if len(req.Tools) > 0 {
 		b = append(b, `,"tools":`...)

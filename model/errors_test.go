@@ -2,10 +2,13 @@ package model
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -30,8 +33,11 @@ func TestChat_Retries(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var n atomic.Int32
+			var bodies sync.Map // request index → body
 			c := newChat(t, func(w http.ResponseWriter, r *http.Request) {
 				i := n.Add(1) - 1
+				b, _ := io.ReadAll(r.Body)
+				bodies.Store(i, string(b))
 				if int(i) < len(tc.statuses) && tc.statuses[i] != 0 {
 					if tc.retryAfter != "" {
 						w.Header().Set("Retry-After", tc.retryAfter)
@@ -45,9 +51,18 @@ func TestChat_Retries(t *testing.T) {
 			}, ChatConfig{Model: "deepseek-flash"})
 			var waits []time.Duration
 			c.sleep = func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
-			resp, err := c.Complete(context.Background(), Request{}, Handler{})
+			req := Request{System: "be brief", Messages: []Message{{Role: "user", Content: "hello"}, {Role: "assistant", Content: "hi"}, {Role: "user", Content: "again"}}}
+			resp, err := c.Complete(context.Background(), req, Handler{})
 			if n.Load() != tc.wantCalls {
 				t.Errorf("%d requests, want %d", n.Load(), tc.wantCalls)
+			}
+			// Every attempt sends the whole body (it is read again, not
+			// drained by the first attempt).
+			first, _ := bodies.Load(int32(0))
+			for i := range n.Load() {
+				if b, _ := bodies.Load(i); b != first || !json.Valid([]byte(b.(string))) || !strings.Contains(b.(string), `"again"`) {
+					t.Errorf("attempt %d sent %q, the first %q", i, b, first)
+				}
 			}
 			if tc.wantWait != 0 && (len(waits) == 0 || waits[0] != tc.wantWait) {
 				t.Errorf("waits %v, want first %v", waits, tc.wantWait)
