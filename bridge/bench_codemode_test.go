@@ -9,7 +9,8 @@ import (
 
 // BenchmarkCodeModeTraffic plays one 10-step task both ways through the
 // binary: count the functions in ten real Go files (200 lines of
-// net/http/server.go each). Native: ten read calls, one per model turn.
+// net/http/server.go each). Native: ten read calls, one per model turn;
+// native-batched, the strongest native peer: the ten reads in one turn.
 // Code: one run_code program that reads the ten files and returns the
 // counts. It reports the bytes of model-visible tool traffic (the calls'
 // arguments plus the results, as the final request carries them) and the
@@ -22,7 +23,7 @@ for (let i = 0; i < 10; i++) {
   counts["f" + i + ".go"] = r.lines.filter((l: {text: string}) => l.text.startsWith("func ")).length;
 }
 return counts;`
-	for _, mode := range []string{"native", "code"} {
+	for _, mode := range []string{"native", "native-batched", "code"} {
 		b.Run(mode, func(b *testing.B) {
 			var traffic, requests int
 			for b.Loop() {
@@ -31,16 +32,25 @@ return counts;`
 					realGoFileAt(b, dir, fmt.Sprintf("f%d.go", i), 200*i, 200)
 				}
 				var turns []fakeTurn
-				if mode == "native" {
+				toolsMode := mode
+				switch mode {
+				case "native":
 					for i := range files {
 						turns = append(turns, fakeTurn{calls: []fakeCall{{fmt.Sprintf("r%d", i), "read", args("file_path", fmt.Sprintf("f%d.go", i))}}})
 					}
-				} else {
+				case "native-batched":
+					toolsMode = "native"
+					var calls []fakeCall
+					for i := range files {
+						calls = append(calls, fakeCall{fmt.Sprintf("r%d", i), "read", args("file_path", fmt.Sprintf("f%d.go", i))})
+					}
+					turns = append(turns, fakeTurn{calls: calls})
+				default:
 					turns = append(turns, fakeTurn{calls: []fakeCall{{"rc", "run_code", args("code", program, "description", "Count the functions in ten files")}}})
 				}
 				turns = append(turns, fakeTurn{text: "Counted."})
 				m := newFakeModel(b, turns...)
-				e := startEditor(b, "DSH_BASE_URL="+m.srv.URL, "DSH_LOG_LEVEL=error", "DSH_TOOLS_MODE="+mode)
+				e := startEditor(b, "DSH_BASE_URL="+m.srv.URL, "DSH_LOG_LEVEL=error", "DSH_TOOLS_MODE="+toolsMode)
 				e.noValidate = true
 				e.initialize(nil)
 				s := e.newSession(dir)

@@ -20,7 +20,8 @@ var toolsModes = []selectOption{
 	{Value: string(registry.Both), Name: "Both", Description: "Direct tool calls and run_code programs."},
 }
 
-// installCodeMode gives the server's registry its run_code transport.
+// installCodeMode gives the server's registry its run_code transport
+// (once, through s.codeMode).
 func (s *Server) installCodeMode() error {
 	rc := codemode.New(s.pipe, s.cfg.CodeMode)
 	t, err := rc.Tool()

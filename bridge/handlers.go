@@ -150,6 +150,9 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 		return nil, fmt.Errorf("registering tools: %w", err)
 	}
 	ss.disposers = append(ss.disposers, dispose)
+	if err := s.codeMode(); err != nil {
+		return nil, fmt.Errorf("installing run_code: %w", err)
+	}
 	if err := ss.setToolsMode(string(s.cfg.ToolsMode)); err != nil {
 		return nil, err
 	}

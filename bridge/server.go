@@ -67,9 +67,11 @@ type Server struct {
 	reg       *registry.Registry
 	pipe      *pipeline.Pipeline
 	presenter views.Presenter
-	// store and settings are built on first use: initialize needs neither.
+	// store, settings and run_code are built on first use: initialize
+	// needs none of them.
 	store    func() *store.Store
 	settings func() model.Settings
+	codeMode func() error
 
 	// conn is captured from the first Handle call: jsonrpc2 starts reading
 	// inside NewConn, so a message can arrive before NewConn returns.
@@ -117,9 +119,7 @@ func NewServer(cfg Config) *Server {
 	s.life, s.endLife = context.WithCancel(context.Background())
 	s.pipe = pipeline.New(s.reg, pipeline.WithApprover(s), pipeline.WithLogger(cfg.Log))
 	s.pipe.WrapExecute(nil, pipeline.TimeoutPolicy(s.reg))
-	if err := s.installCodeMode(); err != nil {
-		panic("bridge: run_code does not install: " + err.Error()) // a programming error
-	}
+	s.codeMode = sync.OnceValue(s.installCodeMode) // at the first session: initialize needs none of it
 	s.presenter = views.Presenter{Registry: s.reg, Log: cfg.Log}
 	s.store = sync.OnceValue(func() *store.Store {
 		if cfg.StateDir == "" {

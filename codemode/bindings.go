@@ -23,13 +23,15 @@ const prelude = `class ToolCallError extends Error {
 }
 globalThis.ToolCallError = ToolCallError;`
 
-// install defines ToolCallError and keeps JSON.stringify as it is before
-// the program runs (a program may replace the global).
+// install defines ToolCallError and keeps JSON.stringify and
+// Object.prototype as they are before the program runs (a program may
+// replace the globals).
 func (r *run) install() error {
 	if _, err := r.vm.RunString(prelude); err != nil {
 		return err
 	}
 	r.errClass = r.vm.Get("ToolCallError")
+	r.objProto = r.vm.Get("Object").ToObject(r.vm).Get("prototype").ToObject(r.vm)
 	json := r.vm.Get("JSON").ToObject(r.vm)
 	s, ok := goja.AssertFunction(json.Get("stringify"))
 	if !ok {
@@ -164,7 +166,7 @@ func (r *run) snapshot(v goja.Value, onPath map[*goja.Object]bool, depth int) (j
 		}
 		return jsonv.ArrayValue(items...)
 	case "Object":
-		if proto := o.Prototype(); proto != nil && !proto.SameAs(r.vm.Get("Object").ToObject(r.vm).Get("prototype").ToObject(r.vm)) {
+		if proto := o.Prototype(); proto != nil && !proto.SameAs(r.objProto) {
 			return jsonv.Value{}, errNotJSON // a class instance
 		}
 		var members []jsonv.Member

@@ -164,7 +164,9 @@ type run struct {
 
 	stop atomic.Pointer[RunError] // why the run must end now (timeout, abort, heap)
 
-	stringify goja.Callable // JSON.stringify as it was before the program ran
+	// Taken before the program runs, which may replace the globals.
+	stringify goja.Callable // JSON.stringify
+	objProto  *goja.Object  // Object.prototype: plain objects have it
 	errClass  goja.Value    // ToolCallError
 }
 

@@ -78,6 +78,8 @@ func TestRun(t *testing.T) {
 		{name: "NaN is not a result", code: "return {x: NaN}", errKind: KindInvalidOutput},
 		{name: "negative zero is not a result", code: "return -0", errKind: KindInvalidOutput},
 		{name: "a class instance is not a result", code: "return new Map()", errKind: KindInvalidOutput},
+		{name: "replacing Object changes nothing", code: "class C { x = 1 }\n(globalThis as any).Object = C;\nreturn [{a: 1}, JSON.stringify(new C())]", want: `[{"a":1},"{\"x\":1}"]`},
+		{name: "a class instance is still not a result after Object is replaced", code: "class C { x = 1 }\n(globalThis as any).Object = C;\nreturn new C()", errKind: KindInvalidOutput},
 		{name: "a cycle is not a result", code: "const a: any = {}; a.self = a; return a", errKind: KindInvalidOutput},
 		{name: "undefined members are left out", code: "return {a: undefined, b: 1}", want: `{"b":1}`},
 		{name: "undefined arguments reject", code: "try { await tools.read() } catch (e) { return e.message }", want: "\"tool arguments must be lossless JSON (call the tool with an arguments object, e.g. `{}`)\""},

@@ -205,7 +205,6 @@ func (rc *RunCode) execute(ctx context.Context, a runCodeArgs, run registry.RunC
 	}
 	out := Run(runCtx, Program{Code: a.Code, Names: names, Dispatch: s.dispatch, Timeout: rc.cfg.Timeout, MaxOutputBytes: rc.cfg.MaxOutputBytes})
 	// The run is over: nothing more starts; in-flight calls commit.
-	s.over(settledReason(ctx))
 	settle(errRunSettled)
 	s.lane.Close()
 	if out.Err != nil {
@@ -224,13 +223,6 @@ func (rc *RunCode) execute(ctx context.Context, a runCodeArgs, run registry.RunC
 
 var errRunSettled = errors.New("run_code settled")
 
-func settledReason(ctx context.Context) string {
-	if ctx.Err() != nil {
-		return abortMessage(ctx)
-	}
-	return errRunSettled.Error()
-}
-
 // subCalls is one run's binding side: numbering, the lane, and what
 // happens to calls once the run is over.
 type subCalls struct {
@@ -241,27 +233,26 @@ type subCalls struct {
 	ctx   context.Context
 	lane  *pipeline.Lane
 
-	mu     sync.Mutex
-	n      int
-	reason string // set once the run is over
+	mu sync.Mutex
+	n  int
 }
 
-func (s *subCalls) over(reason string) {
-	s.mu.Lock()
-	s.reason = reason
-	s.mu.Unlock()
-}
-
-func (s *subCalls) overReason() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.reason
+// over returns why the run is over ("" while it runs): run_code settled,
+// or the turn was cancelled (the cause of the run's context).
+func (s *subCalls) over() string {
+	if s.ctx.Err() == nil {
+		return ""
+	}
+	if errors.Is(context.Cause(s.ctx), errRunSettled) {
+		return errRunSettled.Error()
+	}
+	return abortMessage(s.ctx)
 }
 
 // dispatch is the runtime's Dispatch: one binding call becomes sub-call
 // <outer>:code:<n> in the lane.
 func (s *subCalls) dispatch(name string, args jsonv.Value, settle Settle) {
-	if r := s.overReason(); r != "" {
+	if r := s.over(); r != "" {
 		settle(jsonv.Value{}, "run_code run is over ("+r+"); "+name+" not dispatched", false)
 		return
 	}
@@ -272,11 +263,11 @@ func (s *subCalls) dispatch(name string, args jsonv.Value, settle Settle) {
 	call := pipeline.Call{CallID: id, RootCallID: s.outer.RootCallID, Name: name, Args: args, Scope: s.outer.Scope, Parent: s.outer.Token}
 	s.lane.Submit(call, func(r registry.Result, abandoned bool) {
 		if abandoned {
-			settle(jsonv.Value{}, "run_code run is over ("+s.overOr()+"); "+name+" tool call abandoned", false)
+			settle(jsonv.Value{}, "run_code run is over ("+s.over()+"); "+name+" tool call abandoned", false)
 			return
 		}
 		s.commit(call, r)
-		if reason := s.overReason(); reason != "" {
+		if reason := s.over(); reason != "" {
 			settle(jsonv.Value{}, "run_code run is over ("+reason+"); "+name+" result discarded", false)
 			return
 		}
@@ -286,13 +277,6 @@ func (s *subCalls) dispatch(name string, args jsonv.Value, settle Settle) {
 		}
 		settle(r.Value, "", true)
 	})
-}
-
-func (s *subCalls) overOr() string {
-	if r := s.overReason(); r != "" {
-		return r
-	}
-	return errRunSettled.Error()
 }
 
 // commit forwards what crosses the boundary onto the outer call (contexts,

@@ -14,13 +14,10 @@ func (r *Registry) InstallCodeMode(t *Tool) error {
 	if t == nil || t.Name != RunCodeName {
 		return invalidDef("registry: the Code Mode transport must be named run_code")
 	}
-	renamed := *t
-	renamed.Name = "run-code" // prepareTool refuses the reserved name itself
-	e, err := prepareTool(&renamed)
+	e, err := compileTool(t)
 	if err != nil {
 		return err
 	}
-	e.Name = RunCodeName
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.runCode != nil {

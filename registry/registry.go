@@ -255,13 +255,19 @@ func (r *Registry) checkScope(scope *Scope) error {
 	return nil
 }
 
-// prepareTool validates a definition and returns the registry's copy.
+// prepareTool validates a definition and returns the registry's copy;
+// run_code is reserved (InstallCodeMode compiles it).
 func prepareTool(t *Tool) (*Tool, error) {
+	if t != nil && t.Name == RunCodeName {
+		return nil, invalidDef(`tool name "run_code" is reserved for the Code Mode presentation transport and cannot be registered or shadowed`)
+	}
+	return compileTool(t)
+}
+
+// compileTool validates a definition and returns the registry's copy.
+func compileTool(t *Tool) (*Tool, error) {
 	if t == nil {
 		return nil, invalidDef("registry: nil tool definition")
-	}
-	if t.Name == RunCodeName {
-		return nil, invalidDef(`tool name "run_code" is reserved for the Code Mode presentation transport and cannot be registered or shadowed`)
 	}
 	if !IsName(t.Name, 64) {
 		return nil, invalidDef(fmt.Sprintf("tool name %q must be 1 to 64 characters of A-Z, a-z, 0-9, _ and -", t.Name))
