@@ -32,12 +32,14 @@ const (
 const (
 	DefaultTimeout        = 120 * time.Second
 	DefaultMaxOutputBytes = 1 << 20
-	// heapHeadroom is how much the process's heap may grow while a program
-	// runs before the run is stopped (goja has no heap limit of its own).
-	heapHeadroom = 1 << 30
 	// maxCallStack bounds JavaScript recursion (a RangeError past it).
 	maxCallStack = 10000
 )
+
+// heapHeadroom is how much the process's heap may grow while a program
+// runs before the run is stopped (goja has no heap limit of its own). A
+// variable only so that a test can lower it.
+var heapHeadroom uint64 = 1 << 30
 
 // RunError is a failed run: one of the kinds above and its message.
 type RunError struct {
@@ -320,7 +322,8 @@ func (r *run) watchHeap() func() {
 		}
 		return sample[0].Value.Uint64()
 	}
-	base := read()
+	headroom := heapHeadroom
+	limit := read() + headroom
 	done := make(chan struct{})
 	go func() { // owned by execute: stopped by the returned func
 		t := time.NewTicker(20 * time.Millisecond)
@@ -330,8 +333,8 @@ func (r *run) watchHeap() func() {
 			case <-done:
 				return
 			case <-t.C:
-				if read() > base+heapHeadroom {
-					r.halt(&RunError{KindWorkerExit, "heap limit exceeded (" + strconv.Itoa(heapHeadroom>>20) + " MiB)"})
+				if read() > limit {
+					r.halt(&RunError{KindWorkerExit, "heap limit exceeded (" + strconv.FormatUint(headroom>>20, 10) + " MiB)"})
 					return
 				}
 			}

@@ -151,6 +151,15 @@ func TestRun_Limits(t *testing.T) {
 			t.Fatalf("got %+v, calls %v", o.Err, f.calls)
 		}
 	})
+	t.Run("a program outgrowing the heap headroom is stopped", func(t *testing.T) {
+		old := heapHeadroom
+		heapHeadroom = 64 << 20
+		defer func() { heapHeadroom = old }()
+		o, _ := runCode(t, "const keep: number[][] = [];\nwhile (true) keep.push(new Array(100000).fill(1));")
+		if o.Err == nil || o.Err.Kind != KindWorkerExit || o.Err.Message != "heap limit exceeded (64 MiB)" {
+			t.Fatalf("got %+v", o.Err)
+		}
+	})
 	t.Run("logs past the limit", func(t *testing.T) {
 		o, _ := runCode(t, "for (let i = 0; i < 1000; i++) console.log('line ' + i)", func(p *Program) { p.MaxOutputBytes = 200 })
 		if o.Err == nil || o.Err.Kind != KindOutputLimit || o.Err.Message != "outer output exceeded 200 bytes" {

@@ -144,17 +144,11 @@ func (rc *RunCode) Tool() (*registry.Tool, error) {
 		),
 		Execute: rc.execute,
 		Render: func(_ runCodeArgs, v runCodeValue) ([]card.Content, error) {
-			var parts []string
-			if len(v.Logs) > 0 {
-				if logs := strings.Join(v.Logs, "\n"); logs != "" {
-					parts = append(parts, logs)
-				}
-			}
+			parts := []string{strings.Join(v.Logs, "\n")}
 			if v.Result.IsValid() {
-				if r := renderResult(v.Result); r != "" {
-					parts = append(parts, r)
-				}
+				parts = append(parts, renderResult(v.Result))
 			}
+			parts = slices.DeleteFunc(parts, func(p string) bool { return p == "" })
 			if len(parts) == 0 {
 				return []card.Content{card.Text("(run_code completed with no output)")}, nil
 			}
