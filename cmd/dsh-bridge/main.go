@@ -77,6 +77,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "tools" {
 		return printTools(stdout, stderr)
 	}
+	if len(args) > 0 && (args[0] == "version" || args[0] == "--version") {
+		fmt.Fprintf(stdout, "dsh-bridge %s (ACP v1)\n", version)
+		return 0
+	}
 	if len(args) > 0 && args[0] == "demo" {
 		return runDemo(args[1:], stdin, stdout, stderr)
 	}
@@ -95,7 +99,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "dsh-bridge: unknown subcommand %q; available: tools, demo (no arguments serves ACP on stdio)\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "dsh-bridge: unknown subcommand %q; available: tools, demo, version (no arguments serves ACP on stdio)\n", fs.Arg(0))
 		return 2
 	}
 	switch registry.Presentation(*toolsMode) {

@@ -21,13 +21,19 @@ func TestRun(t *testing.T) {
 	}{
 		{"tools prints the built-in schemas", []string{"tools"}, 0, "", ""},
 		{"unknown subcommand", []string{"bogus"}, 2, "", `unknown subcommand "bogus"`},
+		{"version", []string{"version"}, 0, "dsh-bridge " + version + " (ACP v1)\n", ""},
+		{"--version", []string{"--version"}, 0, "dsh-bridge " + version + " (ACP v1)\n", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
 			if code := run(tc.args, strings.NewReader(""), &out, &errOut); code != tc.wantCode {
 				t.Errorf("exit code %d, want %d", code, tc.wantCode)
 			}
-			if tc.wantCode == 0 {
+			if tc.wantStdout != "" {
+				if out.String() != tc.wantStdout {
+					t.Errorf("stdout %q, want %q", out.String(), tc.wantStdout)
+				}
+			} else if tc.wantCode == 0 {
 				var schemas []struct {
 					Name       string          `json:"name"`
 					Parameters json.RawMessage `json:"parameters"`
@@ -41,7 +47,7 @@ func TestRun(t *testing.T) {
 			if !strings.Contains(errOut.String(), tc.wantStderr) {
 				t.Errorf("stderr %q, want it to contain %q", errOut.String(), tc.wantStderr)
 			}
-			if tc.wantCode == 0 && !json.Valid(out.Bytes()) {
+			if tc.wantCode == 0 && tc.wantStdout == "" && !json.Valid(out.Bytes()) {
 				t.Errorf("stdout is not JSON")
 			}
 		})

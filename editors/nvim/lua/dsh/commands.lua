@@ -1,0 +1,277 @@
+-- dsh.commands: what the :Dsh* commands do beyond chatting: review and
+-- approvals, the quickfix list, sessions, modes and options, attachments,
+-- the log.
+local dsh = require("dsh")
+
+local M = {}
+
+local function notify(msg, level)
+  vim.notify("dsh: " .. msg, level or vim.log.levels.INFO)
+end
+
+local function chat()
+  local c = dsh.state.current
+  if not c or c.closed then
+    notify("no chat: :DshChat opens one", vim.log.levels.WARN)
+    return nil
+  end
+  return c
+end
+
+-- the call a command is about: the one under the cursor in the
+-- transcript, else the oldest one waiting for approval.
+local function target_call(c)
+  if vim.api.nvim_get_current_buf() == c.buf then
+    local b = c:block_at(vim.api.nvim_win_get_cursor(0)[1])
+    if b and b.kind == "tool" then
+      return b
+    end
+  end
+  local open = require("dsh.ui.approve").open()
+  if open[1] then
+    return open[1].call
+  end
+  return nil
+end
+
+function M.diff()
+  local c = chat()
+  if not c then
+    return
+  end
+  local call = target_call(c)
+  if not call or require("dsh.ui.diffview").open(call) == 0 then
+    notify("no proposed change here", vim.log.levels.WARN)
+  end
+end
+
+function M.approve()
+  if #require("dsh.ui.approve").open() == 0 then
+    return notify("nothing is waiting for approval")
+  end
+  require("dsh.ui.approve").ask()
+end
+
+-- M.quickfix sends the last search card's matches to the quickfix list;
+-- returns the entry count.
+function M.quickfix()
+  local c = chat()
+  if not c then
+    return 0
+  end
+  local blocks = c.session.blocks
+  for i = #blocks, 1, -1 do
+    local b = blocks[i]
+    local card = b.kind == "tool" and b.dsh and b.dsh.card
+    if type(card) == "table" and card.card == "search" then
+      local items = {}
+      local function path(p)
+        p = tostring(p)
+        return p:sub(1, 1) == "/" and p or ((c.session.cwd or ".") .. "/" .. p)
+      end
+      if card.shape == "paths" then
+        for _, p in ipairs(card.paths or {}) do
+          items[#items + 1] = { filename = path(p), lnum = 1, text = tostring(p) }
+        end
+      else
+        for _, f in ipairs(card.files or {}) do
+          for _, m in ipairs(f.matches or {}) do
+            items[#items + 1] = { filename = path(f.path), lnum = tonumber(m.lineNumber) or 1, text = tostring(m.line) }
+          end
+        end
+      end
+      vim.fn.setqflist({}, " ", { title = "dsh: " .. tostring(b.title or "search"), items = items })
+      vim.cmd("copen")
+      return #items
+    end
+  end
+  notify("no search card in this chat", vim.log.levels.WARN)
+  return 0
+end
+
+-- M.sessions lists the agent's sessions of this directory and loads the
+-- chosen one into a new chat (its cards replayed). cb(chat) when loaded.
+function M.sessions(cb)
+  dsh.agent(function(agent, err)
+    if not agent then
+      return notify(tostring(err), vim.log.levels.ERROR)
+    end
+    if not agent.caps.loadSession then
+      return notify("this agent cannot load sessions", vim.log.levels.WARN)
+    end
+    local cwd = vim.fn.getcwd()
+    agent:list_sessions(cwd, function(list, lerr)
+      if not list then
+        return notify("session/list: " .. tostring(lerr and lerr.message), vim.log.levels.ERROR)
+      end
+      if #list == 0 then
+        return notify("no stored sessions for " .. cwd)
+      end
+      vim.ui.select(list, {
+        prompt = "dsh-bridge sessions",
+        kind = "dsh.session",
+        format_item = function(s)
+          return ("%s  %s"):format(tostring(s.updatedAt or ""):sub(1, 16):gsub("T", " "),
+            tostring(s.title or s.sessionId))
+        end,
+      }, function(choice)
+        if not choice then
+          return
+        end
+        local old = dsh.state.chats[choice.sessionId]
+        if old then
+          old:destroy()
+          dsh.state.chats[choice.sessionId] = nil
+        end
+        local new
+        agent:load_session(choice.sessionId, choice.cwd or cwd, function(s)
+          new = require("dsh.ui.chat").new(s, dsh.config)
+          dsh.state.chats[s.id] = new
+        end, function(s, serr)
+          if not s then
+            new:destroy()
+            return notify("session/load: " .. tostring(serr and serr.message), vim.log.levels.ERROR)
+          end
+          if dsh.state.current and dsh.state.current ~= new then
+            dsh.state.current:close()
+          end
+          dsh.state.current = new
+          new:open()
+          if cb then
+            cb(new)
+          end
+        end)
+      end)
+    end)
+  end)
+end
+
+function M.mode()
+  local c = chat()
+  if not c then
+    return
+  end
+  local modes = c.session.modes
+  if type(modes) ~= "table" or type(modes.availableModes) ~= "table" then
+    return notify("this session has no modes", vim.log.levels.WARN)
+  end
+  vim.ui.select(modes.availableModes, {
+    prompt = "dsh-bridge mode",
+    kind = "dsh.mode",
+    format_item = function(m)
+      return (m.id == modes.currentModeId and "● " or "  ") .. tostring(m.name or m.id)
+        .. (m.description and ("  " .. m.description) or "")
+    end,
+  }, function(m)
+    if m then
+      dsh.state.agent:set_mode(c.session, m.id)
+    end
+  end)
+end
+
+local function pick_value(c, opt)
+  local values = {}
+  for _, o in ipairs(opt.options or {}) do
+    if type(o) == "table" and o.value ~= nil then
+      values[#values + 1] = o
+    elseif type(o) == "table" and type(o.options) == "table" then -- grouped
+      for _, g in ipairs(o.options) do
+        values[#values + 1] = g
+      end
+    end
+  end
+  vim.ui.select(values, {
+    prompt = "dsh-bridge " .. tostring(opt.name or opt.id),
+    kind = "dsh.config",
+    format_item = function(v)
+      return (v.value == opt.currentValue and "● " or "  ") .. tostring(v.name or v.value)
+    end,
+  }, function(v)
+    if v then
+      dsh.state.agent:set_config(c.session, opt.id, v.value, function(_, err)
+        if err then
+          notify("set_config_option: " .. tostring(err.message), vim.log.levels.ERROR)
+        end
+      end)
+    end
+  end)
+end
+
+-- M.config picks a config option (category, e.g. "model", or all when
+-- nil) and a value for it.
+function M.config(category)
+  local c = chat()
+  if not c then
+    return
+  end
+  local opts = {}
+  for _, o in ipairs(type(c.session.config_options) == "table" and c.session.config_options or {}) do
+    if (category == nil or o.category == category or o.id == category) and o.type == "select" then
+      opts[#opts + 1] = o
+    end
+  end
+  if #opts == 0 then
+    return notify("this session has no such option", vim.log.levels.WARN)
+  end
+  if #opts == 1 then
+    return pick_value(c, opts[1])
+  end
+  vim.ui.select(opts, {
+    prompt = "dsh-bridge option",
+    format_item = function(o)
+      return tostring(o.name or o.id) .. ": " .. tostring(o.currentValue)
+    end,
+  }, function(o)
+    if o then
+      pick_value(c, o)
+    end
+  end)
+end
+
+-- M.add attaches the current buffer (or lines l1..l2 of it) to the next
+-- prompt, as an embedded resource.
+function M.add(l1, l2, ranged)
+  local c = chat()
+  if not c then
+    return
+  end
+  local buf = vim.api.nvim_get_current_buf()
+  if buf == c.buf or buf == c.input then
+    return notify("run :DshAdd from the buffer to attach", vim.log.levels.WARN)
+  end
+  local path = vim.api.nvim_buf_get_name(buf)
+  if path == "" then
+    return notify("this buffer has no file name", vim.log.levels.WARN)
+  end
+  local first, last = 0, -1
+  local uri = vim.uri_from_fname(path)
+  local label = vim.fn.fnamemodify(path, ":~:.")
+  if ranged then
+    first, last = l1 - 1, l2
+    uri = ("%s#L%d-%d"):format(uri, l1, l2)
+    label = ("%s:%d-%d"):format(label, l1, l2)
+  end
+  local text = table.concat(vim.api.nvim_buf_get_lines(buf, first, last, false), "\n") .. "\n"
+  local res = { uri = uri, text = text }
+  local ft = vim.bo[buf].filetype
+  if ft ~= "" then
+    res.mimeType = "text/x-" .. ft
+  end
+  c.attachments[#c.attachments + 1] = { label = label, block = { type = "resource", resource = res } }
+  notify(("attached %s to the next prompt (%d in all)"):format(label, #c.attachments))
+end
+
+function M.log()
+  vim.cmd("botright new")
+  local b = vim.api.nvim_get_current_buf()
+  vim.bo[b].buftype = "nofile"
+  vim.bo[b].bufhidden = "wipe"
+  vim.api.nvim_buf_set_lines(b, 0, -1, false, dsh.state.log)
+  vim.bo[b].modifiable = false
+end
+
+function M.stop()
+  dsh.reset()
+end
+
+return M

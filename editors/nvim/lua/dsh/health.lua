@@ -1,0 +1,83 @@
+-- :checkhealth dsh — the Neovim version, the agent binary and its version,
+-- whether an API key is set, and the features this Neovim offers.
+local M = {}
+
+-- The report API moved: health.report_* (0.7), vim.health.report_* (0.8,
+-- 0.9), vim.health.* (0.10 on).
+local function api()
+  local h = vim.health
+  if h and h.start then
+    return h.start, h.ok, h.warn, h.error, h.info
+  end
+  h = h or require("health")
+  return h.report_start, h.report_ok, h.report_warn, h.report_error, h.report_info
+end
+
+function M.check()
+  local start, ok, warn, err, info = api()
+  local cfg = require("dsh").config
+  start("dsh-bridge: Neovim")
+  local v = vim.version()
+  local vs = ("%d.%d.%d"):format(v.major, v.minor, v.patch)
+  if vim.fn.has("nvim-0.7.2") == 1 then
+    ok("Neovim " .. vs)
+  else
+    err("Neovim " .. vs .. ": dsh.nvim needs 0.7.2 or later")
+  end
+  start("dsh-bridge: the agent")
+  local bin = cfg.cmd[1]
+  local path = vim.fn.exepath(bin)
+  if path == "" then
+    err(("%s is not executable or not on PATH"):format(bin),
+      { "install it: go install github.com/dsh-bridge/dsh-bridge/cmd/dsh-bridge@latest",
+        "or set require('dsh').setup({ cmd = { '/path/to/dsh-bridge' } })" })
+  else
+    local out = vim.fn.system({ path, "version" })
+    if vim.v.shell_error == 0 then
+      ok(("%s: %s"):format(path, vim.trim(out)))
+    else
+      warn(("%s does not answer `version` (too old?): %s"):format(path, vim.trim(out):sub(1, 200)))
+    end
+  end
+  local key
+  for _, k in ipairs({ "DSH_API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY" }) do
+    local env = cfg.env[k]
+    if (type(env) == "string" and env ~= "") or (env ~= false and (vim.env[k] or "") ~= "") then
+      key = k
+      break
+    end
+  end
+  local model = cfg.env.DSH_MODEL or vim.env.DSH_MODEL or ""
+  if key then
+    ok("an API key is set (" .. key .. ")")
+  elseif model:sub(1, 7) == "script:" then
+    ok("no API key needed: the model is a script (" .. model .. ")")
+  else
+    warn("no API key: set DSH_API_KEY (or DEEPSEEK_API_KEY / OPENAI_API_KEY) in the environment Neovim starts in")
+  end
+  local a = require("dsh").state.agent
+  if a and a.info then
+    info(("running: %s %s, initialize in %.1f ms"):format(tostring(a.info.name), tostring(a.info.version),
+      a.init_ms or 0))
+  end
+  start("dsh-bridge: features")
+  local feats = {
+    { "nvim_open_term (live terminals)", vim.api.nvim_open_term ~= nil },
+    { "vim.diff (diff cards without _meta.dsh)", vim.diff ~= nil },
+    { "extmark line highlights", vim.fn.has("nvim-0.6") == 1 },
+    { "float titles", vim.fn.has("nvim-0.9") == 1 },
+    { "winbar", vim.fn.has("nvim-0.8") == 1 },
+    { "Treesitter highlight groups for tokens (@keyword…)", vim.fn.has("nvim-0.8") == 1 },
+  }
+  for _, f in ipairs(feats) do
+    if f[2] then
+      ok(f[1])
+    else
+      info(f[1] .. ": not in this Neovim (an older equivalent is used)")
+    end
+  end
+  ok("layout: " .. cfg.layout .. "; auto-approved kinds: "
+    .. (#cfg.auto_approve > 0 and table.concat(cfg.auto_approve, ", ") or "none"))
+end
+
+return M

@@ -1,0 +1,211 @@
+-- dsh.session: one ACP session's state, built from its session/update
+-- notifications: the transcript as blocks (messages, thoughts, tool calls,
+-- the plan, notices), modes, config options, usage. No UI: a view
+-- subscribes with `on_change` and redraws what changed.
+--
+-- Unknown update kinds and malformed updates are ignored (never an error).
+local M = {}
+
+local Session = {}
+Session.__index = Session
+
+function M.new(id, opts)
+  opts = opts or {}
+  return setmetatable({
+    id = id,
+    cwd = opts.cwd,
+    blocks = {}, -- in transcript order
+    calls = {}, -- toolCallId -> block
+    modes = opts.modes,
+    config_options = opts.configOptions,
+    usage = nil,
+    title = nil,
+    commands = {},
+    subscribers = {},
+    running = false,
+  }, Session)
+end
+
+-- on_change(fn): fn(block) when a block is added or changes, fn(nil) when
+-- the session's header (mode, options, usage, title, running) changes.
+function Session:on_change(fn)
+  self.subscribers[#self.subscribers + 1] = fn
+end
+
+function Session:changed(block)
+  for _, fn in ipairs(self.subscribers) do
+    fn(block)
+  end
+end
+
+function Session:add(block)
+  self.blocks[#self.blocks + 1] = block
+  block.index = #self.blocks
+  self:changed(block)
+  return block
+end
+
+local CHUNK_KIND = {
+  user_message_chunk = "user",
+  agent_message_chunk = "agent",
+  agent_thought_chunk = "thought",
+}
+
+-- content_text renders one ContentBlock as text.
+function M.content_text(c)
+  if type(c) ~= "table" then
+    return ""
+  end
+  if c.type == "text" then
+    return type(c.text) == "string" and c.text or ""
+  elseif c.type == "resource_link" then
+    return ("[%s](%s)"):format(tostring(c.title or c.name or c.uri), tostring(c.uri))
+  elseif c.type == "resource" and type(c.resource) == "table" then
+    return ("[%s]"):format(tostring(c.resource.uri))
+  elseif c.type == "image" then
+    return "[image]"
+  elseif c.type == "audio" then
+    return "[audio]"
+  end
+  return ""
+end
+
+function Session:chunk(kind, update)
+  local text = M.content_text(update.content)
+  if text == "" then
+    return
+  end
+  local last = self.blocks[#self.blocks]
+  local mid = update.messageId
+  if last and last.kind == kind and (mid == nil or last.message_id == mid) then
+    last.text = last.text .. text
+    last.appended = (last.appended or "") .. text
+    self:changed(last)
+    return
+  end
+  self:add({ kind = kind, text = text, message_id = mid })
+end
+
+local function dsh_meta(u)
+  local meta = u._meta
+  if type(meta) == "table" and type(meta.dsh) == "table" then
+    return meta.dsh
+  end
+  return nil
+end
+
+local FIELDS = { "title", "kind", "status", "content", "locations", "rawInput", "rawOutput" }
+
+function Session:tool_call(u, is_new)
+  local id = u.toolCallId
+  if type(id) ~= "string" and type(id) ~= "number" then
+    return
+  end
+  local call = self.calls[id]
+  if not call then
+    call = { kind = "tool", id = id, status = "pending", dsh = {} }
+    self.calls[id] = call
+    is_new = true
+  end
+  for _, f in ipairs(FIELDS) do
+    if u[f] ~= nil then
+      call[f == "kind" and "tool_kind" or f] = u[f]
+    end
+  end
+  local d = dsh_meta(u)
+  if d then
+    if d.card ~= nil then
+      -- A new card replaces what the last one said.
+      call.dsh.card, call.dsh.changes, call.dsh.terminal = d.card, d.changes, d.terminal
+      call.dsh.tokens = d.tokens
+    elseif d.tokens ~= nil then
+      call.dsh.tokens = d.tokens
+    end
+    if d.parentToolCallId ~= nil then
+      call.parent = d.parentToolCallId
+    end
+  end
+  for _, c in ipairs(type(call.content) == "table" and call.content or {}) do
+    if type(c) == "table" and c.type == "terminal" and c.terminalId then
+      call.terminal_id = c.terminalId
+    end
+  end
+  if is_new and not call.index then
+    self:add(call)
+  else
+    self:changed(call)
+  end
+end
+
+-- apply folds one session/update into the state.
+function Session:apply(u)
+  if type(u) ~= "table" or type(u.sessionUpdate) ~= "string" then
+    return
+  end
+  local k = u.sessionUpdate
+  if CHUNK_KIND[k] then
+    return self:chunk(CHUNK_KIND[k], u)
+  elseif k == "tool_call" then
+    return self:tool_call(u, true)
+  elseif k == "tool_call_update" then
+    return self:tool_call(u, false)
+  elseif k == "plan" then
+    local entries = type(u.entries) == "table" and u.entries or {}
+    if self.plan then
+      self.plan.entries = entries
+      return self:changed(self.plan)
+    end
+    self.plan = self:add({ kind = "plan", entries = entries })
+  elseif k == "current_mode_update" then
+    if type(self.modes) == "table" then
+      self.modes.currentModeId = u.currentModeId
+    end
+    self:changed(nil)
+  elseif k == "config_option_update" then
+    if type(u.configOptions) == "table" then
+      self.config_options = u.configOptions
+    end
+    self:changed(nil)
+  elseif k == "usage_update" then
+    self.usage = { used = u.used, size = u.size, cost = u.cost }
+    self:changed(nil)
+  elseif k == "session_info_update" then
+    if type(u.title) == "string" then
+      self.title = u.title
+    end
+    self:changed(nil)
+  elseif k == "available_commands_update" then
+    self.commands = type(u.availableCommands) == "table" and u.availableCommands or {}
+  elseif k == "notice" then
+    self:add({ kind = "notice", severity = u.severity, text = tostring(u.title or "")
+      .. (type(u.description) == "string" and (": " .. u.description) or "") })
+  elseif k == "compaction_update" then
+    if u.status == "completed" or u.status == "failed" then
+      self:add({ kind = "notice", severity = "info", text = "context compacted (" .. tostring(u.status) .. ")" })
+    end
+  end
+end
+
+-- config_option returns the option of a category (or id), or nil.
+function Session:config_option(category)
+  for _, o in ipairs(type(self.config_options) == "table" and self.config_options or {}) do
+    if o.category == category or o.id == category then
+      return o
+    end
+  end
+  return nil
+end
+
+-- settle marks the calls that did not finish as cancelled (after a
+-- cancelled turn, as ACP asks of the client).
+function Session:settle_cancelled()
+  for _, call in pairs(self.calls) do
+    if call.status == "pending" or call.status == "in_progress" then
+      call.status = "cancelled"
+      self:changed(call)
+    end
+  end
+end
+
+M.Session = Session
+return M

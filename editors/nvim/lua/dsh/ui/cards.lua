@@ -1,0 +1,434 @@
+-- dsh.ui.cards: a tool call drawn as lines with highlights. Rendered by
+-- card type from `_meta.dsh` (docs/meta-dsh.md), and from the plain ACP
+-- fields when there is none. Pure: returns data, touches no buffer.
+local hl = require("dsh.ui.highlight")
+local terminal = require("dsh.terminal")
+
+local M = {}
+
+-- M.limits of a card's body (lines); the user can expand a card.
+M.limits = { read = 30, terminal = 20, search = 40, generic = 30 }
+
+local ICON = { pending = "○", in_progress = "◐", completed = "✓", failed = "✗", cancelled = "⊘" }
+local STATUS_HL = { pending = "DshPending", in_progress = "DshRunning", completed = "DshDone", failed = "DshFailed",
+  cancelled = "DshFailed" }
+
+local Out = {}
+Out.__index = Out
+
+local function new_out(indent)
+  return setmetatable({ lines = {}, hls = {}, line_hls = {}, targets = {}, indent = indent or "" }, Out)
+end
+
+-- add appends a line (indented); group highlights all of it. Returns its
+-- 0-based row within the card and the byte column where the text starts.
+function Out:add(text, group)
+  text = text:gsub("\n", "␤")
+  local row = #self.lines
+  self.lines[row + 1] = self.indent .. text
+  if group then
+    self.hls[#self.hls + 1] = { row, #self.indent, -1, group }
+  end
+  return row, #self.indent
+end
+
+function Out:hl(row, s, e, group)
+  self.hls[#self.hls + 1] = { row, s, e, group }
+end
+
+function Out:line_hl(row, group)
+  self.line_hls[#self.line_hls + 1] = { row, group }
+end
+
+-- target makes <CR> on the row open path at lnum.
+function Out:target(row, path, lnum)
+  self.targets[row] = { path = path, lnum = lnum }
+end
+
+local function split(text)
+  local lines = vim.split(text or "", "\n", { plain = true })
+  if #lines > 1 and lines[#lines] == "" then
+    lines[#lines] = nil
+  end
+  return lines
+end
+
+local function str(v)
+  if type(v) == "string" then
+    return v
+  elseif v == nil or v == vim.NIL then
+    return ""
+  end
+  return tostring(v)
+end
+
+-- byte offset of a UTF-16 index in line (ASCII lines are the common case).
+local function byteidx(line, u16)
+  if not line:find("[\128-\255]") then
+    return math.min(u16, #line)
+  end
+  local ok, b = pcall(vim.str_byteindex, line, u16, true)
+  return ok and b or #line
+end
+
+local function tokens_on(out, row, col, text, spans)
+  if type(spans) ~= "table" then
+    return
+  end
+  for _, sp in ipairs(spans) do
+    local g = type(sp) == "table" and type(sp.type) == "string" and hl.token_group(sp.type)
+    if g and type(sp.start) == "number" and type(sp["end"]) == "number" then
+      out:hl(row, col + byteidx(text, sp.start), col + byteidx(text, sp["end"]), g)
+    end
+  end
+end
+
+local function more(out, n, expanded)
+  if n > 0 and not expanded then
+    out:add(("  … %d more line%s (<Tab> to expand)"):format(n, n == 1 and "" or "s"), "DshCardMeta")
+  end
+end
+
+-- diff ---------------------------------------------------------------------
+
+local function hunk_lines(out, path, hunk)
+  local r = out:add(("@@ -%d,%d +%d,%d @@"):format(hunk.oldStart or 0, hunk.oldLines or 0, hunk.newStart or 0,
+    hunk.newLines or 0), "DshDiffHunk")
+  out:target(r, path, hunk.newStart)
+  local o, n = hunk.oldStart or 0, hunk.newStart or 0
+  if (hunk.oldLines or 0) > 0 and o == 0 then
+    o = 1
+  end
+  if (hunk.newLines or 0) > 0 and n == 0 then
+    n = 1
+  end
+  for _, l in ipairs(hunk.lines or {}) do
+    local text = str(l.text):gsub("\r?\n$", "")
+    local left, right = "", ""
+    if l.op == "-" then
+      left, o = tostring(o), o + 1
+    elseif l.op == "+" then
+      right, n = tostring(n), n + 1
+    else
+      left, right, o, n = tostring(o), tostring(n), o + 1, n + 1
+    end
+    local row, col = out:add(("%5s %5s %s%s"):format(left, right, l.op or " ", text))
+    out:hl(row, col, col + 11, "DshLineNr")
+    if l.op == "+" then
+      out:line_hl(row, "DshDiffAdd")
+      out:target(row, path, n - 1)
+    elseif l.op == "-" then
+      out:line_hl(row, "DshDiffDelete")
+    else
+      out:target(row, path, n - 1)
+    end
+  end
+end
+
+-- M.hunks computes unified hunks (3 lines of context) of old -> new with
+-- vim.diff, in the shape of `_meta.dsh.changes[].hunks`.
+function M.hunks(old, new)
+  old, new = old or "", new or ""
+  local a, b = split(old), split(new)
+  if old == "" then
+    a = {}
+  end
+  if new == "" then
+    b = {}
+  end
+  local idx = vim.diff(table.concat(a, "\n") .. "\n", table.concat(b, "\n") .. "\n",
+    { result_type = "indices", ctxlen = 0 })
+  local hunks = {}
+  local ctx = 3
+  local cur
+  for _, d in ipairs(idx) do
+    local as, ac, bs, bc = d[1], d[2], d[3], d[4]
+    local a0 = ac == 0 and as + 1 or as -- first changed old line
+    local b0 = bc == 0 and bs + 1 or bs
+    local lo = math.max(1, a0 - ctx)
+    if cur and lo <= cur.a_end + 1 then
+      -- merge with the previous hunk: context between them
+      for i = cur.a_end + 1, a0 - 1 do
+        cur.lines[#cur.lines + 1] = { op = " ", text = a[i] }
+      end
+    else
+      if cur then
+        hunks[#hunks + 1] = cur
+      end
+      cur = { a_start = lo, b_start = b0 - (a0 - lo), lines = {} }
+      for i = lo, a0 - 1 do
+        cur.lines[#cur.lines + 1] = { op = " ", text = a[i] }
+      end
+    end
+    for i = a0, a0 + ac - 1 do
+      cur.lines[#cur.lines + 1] = { op = "-", text = a[i] }
+    end
+    for i = b0, b0 + bc - 1 do
+      cur.lines[#cur.lines + 1] = { op = "+", text = b[i] }
+    end
+    cur.a_end = a0 + ac - 1
+    cur.trail = math.min(#a, cur.a_end + ctx)
+  end
+  if cur then
+    hunks[#hunks + 1] = cur
+  end
+  for _, h in ipairs(hunks) do
+    for i = h.a_end + 1, h.trail do
+      h.lines[#h.lines + 1] = { op = " ", text = a[i] }
+    end
+    local ol, nl = 0, 0
+    for _, l in ipairs(h.lines) do
+      if l.op ~= "+" then
+        ol = ol + 1
+      end
+      if l.op ~= "-" then
+        nl = nl + 1
+      end
+    end
+    h.oldStart, h.oldLines = ol == 0 and h.a_start - 1 or h.a_start, ol
+    h.newStart, h.newLines = nl == 0 and h.b_start - 1 or h.b_start, nl
+  end
+  return hunks
+end
+
+-- M.diffs returns the proposed file changes of a call: [{path, oldText,
+-- newText}] from the dsh card, else from ACP diff content.
+function M.diffs(call)
+  local card = call.dsh and call.dsh.card
+  if type(card) == "table" and card.card == "diff" and type(card.diffs) == "table" then
+    return card.diffs
+  end
+  local list = {}
+  for _, c in ipairs(type(call.content) == "table" and call.content or {}) do
+    if type(c) == "table" and c.type == "diff" then
+      list[#list + 1] = { path = c.path, oldText = c.oldText, newText = c.newText }
+    end
+  end
+  return list
+end
+
+local function draw_diff(out, call)
+  local changes = call.dsh and call.dsh.changes
+  if type(changes) ~= "table" then
+    changes = {}
+    for _, d in ipairs(M.diffs(call)) do
+      changes[#changes + 1] = { path = d.path, hunks = M.hunks(str(d.oldText), str(d.newText)),
+        new = d.oldText == nil or d.oldText == vim.NIL }
+    end
+  end
+  for _, ch in ipairs(changes) do
+    local row = out:add(str(ch.path) .. (ch.new and "  (new file)" or ""), "DshPath")
+    out:target(row, ch.path, 1)
+    for _, h in ipairs(ch.hunks or {}) do
+      hunk_lines(out, ch.path, h)
+    end
+    if ch.truncated then
+      out:add("  … the diff is longer than shown", "DshCardMeta")
+    end
+  end
+end
+
+-- read ---------------------------------------------------------------------
+
+local function draw_read(out, call, card, expanded)
+  local lines = type(card.lines) == "table" and card.lines or {}
+  local tokens = call.dsh.tokens
+  local row0 = out:add(str(card.path) .. ("  lines %d–%d of %s"):format(card.offset or 1,
+    (card.offset or 1) + math.max(#lines - 1, 0), str(card.totalLines)), "DshPath")
+  out:target(row0, card.path, card.offset or 1)
+  local n = expanded and #lines or math.min(#lines, M.limits.read)
+  for i = 1, n do
+    local l = lines[i]
+    local text = str(l.text)
+    local row, col = out:add(("%5d │ %s"):format(l.number or i, text))
+    out:hl(row, col, col + 7, "DshLineNr")
+    out:target(row, card.path, l.number)
+    tokens_on(out, row, col + 8, text, type(tokens) == "table" and tokens[i])
+  end
+  more(out, #lines - n, expanded)
+end
+
+-- terminal -----------------------------------------------------------------
+
+local function strip_ansi(s)
+  return (s:gsub("\27%[[%d;?]*[%a@]", ""):gsub("\27%][^\7]*\7", ""):gsub("\r", ""))
+end
+
+local function draw_terminal(out, call, card, expanded)
+  local t = call.dsh.terminal
+  local live = call.terminal_id and terminal.get(call.terminal_id)
+  local text
+  if type(t) == "table" and t.output ~= nil then
+    text = str(t.output)
+  elseif type(card) == "table" and card.output ~= nil then
+    text = str(card.output)
+  elseif live then
+    text = live.output
+  elseif call.live_output then
+    text = call.live_output
+  end
+  if type(card) == "table" and card.cwd then
+    out:add("in " .. str(card.cwd), "DshCardMeta")
+  end
+  if text and text ~= "" then
+    local lines = split(strip_ansi(text))
+    local n = expanded and #lines or math.min(#lines, M.limits.terminal)
+    local first = #lines - n + 1 -- the tail is what matters
+    if first > 1 then
+      out:add(("  … %d earlier line%s (<Tab> to expand)"):format(first - 1, first == 2 and "" or "s"), "DshCardMeta")
+    end
+    for i = first, #lines do
+      out:add("│ " .. lines[i])
+    end
+  end
+  local code = type(t) == "table" and t.exitCode or (type(card) == "table" and card.exitCode)
+  local signal = type(t) == "table" and t.signal or (type(card) == "table" and card.signal)
+  if signal and signal ~= vim.NIL then
+    out:add("killed by " .. str(signal), "DshFailed")
+  elseif code and code ~= vim.NIL then
+    out:add("exit " .. str(code), code == 0 and "DshDone" or "DshFailed")
+  end
+end
+
+-- search -------------------------------------------------------------------
+
+local function draw_search(out, card, expanded)
+  local budget = expanded and math.huge or M.limits.search
+  local shown, total = 0, 0
+  if card.shape == "paths" then
+    for _, p in ipairs(card.paths or {}) do
+      total = total + 1
+      if shown < budget then
+        local row = out:add(str(p), "DshPath")
+        out:target(row, p, 1)
+        shown = shown + 1
+      end
+    end
+  else
+    for _, f in ipairs(card.files or {}) do
+      if shown < budget then
+        local row = out:add(str(f.path), "DshPath")
+        out:target(row, f.path, 1)
+      end
+      for _, m in ipairs(f.matches or {}) do
+        total = total + 1
+        if shown < budget then
+          local row, col = out:add(("%5d: %s"):format(m.lineNumber or 0, str(m.line)))
+          out:hl(row, col, col + 6, "DshLineNr")
+          out:target(row, f.path, m.lineNumber)
+          shown = shown + 1
+        end
+      end
+    end
+  end
+  more(out, total - shown, expanded)
+  if card.truncated then
+    out:add(("  (results truncated: %s in all)"):format(str(card.total)), "DshCardMeta")
+  end
+end
+
+-- generic and web ----------------------------------------------------------
+
+local function draw_text(out, text, expanded, limit)
+  local lines = split(text)
+  local n = expanded and #lines or math.min(#lines, limit or M.limits.generic)
+  for i = 1, n do
+    out:add(lines[i])
+  end
+  more(out, #lines - n, expanded)
+end
+
+local function content_text(content)
+  local parts = {}
+  for _, c in ipairs(type(content) == "table" and content or {}) do
+    if type(c) == "table" and c.type == "content" and type(c.content) == "table" then
+      local t = require("dsh.session").content_text(c.content)
+      if t ~= "" then
+        parts[#parts + 1] = t
+      end
+    end
+  end
+  return table.concat(parts, "\n")
+end
+
+local function draw_program(out, call, card, expanded)
+  local code = type(card.rawInput) == "table" and card.rawInput.code or nil
+  if type(code) ~= "string" then
+    return false
+  end
+  local lines = split(code)
+  local n = expanded and #lines or math.min(#lines, M.limits.generic)
+  for i = 1, n do
+    local row, col = out:add("│ " .. lines[i])
+    tokens_on(out, row, col + #"│ ", lines[i], type(call.dsh.tokens) == "table" and call.dsh.tokens[i])
+  end
+  more(out, #lines - n, expanded)
+  return true
+end
+
+local function draw_web(out, card)
+  if card.kind == "fetch" then
+    out:add(("%s  %s%s"):format(str(card.url), str(card.statusCode), card.truncated and "  (truncated)" or ""),
+      "DshPath")
+    return
+  end
+  if type(card.answer) == "string" and card.answer ~= "" then
+    draw_text(out, card.answer)
+  end
+  for _, s in ipairs(card.sources or {}) do
+    out:add("• " .. str(s.title ~= nil and s.title or s.url) .. "  " .. str(s.url))
+  end
+end
+
+-- M.render draws a call. opts: {expanded, indent}. Returns
+-- {lines, hls = {{row, s, e, group}}, line_hls = {{row, group}}, targets}.
+function M.render(call, opts)
+  opts = opts or {}
+  local out = new_out(opts.indent)
+  local status = call.status or "pending"
+  local icon = ICON[status] or "•"
+  local title = str(call.title)
+  if title == "" then
+    title = str(call.tool_kind)
+  end
+  local row = out:add(icon .. " " .. title)
+  out:hl(row, #out.indent, #out.indent + #icon, STATUS_HL[status] or "DshPending")
+  out:hl(row, #out.indent + #icon + 1, -1, "DshCardTitle")
+  local card = call.dsh and call.dsh.card
+  local kind = type(card) == "table" and card.card or nil
+  local expanded = opts.expanded
+  if kind == "diff" or (kind == nil and #M.diffs(call) > 0) then
+    draw_diff(out, call)
+  elseif kind == "read" then
+    draw_read(out, call, card, expanded)
+  elseif kind == "terminal" or (kind == nil and call.terminal_id) then
+    draw_terminal(out, call, card, expanded)
+  elseif kind == "search" then
+    draw_search(out, card, expanded)
+  elseif kind == "web" then
+    draw_web(out, card)
+  else
+    if call.terminal_id then
+      -- a command that ended without a terminal card (cancelled, failed):
+      -- what it printed, then why it ended
+      draw_terminal(out, call, nil, expanded)
+    end
+    if not (kind == "generic" and status == "pending" and draw_program(out, call, card, expanded)) then
+      local text = content_text(call.content)
+      if text == "" and type(card) == "table" and type(card.content) == "table" then
+        text = content_text(card.content)
+      end
+      draw_text(out, text, expanded)
+    end
+  end
+  if kind ~= "read" and kind ~= "terminal" and kind ~= "diff" and status == "failed" then
+    -- the failure text is already the content
+    out.failed = true
+  end
+  if call.awaiting then
+    out:add("? waiting for your approval (:DshApprove to answer, :DshDiff to review)", "DshAwaiting")
+  end
+  return out
+end
+
+return M

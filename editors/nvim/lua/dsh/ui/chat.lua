@@ -1,0 +1,407 @@
+-- dsh.ui.chat: a session's chat: the transcript buffer (markdown, drawn
+-- block by block), the prompt buffer below it, their windows (a split or
+-- floats), the statusline, and the keymaps. Redraws are batched: updates
+-- mark blocks dirty, and one flush per frame (16 ms) draws them.
+local cards = require("dsh.ui.cards")
+local render = require("dsh.ui.render")
+local terminal = require("dsh.terminal")
+
+local M = {}
+
+local NS = vim.api.nvim_create_namespace("dsh_chat")
+local by_buf = {} -- transcript buffer -> chat
+
+local Chat = {}
+Chat.__index = Chat
+
+local counter = 0
+
+local function scratch(name, ft)
+  local b = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_name(b, name)
+  vim.bo[b].buftype = "nofile"
+  vim.bo[b].bufhidden = "hide"
+  vim.bo[b].swapfile = false
+  vim.bo[b].filetype = ft
+  return b
+end
+
+-- M.new makes the chat of session s (no windows yet). opts: the plugin
+-- config; send(chat, text) is called when the person sends a prompt.
+function M.new(s, opts)
+  counter = counter + 1
+  require("dsh.ui.highlight").ensure()
+  local self = setmetatable({
+    session = s,
+    opts = opts,
+    drawn = {}, -- block -> {n = lines incl. separator, len = text drawn, content = body lines}
+    dirty = {},
+    expanded = {},
+    attachments = {},
+    fold_ranges = {},
+  }, Chat)
+  self.buf = scratch("dsh://chat/" .. counter, "markdown")
+  vim.bo[self.buf].modifiable = false
+  self.input = scratch("dsh://prompt/" .. counter, "markdown")
+  by_buf[self.buf] = self
+  self:_keymaps()
+  s:on_change(function(block)
+    if block then
+      self.dirty[block] = true
+    else
+      self.header_dirty = true
+    end
+    self:schedule()
+  end)
+  self.term_listener = terminal.on_output(function(id)
+    for _, call in pairs(s.calls) do
+      if call.terminal_id == id then
+        self.dirty[call] = true
+        self:schedule()
+      end
+    end
+  end)
+  for _, b in ipairs(s.blocks) do
+    self.dirty[b] = true
+  end
+  self:schedule()
+  return self
+end
+
+function M.for_buf(buf)
+  return by_buf[buf]
+end
+
+-- schedule asks for a flush within one frame.
+function Chat:schedule()
+  if self.flush_pending or self.closed then
+    return
+  end
+  self.flush_pending = true
+  vim.defer_fn(function()
+    self.flush_pending = false
+    self:flush()
+  end, self.opts.frame_ms or 16)
+end
+
+local function draw_block(self, b)
+  local o
+  if b.kind == "tool" then
+    local indent = b.parent and "    " or ""
+    o = cards.render(b, { expanded = self.expanded[b], indent = indent })
+  elseif b.kind == "plan" then
+    o = render.plan(b)
+  elseif b.kind == "notice" then
+    o = render.notice(b)
+  else
+    o = render.text(b)
+  end
+  return o
+end
+
+local function apply_hls(buf, start, o)
+  for _, h in ipairs(o.hls) do
+    vim.api.nvim_buf_add_highlight(buf, NS, h[4], start + h[1], h[2], h[3])
+  end
+  for _, h in ipairs(o.line_hls) do
+    vim.api.nvim_buf_set_extmark(buf, NS, start + h[1], 0, { line_hl_group = h[2], priority = 50 })
+  end
+end
+
+-- append_text draws the text a streaming block gained since the last flush.
+function Chat:_append_text(b, d, start)
+  local prefix = render.PREFIX[b.kind] or ""
+  local add = b.text:sub(d.len + 1)
+  local parts = vim.split(add, "\n", { plain = true })
+  local last_row = start + d.n - 2 -- the block's last body line (before the separator)
+  local last = vim.api.nvim_buf_get_lines(self.buf, last_row, last_row + 1, false)[1] or ""
+  local repl = { last .. parts[1] }
+  for i = 2, #parts do
+    repl[i] = prefix .. parts[i]
+  end
+  vim.api.nvim_buf_set_lines(self.buf, last_row, last_row + 1, false, repl)
+  if b.kind == "thought" then
+    for i = 0, #repl - 1 do
+      vim.api.nvim_buf_add_highlight(self.buf, NS, "DshThought", last_row + i, 0, -1)
+    end
+  end
+  d.n = d.n + #parts - 1
+  d.len = #b.text
+end
+
+-- flush draws the dirty blocks, in one pass over the transcript.
+function Chat:flush()
+  if self.closed or not vim.api.nvim_buf_is_valid(self.buf) then
+    return
+  end
+  local started = vim.loop.hrtime()
+  local buf = self.buf
+  local follow = self:_following()
+  vim.bo[buf].modifiable = true
+  local start = 0
+  local folds = {}
+  for _, b in ipairs(self.session.blocks) do
+    local d = self.drawn[b]
+    if self.dirty[b] then
+      self.dirty[b] = nil
+      local text_block = b.kind == "agent" or b.kind == "thought" or b.kind == "user"
+      if d and text_block and d.len and #b.text > d.len then
+        -- text blocks only grow (dsh.session appends chunks)
+        self:_append_text(b, d, start)
+      else
+        local o = draw_block(self, b)
+        local lines = o.lines
+        lines[#lines + 1] = "" -- the separator
+        local old_n = d and d.n or 0
+        if old_n > 0 then
+          vim.api.nvim_buf_clear_namespace(buf, NS, start, start + old_n)
+        end
+        if start == 0 and old_n == 0 and vim.api.nvim_buf_line_count(buf) == 1 and
+          vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1] == "" then
+          vim.api.nvim_buf_set_lines(buf, 0, 1, false, lines) -- the empty buffer's one line
+        else
+          vim.api.nvim_buf_set_lines(buf, start, start + old_n, false, lines)
+        end
+        apply_hls(buf, start, o)
+        d = { n = #lines, header = o.header, targets = o.targets }
+        if text_block then
+          d.len = #b.text
+        end
+        self.drawn[b] = d
+      end
+    end
+    if d then
+      if b.kind == "thought" and d.n > 2 then
+        folds[#folds + 1] = { start + 2, start + d.n - 1 } -- 1-based body lines
+      end
+      d.start = start
+      start = start + d.n
+    end
+  end
+  vim.bo[buf].modifiable = false
+  self.fold_ranges = folds
+  if self.header_dirty then
+    self.header_dirty = false
+    self:_statusline()
+  end
+  if follow then
+    self:_scroll_end()
+  end
+  self.last_flush_ms = (vim.loop.hrtime() - started) / 1e6
+  if self.on_flush then
+    self.on_flush(self)
+  end
+end
+
+function Chat:_following()
+  local w = self.win
+  if not (w and vim.api.nvim_win_is_valid(w)) then
+    return false
+  end
+  local row = vim.api.nvim_win_get_cursor(w)[1]
+  return row >= vim.api.nvim_buf_line_count(self.buf) - 1
+end
+
+function Chat:_scroll_end()
+  local w = self.win
+  if w and vim.api.nvim_win_is_valid(w) then
+    vim.api.nvim_win_set_cursor(w, { vim.api.nvim_buf_line_count(self.buf), 0 })
+  end
+end
+
+-- M.foldexpr folds the body of thoughts (the chat window's 'foldexpr').
+function M.foldexpr(lnum)
+  local chat = by_buf[vim.api.nvim_get_current_buf()]
+  if not chat then
+    return 0
+  end
+  local r = chat.fold_ranges
+  local lo, hi = 1, #r
+  while lo <= hi do
+    local mid = math.floor((lo + hi) / 2)
+    if lnum < r[mid][1] then
+      hi = mid - 1
+    elseif lnum > r[mid][2] then
+      lo = mid + 1
+    else
+      return 1
+    end
+  end
+  return 0
+end
+
+-- block_at returns the block drawn at 1-based line lnum, and the row within it.
+function Chat:block_at(lnum)
+  for _, b in ipairs(self.session.blocks) do
+    local d = self.drawn[b]
+    if d and d.start and lnum - 1 >= d.start and lnum - 1 < d.start + d.n then
+      return b, lnum - 1 - d.start
+    end
+  end
+  return nil
+end
+
+-- status_text is the chat window's statusline.
+function Chat:status_text()
+  local s = self.session
+  local parts = { "dsh" }
+  if type(s.modes) == "table" and s.modes.currentModeId then
+    parts[#parts + 1] = tostring(s.modes.currentModeId)
+  end
+  local model = s:config_option("model")
+  if model and model.currentValue then
+    parts[#parts + 1] = tostring(model.currentValue)
+  end
+  local u = s.usage
+  if u and u.used then
+    local t = ("%s/%s tokens"):format(tostring(u.used), tostring(u.size or "?"))
+    if type(u.cost) == "table" and type(u.cost.amount) == "number" then
+      t = t .. (" · $%.4f"):format(u.cost.amount)
+    end
+    parts[#parts + 1] = t
+  end
+  if s.running then
+    parts[#parts + 1] = "working…"
+  end
+  return table.concat(parts, " · ")
+end
+
+function Chat:_statusline()
+  local w = self.win
+  if w and vim.api.nvim_win_is_valid(w) then
+    vim.wo[w].statusline = " " .. self:status_text():gsub("%%", "%%%%")
+  end
+end
+
+-- open shows the chat (or focuses it). Layout from opts.layout: "split"
+-- (default, on the right) or "float".
+function Chat:open()
+  if self.win and vim.api.nvim_win_is_valid(self.win) then
+    vim.api.nvim_set_current_win(self.input_win or self.win)
+    return
+  end
+  local o = self.opts
+  if o.layout == "float" then
+    local cols, rows = vim.o.columns, vim.o.lines
+    local w = math.floor(cols * (o.float_width or 0.8))
+    local h = math.floor(rows * (o.float_height or 0.8))
+    local col, row = math.floor((cols - w) / 2), math.floor((rows - h) / 2)
+    self.win = vim.api.nvim_open_win(self.buf, true, { relative = "editor", width = w, height = h - 7,
+      col = col, row = row, border = "rounded", style = "minimal" })
+    self.input_win = vim.api.nvim_open_win(self.input, true, { relative = "editor", width = w, height = 4,
+      col = col, row = row + h - 5, border = "rounded", style = "minimal" })
+  else
+    vim.cmd(("botright vertical %dsplit"):format(o.width or 80))
+    self.win = vim.api.nvim_get_current_win()
+    vim.api.nvim_win_set_buf(self.win, self.buf)
+    vim.cmd(("belowright %dsplit"):format(o.input_height or 5))
+    self.input_win = vim.api.nvim_get_current_win()
+    vim.api.nvim_win_set_buf(self.input_win, self.input)
+  end
+  local wo = vim.wo[self.win]
+  wo.wrap = true
+  wo.linebreak = true
+  wo.number = false
+  wo.relativenumber = false
+  wo.signcolumn = "no"
+  wo.foldmethod = "expr"
+  wo.foldexpr = "v:lua.require'dsh.ui.chat'.foldexpr(v:lnum)"
+  wo.foldlevel = 0
+  wo.foldenable = true
+  wo.winfixwidth = true
+  vim.wo[self.input_win].winfixheight = true
+  vim.wo[self.input_win].statusline = " prompt · <CR> send (normal mode) · <C-c> cancel · :DshAdd attach"
+  self:_statusline()
+  self:_scroll_end()
+  vim.api.nvim_set_current_win(self.input_win)
+end
+
+function Chat:close()
+  for _, w in ipairs({ self.input_win, self.win }) do
+    if w and vim.api.nvim_win_is_valid(w) then
+      vim.api.nvim_win_close(w, true)
+    end
+  end
+end
+
+-- destroy ends the chat: windows, buffers and listeners.
+function Chat:destroy()
+  self:close()
+  self.closed = true
+  terminal.off_output(self.term_listener)
+  by_buf[self.buf] = nil
+  for _, b in ipairs({ self.buf, self.input }) do
+    if vim.api.nvim_buf_is_valid(b) then
+      vim.api.nvim_buf_delete(b, { force = true })
+    end
+  end
+end
+
+-- take_prompt empties the prompt buffer and returns its text.
+function Chat:take_prompt()
+  local lines = vim.api.nvim_buf_get_lines(self.input, 0, -1, false)
+  vim.api.nvim_buf_set_lines(self.input, 0, -1, false, {})
+  return vim.trim(table.concat(lines, "\n"))
+end
+
+-- toggle expands or collapses the card under the cursor.
+function Chat:toggle()
+  local b = self:block_at(vim.api.nvim_win_get_cursor(0)[1])
+  if b and b.kind == "tool" then
+    self.expanded[b] = not self.expanded[b]
+    self.dirty[b] = true
+    self:flush()
+  end
+end
+
+-- open_target opens what the line under the cursor points at: a file at
+-- a line, or the live terminal of a command card.
+function Chat:open_target()
+  local b, row = self:block_at(vim.api.nvim_win_get_cursor(0)[1])
+  if not b or b.kind ~= "tool" then
+    return
+  end
+  local t = self.drawn[b].targets and self.drawn[b].targets[row]
+  if t and type(t.path) == "string" then
+    local cwd = self.session.cwd
+    local path = t.path:sub(1, 1) == "/" and t.path or ((cwd or ".") .. "/" .. t.path)
+    vim.cmd("wincmd p")
+    vim.cmd("edit " .. vim.fn.fnameescape(path))
+    pcall(vim.api.nvim_win_set_cursor, 0, { math.max(tonumber(t.lnum) or 1, 1), 0 })
+    return
+  end
+  if b.terminal_id then
+    require("dsh.ui.termview").open(b.terminal_id, b.title)
+  end
+end
+
+function Chat:_keymaps()
+  local km = self.opts.keymaps or {}
+  local function map(buf, modes, lhs, fn, desc)
+    if lhs and lhs ~= "" then
+      vim.keymap.set(modes, lhs, fn, { buffer = buf, silent = true, desc = desc })
+    end
+  end
+  local dsh = function(cmd)
+    return function()
+      vim.cmd(cmd)
+    end
+  end
+  map(self.input, "n", km.send or "<CR>", dsh("DshSend"), "dsh: send the prompt")
+  map(self.input, "i", km.send_insert or "<C-s>", dsh("stopinsert | DshSend"), "dsh: send the prompt")
+  for _, b in ipairs({ self.input, self.buf }) do
+    map(b, { "n", "i" }, km.cancel or "<C-c>", dsh("DshCancel"), "dsh: cancel the turn")
+    map(b, "n", km.close or "q", function()
+      self:close()
+    end, "dsh: close the chat")
+  end
+  map(self.buf, "n", km.toggle or "<Tab>", function()
+    self:toggle()
+  end, "dsh: expand or collapse the card")
+  map(self.buf, "n", km.open or "<CR>", function()
+    self:open_target()
+  end, "dsh: open the file or terminal under the cursor")
+  map(self.buf, "n", km.diff or "gd", dsh("DshDiff"), "dsh: review the proposed change")
+end
+
+return M

@@ -1,0 +1,50 @@
+-- dsh.ui.diffview: a proposed change side by side in diff mode, in a tab
+-- of its own: the text the agent saw against the text it proposes (an
+-- empty left side for a new file). `q` closes it.
+local cards = require("dsh.ui.cards")
+
+local M = {}
+
+local function scratch(name, text, path)
+  local b = vim.api.nvim_create_buf(false, true)
+  pcall(vim.api.nvim_buf_set_name, b, name)
+  local lines = vim.split(text or "", "\n", { plain = true })
+  if #lines > 1 and lines[#lines] == "" then
+    lines[#lines] = nil
+  end
+  vim.api.nvim_buf_set_lines(b, 0, -1, false, lines)
+  vim.bo[b].buftype = "nofile"
+  vim.bo[b].bufhidden = "wipe"
+  vim.bo[b].modifiable = false
+  -- Neovim 0.7's vim.filetype.match(name, bufnr) sets the filetype itself.
+  local ok, ft = pcall(vim.filetype.match, path, b)
+  if ok and type(ft) == "string" then
+    vim.bo[b].filetype = ft
+  end
+  vim.keymap.set("n", "q", "<Cmd>tabclose<CR>", { buffer = b, silent = true })
+  return b
+end
+
+-- M.open opens one tab per file that call would change; returns the tab
+-- count.
+function M.open(call)
+  local diffs = cards.diffs(call)
+  for _, d in ipairs(diffs) do
+    local path = tostring(d.path)
+    local old = d.oldText
+    if type(old) ~= "string" then
+      old = ""
+    end
+    vim.cmd("tabnew")
+    local left = scratch("dsh://current/" .. path, old, path)
+    vim.api.nvim_win_set_buf(0, left)
+    vim.cmd("diffthis")
+    vim.cmd("vsplit")
+    local right = scratch("dsh://proposed/" .. path, type(d.newText) == "string" and d.newText or "", path)
+    vim.api.nvim_win_set_buf(0, right)
+    vim.cmd("diffthis")
+  end
+  return #diffs
+end
+
+return M

@@ -1,0 +1,68 @@
+-- dsh.ui.render: non-card blocks (messages, thoughts, the plan, notices)
+-- as lines with highlights, in the shape of dsh.ui.cards' output. Pure.
+local M = {}
+
+local function split(text)
+  local lines = vim.split(text or "", "\n", { plain = true })
+  return lines
+end
+
+local function out()
+  return { lines = {}, hls = {}, line_hls = {}, targets = {} }
+end
+
+-- prefix of a text block's body lines, by kind.
+M.PREFIX = { user = "", agent = "", thought = "  " }
+
+-- M.text draws a user, agent or thought block: a header for user and
+-- thought blocks, then the text.
+function M.text(block)
+  local o = out()
+  local prefix = M.PREFIX[block.kind] or ""
+  if block.kind == "user" then
+    o.lines[1] = "## You"
+    o.hls[1] = { 0, 0, -1, "DshUser" }
+  elseif block.kind == "thought" then
+    o.lines[1] = "▸ Thinking"
+    o.hls[1] = { 0, 0, -1, "DshThought" }
+  end
+  o.header = #o.lines
+  for _, l in ipairs(split(block.text)) do
+    o.lines[#o.lines + 1] = prefix .. l
+    if block.kind == "thought" then
+      o.hls[#o.hls + 1] = { #o.lines - 1, 0, -1, "DshThought" }
+    end
+  end
+  return o
+end
+
+local MARK = { completed = "[x]", in_progress = "[~]", pending = "[ ]" }
+
+function M.plan(block)
+  local o = out()
+  o.lines[1] = "Plan"
+  o.hls[1] = { 0, 0, -1, "DshCardTitle" }
+  for _, e in ipairs(block.entries or {}) do
+    if type(e) == "table" then
+      local line = "- " .. (MARK[e.status] or "[ ]") .. " " .. tostring(e.content or ""):gsub("\n", " ")
+      o.lines[#o.lines + 1] = line
+      if e.status == "completed" then
+        o.hls[#o.hls + 1] = { #o.lines - 1, 0, -1, "DshPlanDone" }
+      elseif e.status == "in_progress" then
+        o.hls[#o.hls + 1] = { #o.lines - 1, 0, -1, "DshPlanActive" }
+      end
+    end
+  end
+  return o
+end
+
+function M.notice(block)
+  local o = out()
+  for i, l in ipairs(split(block.text)) do
+    o.lines[i] = (i == 1 and "! " or "  ") .. l
+    o.hls[i] = { i - 1, 0, -1, block.severity == "error" and "DshFailed" or "DshNotice" }
+  end
+  return o
+end
+
+return M
