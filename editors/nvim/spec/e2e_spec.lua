@@ -2,11 +2,8 @@
 -- through the same path a person takes: the chat's prompt buffer, <CR>,
 -- the permission picker (vim.ui.select, stubbed: the default one blocks a
 -- headless run), the commands.
-package.path = "spec/?.lua;" .. package.path
 local h = require("helpers")
 
-vim.opt.rtp:prepend(h.root)
-vim.cmd("runtime plugin/dsh.lua")
 
 local function find(list, pat)
   for i, l in ipairs(list) do
@@ -173,17 +170,19 @@ describe("a chat with dsh-bridge", function()
     assert.truthy(find(replay, "+hello ACP"), text)
     assert.truthy(find(replay, "## You"), text)
     assert.truthy(find(replay, "greet ACP"), text)
-    -- the same cards as live (the session's notice comes first live and
-    -- last in a replay: it is about the session, not the turn)
+    -- the same cards as live (the session's notice is sent once per
+    -- connection, wherever the replay is when it is: it is not the turn's)
     local function turn_only(lines)
       local keep = {}
+      local skip = false
       for _, l in ipairs(lines) do
-        if l:sub(1, 2) ~= "! " then
+        if l:sub(1, 2) == "! " then
+          skip = true -- the notice and its separator
+        elseif skip and l == "" then
+          skip = false
+        else
           keep[#keep + 1] = l
         end
-      end
-      while keep[#keep] == "" do
-        keep[#keep] = nil
       end
       return vim.list_slice(keep, find(keep, "## You"))
     end

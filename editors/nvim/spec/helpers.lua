@@ -126,7 +126,7 @@ function M.by_kind(kind)
   end
 end
 
--- pids lists the processes whose command line contains s.
+-- pids lists the processes whose command line matches the pgrep pattern s.
 function M.pids(s)
   local out = vim.fn.systemlist({ "pgrep", "-f", s })
   if vim.v.shell_error ~= 0 then

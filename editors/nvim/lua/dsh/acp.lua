@@ -20,6 +20,15 @@ Conn.__index = Conn
 -- M.EMPTY is the JSON object {} (vim.json.encode({}) gives []).
 M.EMPTY = vim.empty_dict()
 
+-- M.object makes params an object on the wire: ACP params are never
+-- arrays, and an empty Lua table would be encoded as [].
+function M.object(params)
+  if params == nil or (type(params) == "table" and next(params) == nil) then
+    return M.EMPTY
+  end
+  return params
+end
+
 local function decode(line)
   local ok, msg = pcall(vim.json.decode, line, { luanil = { object = true } })
   if not ok or type(msg) ~= "table" then
@@ -179,7 +188,8 @@ function Conn:_dispatch(msg)
   end
   local handler = self.handlers[msg.method]
   if not handler then
-    self:_send({ jsonrpc = "2.0", id = msg.id, error = { code = -32601, message = "method not found: " .. msg.method } })
+    local e = { code = -32601, message = "method not found: " .. msg.method }
+    self:_send({ jsonrpc = "2.0", id = msg.id, error = e })
     return
   end
   local answered = false
@@ -228,7 +238,7 @@ function Conn:request(method, params, cb)
   self.next_id = self.next_id + 1
   local id = self.next_id
   self.pending[id] = cb
-  if not self:_send({ jsonrpc = "2.0", id = id, method = method, params = params or M.EMPTY }) then
+  if not self:_send({ jsonrpc = "2.0", id = id, method = method, params = M.object(params) }) then
     self.pending[id] = nil
     vim.schedule(function()
       cb(nil, { code = -32603, message = "cannot encode the request" })
@@ -252,7 +262,7 @@ function Conn:request_sync(method, params, timeout_ms)
 end
 
 function Conn:notify(method, params)
-  return self:_send({ jsonrpc = "2.0", method = method, params = params or M.EMPTY })
+  return self:_send({ jsonrpc = "2.0", method = method, params = M.object(params) })
 end
 
 -- handle registers the handler of an agent-to-client request.

@@ -46,6 +46,13 @@ function M.ask()
   if #cards.diffs(req.call) > 0 then
     items[#items + 1] = REVIEW
   end
+  -- The card being decided is drawn before the picker opens (a picker
+  -- such as inputlist() blocks the redraws).
+  local chat = package.loaded["dsh"] and require("dsh").state.chats[req.session.id]
+  if chat then
+    chat:flush()
+    vim.cmd("redraw")
+  end
   local title = tostring(req.call.title or req.call.tool_kind or "a tool call")
   vim.ui.select(items, {
     prompt = "dsh-bridge wants to run: " .. title,

@@ -136,8 +136,10 @@ function M.hunks(old, new)
   if new == "" then
     b = {}
   end
-  local idx = vim.diff(table.concat(a, "\n") .. "\n", table.concat(b, "\n") .. "\n",
-    { result_type = "indices", ctxlen = 0 })
+  local function joined(lines)
+    return #lines == 0 and "" or (table.concat(lines, "\n") .. "\n")
+  end
+  local idx = vim.diff(joined(a), joined(b), { result_type = "indices", ctxlen = 0 })
   local hunks = {}
   local ctx = 3
   local cur
@@ -217,7 +219,9 @@ local function draw_diff(out, call)
     end
   end
   for _, ch in ipairs(changes) do
-    local row = out:add(str(ch.path) .. (ch.new and "  (new file)" or ""), "DshPath")
+    local hs = ch.hunks or {}
+    local created = ch.new or (#hs == 1 and hs[1].oldStart == 0 and hs[1].oldLines == 0)
+    local row = out:add(str(ch.path) .. (created and "  (new file)" or ""), "DshPath")
     out:target(row, ch.path, 1)
     for _, h in ipairs(ch.hunks or {}) do
       hunk_lines(out, ch.path, h)
@@ -240,10 +244,11 @@ local function draw_read(out, call, card, expanded)
   for i = 1, n do
     local l = lines[i]
     local text = str(l.text)
-    local row, col = out:add(("%5d │ %s"):format(l.number or i, text))
-    out:hl(row, col, col + 7, "DshLineNr")
+    local gutter = ("%5d │ "):format(l.number or i)
+    local row, col = out:add(gutter .. text)
+    out:hl(row, col, col + #gutter, "DshLineNr")
     out:target(row, card.path, l.number)
-    tokens_on(out, row, col + 8, text, type(tokens) == "table" and tokens[i])
+    tokens_on(out, row, col + #gutter, text, type(tokens) == "table" and tokens[i])
   end
   more(out, #lines - n, expanded)
 end

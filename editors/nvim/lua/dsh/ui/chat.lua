@@ -382,15 +382,18 @@ function Chat:_keymaps()
       vim.keymap.set(modes, lhs, fn, { buffer = buf, silent = true, desc = desc })
     end
   end
-  local dsh = function(cmd)
+  local function call(mod, fn)
     return function()
-      vim.cmd(cmd)
+      require(mod)[fn]()
     end
   end
-  map(self.input, "n", km.send or "<CR>", dsh("DshSend"), "dsh: send the prompt")
-  map(self.input, "i", km.send_insert or "<C-s>", dsh("stopinsert | DshSend"), "dsh: send the prompt")
+  map(self.input, "n", km.send or "<CR>", call("dsh", "send"), "dsh: send the prompt")
+  map(self.input, "i", km.send_insert or "<C-s>", function()
+    vim.cmd("stopinsert")
+    require("dsh").send()
+  end, "dsh: send the prompt")
   for _, b in ipairs({ self.input, self.buf }) do
-    map(b, { "n", "i" }, km.cancel or "<C-c>", dsh("DshCancel"), "dsh: cancel the turn")
+    map(b, { "n", "i" }, km.cancel or "<C-c>", call("dsh", "cancel"), "dsh: cancel the turn")
     map(b, "n", km.close or "q", function()
       self:close()
     end, "dsh: close the chat")
@@ -401,7 +404,7 @@ function Chat:_keymaps()
   map(self.buf, "n", km.open or "<CR>", function()
     self:open_target()
   end, "dsh: open the file or terminal under the cursor")
-  map(self.buf, "n", km.diff or "gd", dsh("DshDiff"), "dsh: review the proposed change")
+  map(self.buf, "n", km.diff or "gd", call("dsh.commands", "diff"), "dsh: review the proposed change")
 end
 
 return M

@@ -1,0 +1,129 @@
+-- The cards: a transcript of real updates from the binary against a
+-- golden file, the vim.diff hunks against the bridge's own, chroma tokens
+-- on highlight groups, and the plain-ACP fallback.
+local h = require("helpers")
+local cards = require("dsh.ui.cards")
+
+local update = os.getenv("DSH_UPDATE") == "1"
+
+local function golden(name, text)
+  local path = h.root .. "/testdata/" .. name
+  if update then
+    local f = assert(io.open(path, "wb"))
+    f:write(text)
+    f:close()
+  end
+  local want = h.read(path)
+  assert.truthy(want, path .. " is missing: run with DSH_UPDATE=1")
+  assert.are.equal(want, text)
+end
+
+local GO = table.concat({ "package main", "", "// main greets.", "func main() {", '\tprintln("hi")', "}", "" }, "\n")
+
+describe("cards", function()
+  after_each(function()
+    h.restore_select()
+    require("dsh").reset()
+    vim.cmd("silent! %bwipeout!")
+  end)
+
+  it("draw a real session like the golden transcript", function()
+    local dir = h.workspace({ ["main.go"] = GO })
+    local pending = {}
+    h.select_with(function(items)
+      return items[1]
+    end)
+    local chat = h.start("cards.jsonl", { auto_approve = {} })
+    chat.session:on_change(function(b)
+      if b and b.awaiting and b.dsh.card then
+        pending[b.id] = vim.deepcopy(b.dsh)
+      end
+    end)
+    assert.are.equal("end_turn", h.turn(chat, "show me every card"))
+    local text = h.text(chat):gsub(vim.pesc(dir), "/WORKSPACE")
+    golden("transcript.golden.txt", text)
+
+    -- the fallback's hunks (vim.diff) are the bridge's own
+    local compared = 0
+    for id, d in pairs(pending) do
+      for i, diff in ipairs(d.card.diffs or {}) do
+        local mine = cards.hunks(type(diff.oldText) == "string" and diff.oldText or "", diff.newText)
+        local theirs = {}
+        for _, hk in ipairs(d.changes[i].hunks) do
+          local lines = {}
+          for _, l in ipairs(hk.lines) do
+            lines[#lines + 1] = { op = l.op, text = (l.text:gsub("\r?\n$", "")) }
+          end
+          theirs[#theirs + 1] = { oldStart = hk.oldStart, oldLines = hk.oldLines, newStart = hk.newStart,
+            newLines = hk.newLines, lines = lines }
+        end
+        for _, hk in ipairs(mine) do
+          hk.a_start, hk.b_start, hk.a_end, hk.trail = nil, nil, nil, nil
+        end
+        assert.are.same(theirs, mine, id)
+        compared = compared + 1
+      end
+    end
+    assert.are.equal(2, compared, "the edit and the new file")
+
+    -- chroma's tokens land on highlight groups
+    local read = chat.session.calls.read_1
+    assert.truthy(read.dsh.tokens, "the read's tokens arrived")
+    local drawn = cards.render(read)
+    local on_package
+    for _, hl in ipairs(drawn.hls) do
+      local line = drawn.lines[hl[1] + 1]
+      if line:find("package main", 1, true) and line:sub(hl[2] + 1, hl[3]) == "package" then
+        on_package = hl[4]
+      end
+    end
+    assert.are.equal("DshTokKeywordNamespace", on_package)
+    assert.truthy(vim.fn.hlexists("DshTokKeywordNamespace") == 1)
+  end)
+
+  it("hunks cover the edges: a new file, a file emptied, far-apart changes", function()
+    for _, tc in ipairs({
+      { name = "new file", old = "", new = "a\nb\n", want = { { 0, 0, 1, 2 } } },
+      { name = "emptied", old = "a\nb\n", new = "", want = { { 1, 2, 0, 0 } } },
+      { name = "two hunks", old = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n",
+        new = "one\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\ntwelve\n", want = { { 1, 4, 1, 4 }, { 9, 4, 9, 4 } } },
+      { name = "insert at top", old = "b\n", new = "a\nb\n", want = { { 1, 1, 1, 2 } } },
+      { name = "no change", old = "same\n", new = "same\n", want = {} },
+    }) do
+      local got = {}
+      for _, hk in ipairs(cards.hunks(tc.old, tc.new)) do
+        got[#got + 1] = { hk.oldStart, hk.oldLines, hk.newStart, hk.newLines }
+      end
+      assert.are.same(tc.want, got, tc.name)
+    end
+  end)
+
+  it("draw plain ACP tool calls (no _meta.dsh) and ignore what they do not know", function()
+    local s = require("dsh.session").new("s1")
+    for _, u in ipairs({
+      { sessionUpdate = "tool_call", toolCallId = "t1", title = "Patch a.txt", kind = "edit", status = "pending",
+        content = { { type = "diff", path = "/w/a.txt", oldText = "x\ny\n", newText = "x\nz\n" } } },
+      { sessionUpdate = "tool_call", toolCallId = "t2", title = "Think", kind = "other", status = "completed",
+        content = { { type = "content", content = { type = "text", text = "line one\nline two" } } },
+        futureField = { 1, 2 } },
+      { sessionUpdate = "tool_call_update", toolCallId = "t1", status = "completed" },
+      { sessionUpdate = "plan", entries = { { content = "read", status = "completed", priority = "high" },
+        { content = "edit", status = "in_progress", priority = "high" }, { content = "test", status = "pending" } } },
+      { sessionUpdate = "mystery_update", whatever = true },
+      { sessionUpdate = "usage_update", used = 1200, size = 128000, cost = { amount = 0.0123, currency = "USD" } },
+    }) do
+      s:apply(u)
+    end
+    local lines = {}
+    for _, b in ipairs(s.blocks) do
+      local o = b.kind == "tool" and cards.render(b) or require("dsh.ui.render")[b.kind](b)
+      vim.list_extend(lines, o.lines)
+    end
+    assert.are.same({
+      "✓ Patch a.txt", "/w/a.txt", "@@ -1,2 +1,2 @@", "    1     1  x", "    2       -y", "          2 +z",
+      "✓ Think", "line one", "line two",
+      "Plan", "- [x] read", "- [~] edit", "- [ ] test",
+    }, lines)
+    assert.are.same({ used = 1200, size = 128000, cost = { amount = 0.0123, currency = "USD" } }, s.usage)
+  end)
+end)
