@@ -48,6 +48,13 @@ function M.check()
     end
   end
   local model = cfg.env.DSH_MODEL or vim.env.DSH_MODEL or ""
+  for i, arg in ipairs(cfg.cmd) do
+    if arg == "--model" and cfg.cmd[i + 1] then
+      model = cfg.cmd[i + 1]
+    elseif arg:sub(1, 8) == "--model=" then
+      model = arg:sub(9)
+    end
+  end
   if key then
     ok("an API key is set (" .. key .. ")")
   elseif model:sub(1, 7) == "script:" then

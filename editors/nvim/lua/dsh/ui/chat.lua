@@ -38,7 +38,6 @@ function M.new(s, opts)
     dirty = {},
     expanded = {},
     attachments = {},
-    fold_ranges = {},
   }, Chat)
   self.buf = scratch("dsh://chat/" .. counter, "markdown")
   vim.bo[self.buf].modifiable = false
@@ -140,7 +139,8 @@ function Chat:flush()
   vim.bo[buf].modifiable = true
   local start = 0
   local folds = {}
-  for _, b in ipairs(self.session.blocks) do
+  local blocks = self.session.blocks
+  for i, b in ipairs(blocks) do
     local d = self.drawn[b]
     if self.dirty[b] then
       self.dirty[b] = nil
@@ -171,15 +171,16 @@ function Chat:flush()
       end
     end
     if d then
-      if b.kind == "thought" and d.n > 2 then
-        folds[#folds + 1] = { start + 2, start + d.n - 1 } -- 1-based body lines
+      if b.kind == "thought" and d.n > 2 and i < #blocks then
+        -- a finished thought (something follows it): its body folds
+        folds[#folds + 1] = { b, start + 2, start + d.n - 1 } -- 1-based body lines
       end
       d.start = start
       start = start + d.n
     end
   end
   vim.bo[buf].modifiable = false
-  self.fold_ranges = folds
+  self:_fold(folds)
   if self.header_dirty then
     self.header_dirty = false
     self:_statusline()
@@ -209,25 +210,25 @@ function Chat:_scroll_end()
   end
 end
 
--- M.foldexpr folds the body of thoughts (the chat window's 'foldexpr').
-function M.foldexpr(lnum)
-  local chat = by_buf[vim.api.nvim_get_current_buf()]
-  if not chat then
-    return 0
+-- _fold closes the body of each finished thought, once per window: a
+-- thought streams in open, and folds when the answer starts. Manual folds
+-- move with the lines above them, so a fold is made only once (again
+-- when the chat is opened in a new window).
+function Chat:_fold(folds)
+  local w = self.win
+  if not (w and vim.api.nvim_win_is_valid(w)) then
+    return
   end
-  local r = chat.fold_ranges
-  local lo, hi = 1, #r
-  while lo <= hi do
-    local mid = math.floor((lo + hi) / 2)
-    if lnum < r[mid][1] then
-      hi = mid - 1
-    elseif lnum > r[mid][2] then
-      lo = mid + 1
-    else
-      return 1
+  self.folded = self.folded or {}
+  for _, f in ipairs(folds) do
+    local b, first, last = f[1], f[2], f[3]
+    if self.folded[b] ~= w then
+      self.folded[b] = w
+      vim.api.nvim_win_call(w, function()
+        vim.cmd(("silent! %d,%dfold"):format(first, last))
+      end)
     end
   end
-  return 0
 end
 
 -- block_at returns the block drawn at 1-based line lnum, and the row within it.
@@ -304,10 +305,13 @@ function Chat:open()
   wo.number = false
   wo.relativenumber = false
   wo.signcolumn = "no"
-  wo.foldmethod = "expr"
-  wo.foldexpr = "v:lua.require'dsh.ui.chat'.foldexpr(v:lnum)"
-  wo.foldlevel = 0
+  wo.foldmethod = "manual"
   wo.foldenable = true
+  self.folded = {}
+  for b in pairs(self.dirty) do
+    self.dirty[b] = true
+  end
+  self:flush() -- draws what is pending, and folds the thoughts in this window
   wo.winfixwidth = true
   vim.wo[self.input_win].winfixheight = true
   vim.wo[self.input_win].statusline = " prompt · <CR> send (normal mode) · <C-c> cancel · :DshAdd attach"

@@ -25,12 +25,15 @@ local function scratch(name, text, path)
   return b
 end
 
--- M.open opens one tab per file that call would change; returns the tab
--- count.
-function M.open(call)
+-- M.open opens one tab per file that call would change (relative paths
+-- are the session's, under cwd); returns the tab count.
+function M.open(call, cwd)
   local diffs = cards.diffs(call)
   for _, d in ipairs(diffs) do
     local path = tostring(d.path)
+    if path:sub(1, 1) ~= "/" and cwd then
+      path = cwd .. "/" .. path
+    end
     local old = d.oldText
     if type(old) ~= "string" then
       old = ""
@@ -39,7 +42,7 @@ function M.open(call)
     local left = scratch("dsh://current/" .. path, old, path)
     vim.api.nvim_win_set_buf(0, left)
     vim.cmd("diffthis")
-    vim.cmd("vsplit")
+    vim.cmd("rightbelow vsplit")
     local right = scratch("dsh://proposed/" .. path, type(d.newText) == "string" and d.newText or "", path)
     vim.api.nvim_win_set_buf(0, right)
     vim.cmd("diffthis")

@@ -1,0 +1,179 @@
+-- The commands beyond chatting: :DshMode, :DshConfig, :DshDiff, :DshAdd,
+-- :checkhealth dsh; and the chat window: float layout, folded thoughts,
+-- the statusline.
+local h = require("helpers")
+
+local function record_sends(conn)
+  local sent = {}
+  local orig = conn._send
+  conn._send = function(self, msg)
+    sent[#sent + 1] = msg
+    return orig(self, msg)
+  end
+  return sent
+end
+
+describe("commands", function()
+  after_each(function()
+    h.restore_select()
+    require("dsh").reset()
+    vim.cmd("silent! tabonly!")
+    vim.cmd("silent! %bwipeout!")
+  end)
+
+  it(":DshMode sets the session's mode: accept edits runs an edit without asking", function()
+    local dir = h.workspace({ ["hello.txt"] = "hello world\n" })
+    local asked = h.select_with(function(items, opts)
+      if opts.kind == "dsh.mode" then
+        for _, m in ipairs(items) do
+          if m.id == "acceptEdits" then
+            return m
+          end
+        end
+      end
+      return nil
+    end)
+    local chat = h.start("edit.jsonl")
+    vim.cmd("DshMode")
+    h.wait(function()
+      return chat.session.modes.currentModeId == "acceptEdits"
+    end, 5000, "the mode")
+    assert.are.equal("end_turn", h.turn(chat, "greet ACP"))
+    assert.are.equal(1, #asked, "only the mode picker was shown")
+    assert.are.equal("hello ACP\n", h.read(dir .. "/hello.txt"))
+    assert.truthy(chat:status_text():find("acceptEdits", 1, true))
+  end)
+
+  it(":DshConfig sets a config option through session/set_config_option", function()
+    h.workspace({})
+    h.select_with(function(items, opts)
+      if opts.prompt == "dsh-bridge option" then
+        for _, o in ipairs(items) do
+          if o.id == "tools_mode" then
+            return o
+          end
+        end
+      end
+      for _, v in ipairs(items) do
+        if v.value == "code" then
+          return v
+        end
+      end
+    end)
+    local chat = h.start("answer.jsonl")
+    vim.cmd("DshConfig")
+    h.wait(function()
+      local o = chat.session:config_option("tools_mode")
+      return o and o.currentValue == "code"
+    end, 5000, "the option")
+  end)
+
+  it(":DshDiff shows the proposed change side by side before the decision", function()
+    local dir = h.workspace({ ["hello.txt"] = "hello world\n" })
+    local seen
+    h.select_with(function(items, opts)
+      if opts.kind == "dsh.permission" and not seen then
+        vim.cmd("DshDiff")
+        local wins = vim.api.nvim_tabpage_list_wins(0)
+        seen = {}
+        for _, w in ipairs(wins) do
+          local b = vim.api.nvim_win_get_buf(w)
+          seen[#seen + 1] = { name = vim.api.nvim_buf_get_name(b), diff = vim.wo[w].diff,
+            text = table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), "\n") }
+        end
+        vim.cmd("tabclose")
+      end
+      return h.by_kind("reject_once")(items)
+    end)
+    local chat = h.start("reject.jsonl")
+    assert.are.equal("end_turn", h.turn(chat, "edit"))
+    assert.are.equal(2, #seen)
+    assert.truthy(seen[1].name:find("dsh://current/" .. dir .. "/hello.txt", 1, true), seen[1].name)
+    assert.truthy(seen[2].name:find("dsh://proposed/", 1, true))
+    assert.is_true(seen[1].diff and seen[2].diff)
+    assert.are.equal("world", seen[1].text)
+    assert.are.equal("ACP", seen[2].text)
+  end)
+
+  it(":DshAdd attaches the buffer or a range as embedded resources", function()
+    local dir = h.workspace({ ["code.lua"] = "local a = 1\nlocal b = 2\nlocal c = 3\n" })
+    local chat = h.start("answer.jsonl")
+    local sent = record_sends(require("dsh").state.agent.conn)
+    vim.cmd("wincmd t")
+    vim.cmd("edit " .. dir .. "/code.lua")
+    vim.bo.filetype = "lua" -- the specs run with filetype detection off
+    vim.cmd("DshAdd")
+    vim.cmd("2,3DshAdd")
+    assert.are.equal("end_turn", h.turn(chat, "look"))
+    local prompt
+    for _, m in ipairs(sent) do
+      if m.method == "session/prompt" then
+        prompt = m.params.prompt
+      end
+    end
+    assert.are.equal(3, #prompt)
+    assert.are.same({ type = "text", text = "look" }, prompt[1])
+    assert.are.same({ uri = vim.uri_from_fname(dir .. "/code.lua"), text = "local a = 1\nlocal b = 2\nlocal c = 3\n",
+      mimeType = "text/x-lua" }, prompt[2].resource)
+    assert.are.equal(vim.uri_from_fname(dir .. "/code.lua") .. "#L2-3", prompt[3].resource.uri)
+    assert.are.equal("local b = 2\nlocal c = 3\n", prompt[3].resource.text)
+    assert.truthy(h.text(chat):find("[code.lua:2-3]", 1, true))
+    assert.are.same({}, chat.attachments, "attachments go with one prompt")
+  end)
+
+  it("folds thoughts, and shows usage and cost in the statusline", function()
+    h.workspace({})
+    local chat = h.start("answer.jsonl")
+    assert.are.equal("end_turn", h.turn(chat, "think"))
+    local lines = h.lines(chat)
+    local at
+    for i, l in ipairs(lines) do
+      if l == "  Line two of it." then
+        at = i
+      end
+    end
+    assert.truthy(at, table.concat(lines, "\n"))
+    local got = vim.api.nvim_win_call(chat.win, function()
+      return { vim.fn.foldlevel(at), vim.fn.foldclosed(at), vim.fn.foldclosed(at + 2) }
+    end)
+    local level, closed, after = got[1], got[2], got[3]
+    assert.are.equal(1, level)
+    assert.are.equal(at - 1, closed, "the thought's body is one closed fold")
+    assert.are.equal(-1, after, "the answer is not folded")
+    local conn = require("dsh").state.agent.conn
+    conn:_feed(vim.json.encode({ jsonrpc = "2.0", method = "session/update", params = { sessionId = chat.session.id,
+      update = { sessionUpdate = "usage_update", used = 5300, size = 128000,
+        cost = { amount = 0.0042, currency = "USD" } } } }) .. "\n")
+    h.wait(function()
+      return vim.wo[chat.win].statusline:find("5300/128000 tokens", 1, true) ~= nil
+    end, 2000, "the statusline")
+    assert.truthy(vim.wo[chat.win].statusline:find("$0.0042", 1, true), vim.wo[chat.win].statusline)
+  end)
+
+  it("opens the chat in floats when asked", function()
+    h.workspace({})
+    local chat = h.start("answer.jsonl", { layout = "float" })
+    assert.are.equal("editor", vim.api.nvim_win_get_config(chat.win).relative)
+    assert.are.equal("editor", vim.api.nvim_win_get_config(chat.input_win).relative)
+    assert.are.equal("end_turn", h.turn(chat, "hi"))
+    assert.truthy(h.text(chat):find("First answer.", 1, true))
+  end)
+
+  it(":checkhealth dsh reports Neovim, the binary, the key and the features", function()
+    h.workspace({})
+    h.start("answer.jsonl")
+    vim.cmd("checkhealth dsh")
+    local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+    local v = vim.version()
+    for _, want in ipairs({
+      ("Neovim %d.%d.%d"):format(v.major, v.minor, v.patch),
+      "dsh-bridge 0.1.0-dev (ACP v1)",
+      "no API key needed: the model is a script",
+      "nvim_open_term (live terminals)",
+      "running: dsh-bridge",
+    }) do
+      assert.truthy(text:find(want, 1, true), want .. " in:\n" .. text)
+    end
+    assert.falsy(text:find("ERROR", 1, true), text)
+  end)
+end)
