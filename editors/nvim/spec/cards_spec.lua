@@ -28,7 +28,11 @@ describe("cards", function()
   end)
 
   it("draw a real session like the golden transcript", function()
-    local dir = h.workspace({ ["main.go"] = GO })
+    local list = {}
+    for i = 1, 20 do
+      list[i] = "item " .. i
+    end
+    local dir = h.workspace({ ["main.go"] = GO, ["list.txt"] = table.concat(list, "\n") .. "\n" })
     local pending = {}
     h.select_with(function(items)
       return items[1]
@@ -64,7 +68,7 @@ describe("cards", function()
         compared = compared + 1
       end
     end
-    assert.are.equal(2, compared, "the edit and the new file")
+    assert.are.equal(3, compared, "the edit, the new file and the rewrite")
 
     -- chroma's tokens land on highlight groups
     local read = chat.session.calls.read_1
@@ -87,6 +91,10 @@ describe("cards", function()
       { name = "emptied", old = "a\nb\n", new = "", want = { { 1, 2, 0, 0 } } },
       { name = "two hunks", old = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n",
         new = "one\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\ntwelve\n", want = { { 1, 4, 1, 4 }, { 9, 4, 9, 4 } } },
+      { name = "six lines apart share context", old = "1\n2\n3\n4\n5\n6\n7\n8\n9\n",
+        new = "one\n2\n3\n4\n5\n6\n7\neight\n9\n", want = { { 1, 9, 1, 9 } } },
+      { name = "seven lines apart do not", old = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n",
+        new = "one\n2\n3\n4\n5\n6\n7\n8\nnine\n10\n", want = { { 1, 4, 1, 4 }, { 6, 5, 6, 5 } } },
       { name = "insert at top", old = "b\n", new = "a\nb\n", want = { { 1, 1, 1, 2 } } },
       { name = "no change", old = "same\n", new = "same\n", want = {} },
     }) do

@@ -17,13 +17,16 @@ local Out = {}
 Out.__index = Out
 
 local function new_out(indent)
-  return setmetatable({ lines = {}, hls = {}, line_hls = {}, targets = {}, indent = indent or "" }, Out)
+  return setmetatable({ lines = {}, hls = {}, line_hls = {}, targets = {}, target_paths = {}, indent = indent or "" },
+    Out)
 end
 
 -- add appends a line (indented); group highlights all of it. Returns its
 -- 0-based row within the card and the byte column where the text starts.
 function Out:add(text, group)
-  text = text:gsub("\n", "␤")
+  if text:find("\n", 1, true) then
+    text = text:gsub("\n", "␤")
+  end
   local row = #self.lines
   self.lines[row + 1] = self.indent .. text
   if group then
@@ -40,9 +43,11 @@ function Out:line_hl(row, group)
   self.line_hls[#self.line_hls + 1] = { row, group }
 end
 
--- target makes <CR> on the row open path at lnum.
+-- target makes <CR> on the row open path at lnum. (Two flat maps: a
+-- 5,000-line card makes no table per line.)
 function Out:target(row, path, lnum)
-  self.targets[row] = { path = path, lnum = lnum }
+  self.targets[row] = lnum or 1
+  self.target_paths[row] = path
 end
 
 local function split(text)
@@ -102,25 +107,40 @@ local function hunk_lines(out, path, hunk)
   if (hunk.newLines or 0) > 0 and n == 0 then
     n = 1
   end
+  local blank = "     "
+  local lines, hls, line_hls, targets, paths = out.lines, out.hls, out.line_hls, out.targets, out.target_paths
+  local indent, col = out.indent, #out.indent
   for _, l in ipairs(hunk.lines or {}) do
-    local text = str(l.text):gsub("\r?\n$", "")
-    local left, right = "", ""
-    if l.op == "-" then
-      left, o = tostring(o), o + 1
-    elseif l.op == "+" then
-      right, n = tostring(n), n + 1
-    else
-      left, right, o, n = tostring(o), tostring(n), o + 1, n + 1
+    local text = type(l.text) == "string" and l.text or ""
+    if text:byte(-1) == 10 then -- the line's own terminator
+      text = text:sub(1, (text:byte(-2) == 13) and -3 or -2)
     end
-    local row, col = out:add(("%5s %5s %s%s"):format(left, right, l.op or " ", text))
-    out:hl(row, col, col + 11, "DshLineNr")
-    if l.op == "+" then
-      out:line_hl(row, "DshDiffAdd")
-      out:target(row, path, n - 1)
-    elseif l.op == "-" then
-      out:line_hl(row, "DshDiffDelete")
+    local op = l.op or " "
+    local gutter
+    if op == "-" then
+      gutter = ("%5d %s -"):format(o, blank)
+      o = o + 1
+    elseif op == "+" then
+      gutter = ("%s %5d +"):format(blank, n)
+      n = n + 1
     else
-      out:target(row, path, n - 1)
+      gutter = ("%5d %5d %s"):format(o, n, op)
+      o, n = o + 1, n + 1
+    end
+    -- the hot loop of a big diff: out:add, out:hl and out:target inlined
+    if text:find("\n", 1, true) then
+      text = text:gsub("\n", "␤")
+    end
+    local row = #lines
+    lines[row + 1] = indent .. gutter .. text
+    hls[#hls + 1] = { row, col, col + 11, "DshLineNr" }
+    if op == "+" then
+      line_hls[#line_hls + 1] = { row, "DshDiffAdd" }
+    elseif op == "-" then
+      line_hls[#line_hls + 1] = { row, "DshDiffDelete" }
+    end
+    if op ~= "-" then
+      targets[row], paths[row] = n - 1, path
     end
   end
 end
@@ -148,8 +168,8 @@ function M.hunks(old, new)
     local a0 = ac == 0 and as + 1 or as -- first changed old line
     local b0 = bc == 0 and bs + 1 or bs
     local lo = math.max(1, a0 - ctx)
-    if cur and lo <= cur.a_end + 1 then
-      -- merge with the previous hunk: context between them
+    if cur and a0 - cur.a_end - 1 <= 2 * ctx then
+      -- close enough to share context (as diff -u): one hunk
       for i = cur.a_end + 1, a0 - 1 do
         cur.lines[#cur.lines + 1] = { op = " ", text = a[i] }
       end
@@ -218,11 +238,15 @@ local function draw_diff(out, call)
         new = d.oldText == nil or d.oldText == vim.NIL }
     end
   end
+  local last_path
   for _, ch in ipairs(changes) do
     local hs = ch.hunks or {}
     local created = ch.new or (#hs == 1 and hs[1].oldStart == 0 and hs[1].oldLines == 0)
-    local row = out:add(str(ch.path) .. (created and "  (new file)" or ""), "DshPath")
-    out:target(row, ch.path, 1)
+    if ch.path ~= last_path then -- a completed edit lists its hunks one by one
+      local row = out:add(str(ch.path) .. (created and "  (new file)" or ""), "DshPath")
+      out:target(row, ch.path, 1)
+      last_path = ch.path
+    end
     for _, h in ipairs(ch.hunks or {}) do
       hunk_lines(out, ch.path, h)
     end
@@ -386,7 +410,8 @@ local function draw_web(out, card)
 end
 
 -- M.render draws a call. opts: {expanded, indent}. Returns
--- {lines, hls = {{row, s, e, group}}, line_hls = {{row, group}}, targets}.
+-- {lines, hls = {{row, s, e, group}}, line_hls = {{row, group}},
+-- targets = {row = lnum}, target_paths = {row = path}}.
 function M.render(call, opts)
   opts = opts or {}
   local out = new_out(opts.indent)

@@ -163,7 +163,7 @@ function Chat:flush()
           vim.api.nvim_buf_set_lines(buf, start, start + old_n, false, lines)
         end
         apply_hls(buf, start, o)
-        d = { n = #lines, header = o.header, targets = o.targets }
+        d = { n = #lines, header = o.header, targets = o.targets, target_paths = o.target_paths }
         if text_block then
           d.len = #b.text
         end
@@ -365,13 +365,16 @@ function Chat:open_target()
   if not b or b.kind ~= "tool" then
     return
   end
-  local t = self.drawn[b].targets and self.drawn[b].targets[row]
-  if t and type(t.path) == "string" then
+  local d = self.drawn[b]
+  local path = d.target_paths and d.target_paths[row]
+  if type(path) == "string" then
     local cwd = self.session.cwd
-    local path = t.path:sub(1, 1) == "/" and t.path or ((cwd or ".") .. "/" .. t.path)
+    if path:sub(1, 1) ~= "/" then
+      path = (cwd or ".") .. "/" .. path
+    end
     vim.cmd("wincmd p")
     vim.cmd("edit " .. vim.fn.fnameescape(path))
-    pcall(vim.api.nvim_win_set_cursor, 0, { math.max(tonumber(t.lnum) or 1, 1), 0 })
+    pcall(vim.api.nvim_win_set_cursor, 0, { math.max(tonumber(d.targets[row]) or 1, 1), 0 })
     return
   end
   if b.terminal_id then

@@ -8,7 +8,7 @@ local function split(text)
 end
 
 local function out()
-  return { lines = {}, hls = {}, line_hls = {}, targets = {} }
+  return { lines = {}, hls = {}, line_hls = {}, targets = {}, target_paths = {} }
 end
 
 -- prefix of a text block's body lines, by kind.

@@ -1,0 +1,108 @@
+// Package nvim_test measures the Neovim plugin (editors/nvim) inside a
+// headless Neovim: bench/bench.lua does the work, this file builds the
+// binary, runs it, and reports medians with the ratio to each peer.
+//
+//	go test ./editors/nvim -run '^$' -bench . -benchtime 10x
+package nvim_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"testing"
+)
+
+// build compiles dsh-bridge into dir.
+func build(b *testing.B, dir string) string {
+	b.Helper()
+	bin := filepath.Join(dir, "dsh-bridge")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/dsh-bridge/dsh-bridge/cmd/dsh-bridge")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// run plays one benchmark of bench.lua n times and decodes its results.
+func run(b *testing.B, bin, which string, n int, into any) {
+	b.Helper()
+	nvim, err := exec.LookPath("nvim")
+	if err != nil {
+		b.Skip("nvim is not installed (make deps-nvim)")
+	}
+	out := filepath.Join(b.TempDir(), "out.json")
+	_, self, _, _ := runtime.Caller(0)
+	script := filepath.Join(filepath.Dir(self), "bench", "bench.lua")
+	cmd := exec.Command(nvim, "--headless", "-u", "NONE", "-i", "NONE", "-c", "luafile "+script)
+	cmd.Env = append(os.Environ(), "DSH_BRIDGE_BIN="+bin, "DSH_BENCH="+which, "DSH_BENCH_OUT="+out,
+		"DSH_BENCH_N="+strconv.Itoa(n), "DSH_BENCH_SOURCE="+filepath.Join(runtime.GOROOT(), "src", "net", "http", "h2_bundle.go"))
+	if o, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("nvim: %v\n%s", err, o)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		b.Fatalf("no results: %v", err)
+	}
+	if err := json.Unmarshal(data, into); err != nil {
+		b.Fatalf("results: %v\n%s", err, data)
+	}
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func BenchmarkNvim(b *testing.B) {
+	bin := build(b, b.TempDir())
+	b.Run("ready", func(b *testing.B) {
+		var r struct{ Ours, Peer []float64 }
+		run(b, bin, "ready", b.N, &r)
+		b.ReportMetric(median(r.Ours), "ms/ready")
+		b.ReportMetric(median(r.Peer), "peer-ms/ready")
+		b.ReportMetric(median(r.Ours)/median(r.Peer), "ratio")
+		b.ReportMetric(0, "ns/op")
+	})
+	b.Run("diff-5000", func(b *testing.B) {
+		var r struct {
+			Ours, Peer []float64
+			Lines      int
+		}
+		run(b, bin, "diff", b.N, &r)
+		b.ReportMetric(median(r.Ours), "ms/render")
+		b.ReportMetric(median(r.Peer), "peer-ms/render")
+		b.ReportMetric(median(r.Ours)/median(r.Peer), "ratio")
+		b.ReportMetric(float64(r.Lines), "lines")
+		b.ReportMetric(0, "ns/op")
+	})
+	b.Run("chunks-10000", func(b *testing.B) {
+		type one struct {
+			ElapsedMs float64 `json:"elapsed_ms"`
+			Frames    []float64
+			Chunks    int
+		}
+		var r struct{ Ours, Peer []one }
+		run(b, bin, "chunks", b.N, &r)
+		rate := func(rs []one) (perSec, maxFrame, frames []float64) {
+			for _, x := range rs {
+				perSec = append(perSec, float64(x.Chunks)/(x.ElapsedMs/1000))
+				maxFrame = append(maxFrame, slices.Max(x.Frames))
+				frames = append(frames, float64(len(x.Frames)))
+			}
+			return
+		}
+		ours, oursMax, oursFrames := rate(r.Ours)
+		peer, _, _ := rate(r.Peer)
+		b.ReportMetric(median(ours), "chunks/s")
+		b.ReportMetric(median(oursMax), "max-frame-ms")
+		b.ReportMetric(median(oursFrames), "flushes")
+		b.ReportMetric(median(peer), "peer-chunks/s")
+		b.ReportMetric(median(ours)/median(peer), "ratio")
+		b.ReportMetric(0, "ns/op")
+	})
+}
