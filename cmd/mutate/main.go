@@ -19,7 +19,8 @@ import (
 )
 
 // mutation is one planted bug: old, which must occur exactly once in
-// file, becomes new; the tests matching run in pkg must then fail.
+// file, becomes new; the tests matching run in pkg must then fail (or,
+// for code that is not Go, the make target named by make).
 type mutation struct {
 	Name string `json:"name"`
 	File string `json:"file"`
@@ -27,6 +28,7 @@ type mutation struct {
 	New  string `json:"new"`
 	Pkg  string `json:"pkg"`
 	Run  string `json:"run"`
+	Make string `json:"make"`
 }
 
 func main() {
@@ -62,7 +64,7 @@ func main() {
 			status = "SURVIVED"
 			survived = append(survived, m.Name+": "+detail)
 		}
-		fmt.Printf("%-8s %s (%s %s)\n", status, m.Name, m.Pkg, m.File)
+		fmt.Printf("%-8s %s (%s %s)\n", status, m.Name, m.Pkg+m.Make, m.File)
 	}
 	fmt.Printf("\n%d of %d mutations caught\n", caught, planted)
 	if len(survived) > 0 {
@@ -93,6 +95,9 @@ func plant(dir string, m mutation, timeout time.Duration) (bool, string) {
 		args = append(args, "-run", m.Run)
 	}
 	cmd := exec.CommandContext(ctx, "go", args...)
+	if m.Make != "" {
+		cmd = exec.CommandContext(ctx, "make", "-s", m.Make, "NVIM_TEST_DIR="+filepath.Join(dir, ".mutate-bin"))
+	}
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	switch {

@@ -139,6 +139,76 @@ describe("a chat with dsh-bridge", function()
     assert.falsy(text:find("◐", 1, true), "no card is left running:\n" .. text)
   end)
 
+  it("answers an open permission request as cancelled when the turn is cancelled", function()
+    local dir = h.workspace({ ["hello.txt"] = "hello world\n" })
+    local pending_cb
+    vim.ui.select = function(_, _, cb)
+      pending_cb = cb -- the person never answers
+    end
+    local chat = h.start("edit.jsonl")
+    local done
+    require("dsh").on_turn_end = function(stop)
+      done = stop
+    end
+    vim.api.nvim_buf_set_lines(chat.input, 0, -1, false, { "edit" })
+    require("dsh").send()
+    h.wait(function()
+      return pending_cb ~= nil
+    end, 10000, "the picker")
+    local call = chat.session.calls.edit_1
+    assert.truthy(call.awaiting)
+    vim.cmd("DshCancel")
+    h.wait(function()
+      return done ~= nil
+    end, 10000, "the cancelled turn")
+    assert.are.equal("cancelled", done)
+    assert.is_nil(call.awaiting, "the request was answered")
+    assert.are.equal("hello world\n", h.read(dir .. "/hello.txt"))
+    local text = h.text(chat)
+    assert.falsy(text:find("waiting for your approval", 1, true), text)
+    pending_cb(nil) -- a late answer from the picker changes nothing
+  end)
+
+  it("auto-approves only the kinds listed in auto_approve", function()
+    local dir = h.workspace({ ["hello.txt"] = "hello world\n" })
+    local asked = h.select_with(h.by_kind("reject_once"))
+    local chat = h.start("edit.jsonl", { auto_approve = { "edit" } })
+    assert.are.equal("end_turn", h.turn(chat, "greet ACP"))
+    assert.are.equal(0, #asked)
+    assert.are.equal("hello ACP\n", h.read(dir .. "/hello.txt"))
+  end)
+
+  it("reports an agent that dies, and starts a new one on :DshChat", function()
+    h.workspace({})
+    local errors = {}
+    local orig = vim.notify
+    vim.notify = function(msg, level)
+      if (level or 0) >= vim.log.levels.ERROR then
+        errors[#errors + 1] = msg
+      end
+    end
+    local chat = h.start("answer.jsonl")
+    local agent = require("dsh").state.agent
+    vim.loop.kill(agent.conn.pid, "sigkill")
+    h.wait(function()
+      return #errors > 0
+    end, 5000, "the report")
+    vim.notify = orig
+    assert.truthy(errors[1]:find("dsh-bridge exited (signal 9)", 1, true), errors[1])
+    assert.truthy(errors[1]:find(":DshChat starts it again", 1, true), errors[1])
+    assert.is_nil(require("dsh").state.agent)
+    assert.are.equal("", chat:status_text():match("working") or "")
+    local again
+    require("dsh").chat(function(c)
+      again = c
+    end)
+    h.wait(function()
+      return again ~= nil
+    end, 10000, "the new chat")
+    assert.are_not.equal(chat.session.id, again.session.id)
+    assert.are.equal("end_turn", h.turn(again, "hello"))
+  end)
+
   it("loads a stored session with :DshSessions and replays its cards", function()
     local dir = h.workspace({ ["hello.txt"] = "hello world\n" })
     h.select_with(h.by_kind("allow_once"))

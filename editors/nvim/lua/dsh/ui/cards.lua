@@ -359,6 +359,9 @@ end
 -- generic and web ----------------------------------------------------------
 
 local function draw_text(out, text, expanded, limit)
+  if text == nil or text == "" then
+    return
+  end
   local lines = split(text)
   local n = expanded and #lines or math.min(#lines, limit or M.limits.generic)
   for i = 1, n do
