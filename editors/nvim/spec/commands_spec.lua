@@ -176,4 +176,25 @@ describe("commands", function()
     end
     assert.falsy(text:find("ERROR", 1, true), text)
   end)
+
+  it("documents every command in :help", function()
+    local doc = vim.fn.tempname()
+    vim.fn.mkdir(doc .. "/doc", "p")
+    vim.fn.writefile(vim.fn.readfile(h.root .. "/doc/dsh.txt"), doc .. "/doc/dsh.txt")
+    vim.cmd("helptags " .. doc .. "/doc")
+    vim.opt.rtp:prepend(doc)
+    vim.cmd("help dsh-commands")
+    assert.are.equal("help", vim.bo.buftype)
+    local tags = table.concat(vim.fn.readfile(doc .. "/doc/tags"), "\n")
+    local cmds = vim.api.nvim_get_commands({})
+    local n = 0
+    for name in pairs(cmds) do
+      if name:sub(1, 3) == "Dsh" then
+        n = n + 1
+        assert.truthy(tags:find(":" .. name .. "\t", 1, true), ":" .. name .. " has no help tag")
+      end
+    end
+    assert.is_true(n >= 14)
+    vim.cmd("helpclose")
+  end)
 end)
