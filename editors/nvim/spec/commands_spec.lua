@@ -102,8 +102,16 @@ describe("commands", function()
     vim.cmd("wincmd t")
     vim.cmd("edit " .. dir .. "/code.lua")
     vim.bo.filetype = "lua" -- the specs run with filetype detection off
+    local said = {}
+    local orig = vim.notify
+    vim.notify = function(msg)
+      said[#said + 1] = msg
+    end
     vim.cmd("DshAdd")
     vim.cmd("2,3DshAdd")
+    vim.notify = orig
+    assert.are.same({ "dsh: attached code.lua to the next prompt (1 in all)",
+      "dsh: attached code.lua:2-3 to the next prompt (2 in all)" }, said)
     assert.are.equal("end_turn", h.turn(chat, "look"))
     local prompt
     for _, m in ipairs(sent) do
