@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: test deps vet bench fuzz mutate test-nvim deps-nvim
+.PHONY: test deps vet bench fuzz mutate test-nvim deps-nvim test-vscode deps-vscode vsix code-server
 
 # test runs every test with the race detector (after go vet), then the
 # editor plugins' tests, installing what the tests need first.
@@ -8,6 +8,7 @@ test: deps vet
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) test -race -timeout 15m ./...
 	$(MAKE) test-nvim
+	$(MAKE) test-vscode
 
 # deps installs what the tests need when it is missing: ripgrep (the
 # grep/glob tests run against it and the native walker) and strace (the
@@ -49,6 +50,44 @@ test-nvim: deps-nvim
 	cd editors/nvim && DSH_BRIDGE_BIN=$(NVIM_TEST_DIR)/dsh-bridge \
 		timeout 600 nvim --headless -u NONE -i NONE -c 'luafile spec/runner.lua'
 	timeout 300 editors/nvim/test/screen.sh $(NVIM_TEST_DIR)/dsh-bridge
+
+# The VS Code extension (editors/vscode). Its npm packages come from the
+# lock file; code-server (the real VS Code of the end-to-end test) is
+# installed once into a cache outside the repository.
+VSCODE := editors/vscode
+VSCODE_VERSION := $(shell sed -n 's/^  "version": "\(.*\)",/\1/p' $(VSCODE)/package.json)
+VSIX := $(VSCODE)/dist-vsix/dsh-bridge-$(VSCODE_VERSION).vsix
+CODE_SERVER_DIR ?= $(HOME)/.cache/dsh-bridge/code-server-4.100.3
+
+# deps-vscode installs Node, Chromium (the end-to-end test's browser) and
+# what code-server's native modules build with, then the extension's npm
+# packages.
+deps-vscode:
+	$(call apt,node:nodejs npm:npm chromium:chromium make:build-essential python3:python3)
+	@for h in /usr/include/gssapi/gssapi.h:libkrb5-dev /usr/include/X11/Xlib.h:libx11-dev \
+		/usr/include/X11/extensions/XKBfile.h:libxkbfile-dev /usr/include/libsecret-1/libsecret/secret.h:libsecret-1-dev; do \
+		f=$${h%%:*}; pkg=$${h#*:}; [ -e $$f ] && continue; echo "installing $$pkg"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		($$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$pkg) >/dev/null 2>&1 || { echo "could not install $$pkg"; exit 1; }; \
+	done
+	cd $(VSCODE) && npm ci --no-audit --no-fund --loglevel=error
+
+code-server:
+	$(VSCODE)/scripts/install-code-server.sh $(CODE_SERVER_DIR)
+
+# vsix builds the Go binary for linux-x64 into the extension, bundles the
+# extension, and packages it (offline).
+vsix:
+	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -trimpath -o $(VSCODE)/bin/dsh-bridge ./cmd/dsh-bridge
+	cd $(VSCODE) && npm run --silent build && mkdir -p dist-vsix && \
+		npx vsce package --no-dependencies --out dist-vsix/dsh-bridge-$(VSCODE_VERSION).vsix
+
+# test-vscode: the type check, the plain-Node tests against the real
+# binary, the package, and the run in a real VS Code (code-server and
+# headless Chromium); the screenshot lands in editors/vscode/test-output.
+test-vscode: deps-vscode vsix code-server
+	cd $(VSCODE) && DSH_BRIDGE_BIN=$(CURDIR)/$(VSCODE)/bin/dsh-bridge npm test
+	timeout 600 node $(VSCODE)/test/e2e/run.mjs --code-server $(CODE_SERVER_DIR) --vsix $(VSIX) --out $(VSCODE)/test-output
 
 vet:
 	$(GO) vet ./...

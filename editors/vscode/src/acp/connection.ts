@@ -1,0 +1,228 @@
+// The ACP connection to a dsh-bridge process, built on the official SDK
+// (@agentclientprotocol/sdk 2.x: its client app API; the ClientSideConnection
+// class of 1.x was removed in 2.0). No `vscode` import: this layer runs in
+// plain Node against the real binary.
+import { spawn, type ChildProcess } from "node:child_process";
+import { Readable, Writable } from "node:stream";
+import * as acp from "@agentclientprotocol/sdk";
+import { SessionState } from "./session.js";
+
+/** The client methods the editor serves; the host implements them. */
+export interface ClientHost {
+  readTextFile(p: acp.ReadTextFileRequest): Promise<acp.ReadTextFileResponse>;
+  writeTextFile(p: acp.WriteTextFileRequest): Promise<acp.WriteTextFileResponse>;
+  createTerminal(p: acp.CreateTerminalRequest): Promise<acp.CreateTerminalResponse>;
+  terminalOutput(p: acp.TerminalOutputRequest): Promise<acp.TerminalOutputResponse>;
+  waitForTerminalExit(p: acp.WaitForTerminalExitRequest): Promise<acp.WaitForTerminalExitResponse>;
+  killTerminal(p: acp.KillTerminalRequest): Promise<acp.KillTerminalResponse>;
+  releaseTerminal(p: acp.ReleaseTerminalRequest): Promise<acp.ReleaseTerminalResponse>;
+}
+
+/** A permission request waiting for the person. */
+export interface PendingPermission {
+  session: SessionState;
+  toolCallId: string;
+  options: acp.PermissionOption[];
+  /** Answers the agent, at most once; undefined answers "cancelled". */
+  respond(optionId: string | undefined): void;
+}
+
+export interface StartOptions {
+  command: string;
+  args?: string[];
+  env?: NodeJS.ProcessEnv;
+  cwd: string;
+  host: ClientHost;
+  /** Asked for every permission request autoApprove did not settle. */
+  decide(req: PendingPermission): void;
+  /** ACP tool kinds allowed once without asking. */
+  autoApprove?: string[];
+  onStderr?(text: string): void;
+  onExit?(code: number | null, signal: NodeJS.Signals | null): void;
+  clientName?: string;
+}
+
+const CAPABILITIES: acp.ClientCapabilities = {
+  fs: { readTextFile: true, writeTextFile: true },
+  terminal: true,
+};
+
+export class AgentConnection {
+  readonly sessions = new Map<string, SessionState>();
+  readonly child: ChildProcess;
+  private readonly conn: acp.ClientConnection;
+  agentInfo: acp.Implementation | null | undefined;
+  capabilities: acp.AgentCapabilities | undefined;
+  exited = false;
+  private stopping = false;
+
+  private constructor(private readonly opts: StartOptions) {
+    this.child = spawn(opts.command, opts.args ?? [], {
+      cwd: opts.cwd,
+      env: opts.env ?? process.env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    this.child.stderr?.setEncoding("utf8");
+    this.child.stderr?.on("data", (d: string) => opts.onStderr?.(d));
+    this.child.on("exit", (code, signal) => {
+      this.exited = true;
+      for (const s of this.sessions.values()) s.failPermissions();
+      opts.onExit?.(code, signal);
+    });
+    // A failed spawn is reported through "error" and then "exit" never
+    // comes: report it as an exit.
+    this.child.on("error", (err) => {
+      if (this.exited) return;
+      this.exited = true;
+      opts.onStderr?.(`cannot start ${opts.command}: ${err.message}\n`);
+      opts.onExit?.(null, null);
+    });
+    const stream = acp.ndJsonStream(
+      Writable.toWeb(this.child.stdin!) as WritableStream<Uint8Array>,
+      Readable.toWeb(this.child.stdout!) as ReadableStream<Uint8Array>,
+    );
+    const h = opts.host;
+    const app = acp
+      .client({ name: opts.clientName ?? "dsh-bridge for VS Code" })
+      .onNotification(acp.methods.client.session.update, (ctx) => {
+        this.sessions.get(ctx.params.sessionId)?.apply(ctx.params.update);
+      })
+      .onRequest(acp.methods.client.session.requestPermission, (ctx) => this.permission(ctx.params))
+      .onRequest(acp.methods.client.fs.readTextFile, (ctx) => h.readTextFile(ctx.params))
+      .onRequest(acp.methods.client.fs.writeTextFile, (ctx) => h.writeTextFile(ctx.params))
+      .onRequest(acp.methods.client.terminal.create, (ctx) => h.createTerminal(ctx.params))
+      .onRequest(acp.methods.client.terminal.output, (ctx) => h.terminalOutput(ctx.params))
+      .onRequest(acp.methods.client.terminal.waitForExit, (ctx) => h.waitForTerminalExit(ctx.params))
+      .onRequest(acp.methods.client.terminal.kill, (ctx) => h.killTerminal(ctx.params))
+      .onRequest(acp.methods.client.terminal.release, (ctx) => h.releaseTerminal(ctx.params));
+    this.conn = app.connect(stream);
+  }
+
+  /** Spawns the agent and initializes the connection. */
+  static async start(opts: StartOptions): Promise<AgentConnection> {
+    const c = new AgentConnection(opts);
+    const exited = new Promise<never>((_, reject) =>
+      c.child.once("exit", (code, signal) => reject(new Error(`the agent exited (${signal ?? `code ${code}`})`))),
+    );
+    const init = await Promise.race([
+      c.conn.agent.request(acp.methods.agent.initialize, {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        clientCapabilities: CAPABILITIES,
+        clientInfo: { name: "dsh-bridge-vscode", title: "dsh-bridge for VS Code", version: "0.1.0" },
+      }),
+      exited,
+    ]);
+    exited.catch(() => {});
+    c.agentInfo = init.agentInfo;
+    c.capabilities = init.agentCapabilities;
+    return c;
+  }
+
+  private permission(p: acp.RequestPermissionRequest): Promise<acp.RequestPermissionResponse> {
+    const session = this.sessions.get(p.sessionId);
+    if (!session || p.options.length === 0) return Promise.resolve({ outcome: { outcome: "cancelled" } });
+    session.apply({ sessionUpdate: "tool_call_update", ...p.toolCall });
+    return new Promise((resolve) => {
+      let done = false;
+      const req: PendingPermission = {
+        session,
+        toolCallId: p.toolCall.toolCallId,
+        options: p.options,
+        respond: (optionId) => {
+          if (done) return;
+          done = true;
+          session.settlePermission(p.toolCall.toolCallId, optionId);
+          resolve(optionId === undefined ? { outcome: { outcome: "cancelled" } } : { outcome: { outcome: "selected", optionId } });
+        },
+      };
+      session.askPermission(req);
+      const kind = session.calls.get(p.toolCall.toolCallId)?.kind;
+      if (kind && this.opts.autoApprove?.includes(kind)) {
+        const once = p.options.find((o) => o.kind === "allow_once");
+        if (once) return req.respond(once.optionId);
+      }
+      this.opts.decide(req);
+    });
+  }
+
+  private track(s: SessionState): SessionState {
+    this.sessions.set(s.id, s);
+    return s;
+  }
+
+  async newSession(cwd: string): Promise<SessionState> {
+    const r = await this.conn.agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+    return this.track(new SessionState(r.sessionId, cwd, r.modes ?? undefined, r.configOptions ?? undefined));
+  }
+
+  /** Loads a stored session; its replayed updates reach the returned state
+   * (subscribe in onState, before the replay starts). */
+  async loadSession(sessionId: string, cwd: string, onState?: (s: SessionState) => void): Promise<SessionState> {
+    const s = this.track(new SessionState(sessionId, cwd));
+    onState?.(s);
+    const r = await this.conn.agent.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+    s.setModes(r?.modes ?? undefined, r?.configOptions ?? undefined);
+    return s;
+  }
+
+  async listSessions(cwd?: string): Promise<acp.SessionInfo[]> {
+    const all: acp.SessionInfo[] = [];
+    let cursor: string | undefined;
+    do {
+      const r = await this.conn.agent.request(acp.methods.agent.session.list, cursor ? { cwd, cursor } : { cwd });
+      all.push(...r.sessions);
+      cursor = r.nextCursor ?? undefined;
+    } while (cursor);
+    return all;
+  }
+
+  async prompt(s: SessionState, prompt: acp.ContentBlock[]): Promise<acp.StopReason> {
+    s.setRunning(true);
+    try {
+      const r = await this.conn.agent.request(acp.methods.agent.session.prompt, { sessionId: s.id, prompt });
+      if (r.stopReason === "cancelled") s.settleCancelled();
+      return r.stopReason;
+    } finally {
+      s.setRunning(false);
+    }
+  }
+
+  /** Cancels the turn; open permission requests are answered cancelled. */
+  async cancel(s: SessionState): Promise<void> {
+    s.failPermissions();
+    await this.conn.agent.notify(acp.methods.agent.session.cancel, { sessionId: s.id });
+  }
+
+  async setMode(s: SessionState, modeId: string): Promise<void> {
+    await this.conn.agent.request(acp.methods.agent.session.setMode, { sessionId: s.id, modeId });
+    s.setCurrentMode(modeId);
+  }
+
+  async setConfigOption(s: SessionState, configId: string, value: string): Promise<void> {
+    const r = await this.conn.agent.request(acp.methods.agent.session.setConfigOption, {
+      sessionId: s.id,
+      configId,
+      value,
+    });
+    s.setModes(undefined, r.configOptions);
+  }
+
+  /** Ends the agent: stdin closed (it exits on EOF), killed after graceMs. */
+  dispose(graceMs = 2000): Promise<void> {
+    if (this.exited) return Promise.resolve();
+    this.stopping = true;
+    return new Promise((resolve) => {
+      const t = setTimeout(() => this.child.kill("SIGKILL"), graceMs);
+      this.child.once("exit", () => {
+        clearTimeout(t);
+        resolve();
+      });
+      this.conn.close();
+      this.child.stdin?.end();
+    });
+  }
+
+  get isStopping(): boolean {
+    return this.stopping;
+  }
+}

@@ -1,0 +1,77 @@
+// dsh-bridge for VS Code: activation wires the controller, the chat view
+// and the commands; deactivation kills the agent.
+import * as vscode from "vscode";
+import { Controller, SECRET_KEY } from "./controller.js";
+import { ChatView } from "./ui/view.js";
+
+let controller: Controller | undefined;
+
+/** The API other extensions (the end-to-end harness) get from activate(). */
+export interface Api {
+  controller: Controller;
+  activationMs: number;
+}
+
+export function activate(ctx: vscode.ExtensionContext): Api {
+  const started = performance.now();
+  // The page's test hooks answer only under the end-to-end harness.
+  const c = new Controller(ctx, !!process.env.DSH_E2E_RESULT);
+  controller = c;
+  ctx.subscriptions.push(
+    c,
+    c.log,
+    vscode.window.registerWebviewViewProvider(ChatView.id, c.view, { webviewOptions: { retainContextWhenHidden: true } }),
+    vscode.commands.registerCommand("dshBridge.newChat", async () => {
+      c.view.show();
+      await c.newChat();
+    }),
+    vscode.commands.registerCommand("dshBridge.sessions", () => c.sessions()),
+    vscode.commands.registerCommand("dshBridge.cancel", () => c.cancel()),
+    vscode.commands.registerCommand("dshBridge.restart", () => c.restart()),
+    vscode.commands.registerCommand("dshBridge.showLog", () => c.log.show()),
+    vscode.commands.registerCommand("dshBridge.setApiKey", async () => {
+      const key = await vscode.window.showInputBox({ prompt: "The API key dsh-bridge passes to the model (DSH_API_KEY)", password: true, ignoreFocusOut: true });
+      if (key === undefined) return;
+      if (key === "") await ctx.secrets.delete(SECRET_KEY);
+      else await ctx.secrets.store(SECRET_KEY, key);
+      if (c.agent) {
+        const r = await vscode.window.showInformationMessage("dsh-bridge: the key is stored. Restart the agent to use it?", "Restart");
+        if (r === "Restart") await c.restart();
+      }
+    }),
+    vscode.commands.registerCommand("dshBridge.addFile", async (uri?: vscode.Uri) => {
+      const target = uri ?? vscode.window.activeTextEditor?.document.uri;
+      if (!target || target.scheme !== "file") return;
+      const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === target.toString());
+      const text = open ? open.getText() : new TextDecoder().decode(await vscode.workspace.fs.readFile(target));
+      c.attach(vscode.workspace.asRelativePath(target), { type: "resource", resource: { uri: target.toString(), text, mimeType: mime(open?.languageId) } });
+      c.view.show();
+    }),
+    vscode.commands.registerCommand("dshBridge.addSelection", () => {
+      const ed = vscode.window.activeTextEditor;
+      if (!ed || ed.selection.isEmpty) return;
+      const { start, end } = ed.selection;
+      const uri = `${ed.document.uri.toString()}#L${start.line + 1}-${end.line + 1}`;
+      c.attach(`${vscode.workspace.asRelativePath(ed.document.uri)}:${start.line + 1}-${end.line + 1}`, {
+        type: "resource",
+        resource: { uri, text: ed.document.getText(ed.selection), mimeType: mime(ed.document.languageId) },
+      });
+      c.view.show();
+    }),
+  );
+  const activationMs = performance.now() - started;
+  c.log.appendLine(`activated in ${activationMs.toFixed(1)} ms`);
+  return { controller: c, activationMs };
+}
+
+function mime(languageId: string | undefined): string | undefined {
+  return languageId ? `text/x-${languageId}` : undefined;
+}
+
+export function deactivate(): Promise<void> | undefined {
+  const c = controller;
+  controller = undefined;
+  if (!c?.agent) return undefined;
+  c.host.dispose();
+  return c.agent.dispose(500);
+}

@@ -1,0 +1,132 @@
+// src/acp against the real dsh-bridge binary playing model scripts.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import path from "node:path";
+import { acp, pids, read, start, waitFor, workspace } from "./helpers.mjs";
+
+const allowOnce = (req) => req.respond(req.options.find((o) => o.kind === "allow_once").optionId);
+
+test("an edit approved from the card model", async () => {
+  const dir = workspace({ "hello.txt": "hello world\n" });
+  let seen;
+  const { agent } = await start(dir, "edit.jsonl", (req) => {
+    // the person sees the card (built from the updates) with its options
+    const card = acp.cardView(req.session.calls.get(req.toolCallId));
+    seen = card;
+    req.respond(card.awaiting.find((o) => o.kind === "allow_once").optionId);
+  });
+  try {
+    const s = await agent.newSession(dir);
+    assert.equal(await agent.prompt(s, [{ type: "text", text: "greet ACP" }]), "end_turn");
+    assert.equal(seen.type, "diff");
+    assert.deepEqual(seen.awaiting.map((o) => o.kind), ["allow_once", "allow_always", "reject_once", "reject_always"]);
+    assert.deepEqual(seen.diff.files[0].hunks[0].lines.map((l) => l.op + l.text), ["-world", "+ACP"]);
+    assert.equal(read(path.join(dir, "hello.txt")), "hello ACP\n");
+    const done = acp.cardView(s.calls.get("edit_1"));
+    assert.equal(done.status, "completed");
+    assert.equal(done.awaiting, undefined);
+    assert.equal(done.decision, "allow_once");
+    const lines = done.diff.files[0].hunks[0].lines;
+    assert.deepEqual(lines.map((l) => [l.op, l.old, l.new, l.text]), [["-", 1, undefined, "hello world"], ["+", undefined, 1, "hello ACP"]]);
+    const last = s.blocks.at(-1);
+    assert.equal(last.kind, "agent");
+    assert.equal(last.text, "Done: hello.txt now greets ACP.");
+  } finally {
+    await agent.dispose();
+  }
+});
+
+test("a rejected edit leaves the file and fails the card", async () => {
+  const dir = workspace({ "hello.txt": "hello world\n" });
+  const { agent } = await start(dir, "reject.jsonl", (req) => req.respond(req.options.find((o) => o.kind === "reject_once").optionId));
+  try {
+    const s = await agent.newSession(dir);
+    assert.equal(await agent.prompt(s, [{ type: "text", text: "edit" }]), "end_turn");
+    assert.equal(read(path.join(dir, "hello.txt")), "hello world\n");
+    assert.equal(s.calls.get("edit_1").status, "failed");
+    assert.equal(s.blocks.at(-1).text, "Understood, I left it alone.");
+  } finally {
+    await agent.dispose();
+  }
+});
+
+test("a terminal command: live output, exit status, released", async () => {
+  const dir = workspace({});
+  const { agent, host } = await start(dir, "command.jsonl", allowOnce);
+  try {
+    const s = await agent.newSession(dir);
+    assert.equal(await agent.prompt(s, [{ type: "text", text: "print" }]), "end_turn");
+    const call = s.calls.get("bash_1");
+    assert.ok(call.terminalId, "the card names its terminal");
+    const card = acp.cardView(call, (id) => ({ output: host.terminals.get(id).output.toString() }));
+    assert.equal(card.type, "terminal");
+    assert.match(card.terminal.output, /first\nsecond\n/);
+    assert.match(card.terminal.output, /ünïcode/);
+    assert.equal(card.terminal.exitCode, 0);
+    assert.equal(host.terminals.get(call.terminalId).released, true);
+    assert.doesNotMatch(s.blocks.at(-1).text, /model error/);
+  } finally {
+    await agent.dispose();
+  }
+});
+
+test("cancel mid-command: the turn ends cancelled, no process is left", async () => {
+  const dir = workspace({});
+  const { agent } = await start(dir, "slow-command.jsonl", allowOnce);
+  try {
+    const s = await agent.newSession(dir);
+    const turn = agent.prompt(s, [{ type: "text", text: "wait" }]);
+    await waitFor(() => pids("^sleep 31.4159").length > 0, 10000, "the command");
+    await agent.cancel(s);
+    assert.equal(await turn, "cancelled");
+    await waitFor(() => pids("^sleep 31.4159").length === 0, 5000, "no sleep left");
+    assert.notEqual(s.calls.get("bash_1").status, "in_progress");
+  } finally {
+    await agent.dispose();
+  }
+});
+
+test("cancel while a permission is open answers it cancelled", async () => {
+  const dir = workspace({ "hello.txt": "hello world\n" });
+  let pending;
+  const { agent } = await start(dir, "edit.jsonl", (req) => (pending = req));
+  try {
+    const s = await agent.newSession(dir);
+    const turn = agent.prompt(s, [{ type: "text", text: "edit" }]);
+    await waitFor(() => pending !== undefined, 10000, "the request");
+    assert.ok(s.calls.get("edit_1").permission);
+    await agent.cancel(s);
+    assert.equal(await turn, "cancelled");
+    assert.equal(s.calls.get("edit_1").permission, undefined);
+    assert.equal(read(path.join(dir, "hello.txt")), "hello world\n");
+  } finally {
+    await agent.dispose();
+  }
+});
+
+test("session/load replays the same cards", async () => {
+  const dir = workspace({ "hello.txt": "hello world\n" });
+  const first = await start(dir, "edit.jsonl", allowOnce);
+  let id, live;
+  try {
+    const s = await first.agent.newSession(dir);
+    id = s.id;
+    await first.agent.prompt(s, [{ type: "text", text: "greet ACP" }]);
+    // the decision is this client's memory, not the agent's: a replay has none
+    live = s.blocks.filter((b) => b.kind !== "notice").map((b) => (b.kind === "tool" ? { ...acp.cardView(b), decision: undefined } : { kind: b.kind, text: b.text }));
+  } finally {
+    await first.agent.dispose();
+  }
+  const second = await start(dir, "edit.jsonl", allowOnce);
+  try {
+    const list = await second.agent.listSessions(dir);
+    assert.ok(list.some((x) => x.sessionId === id));
+    const s = await second.agent.loadSession(id, dir);
+    const replay = s.blocks.filter((b) => b.kind !== "notice").map((b) => (b.kind === "tool" ? acp.cardView(b) : { kind: b.kind, text: b.text }));
+    // the live turn has no user block (the UI adds it); the replay has it
+    assert.equal(replay[0].kind, "user");
+    assert.deepEqual(replay.slice(1), live);
+  } finally {
+    await second.agent.dispose();
+  }
+});

@@ -1,0 +1,87 @@
+// The card model: a real session against a golden file, the fallback hunks
+// against the bridge's, token classes, plain ACP content.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { acp, here, start, workspace } from "./helpers.mjs";
+
+const GO = "package main\n\n// main greets.\nfunc main() {\n\tprintln(\"hi\")\n}\n";
+const LIST = Array.from({ length: 20 }, (_, i) => `item ${i + 1}`).join("\n") + "\n";
+
+test("a real session's cards match the golden model", async () => {
+  const dir = workspace({ "main.go": GO, "list.txt": LIST });
+  const pending = new Map();
+  const { agent, host } = await start(dir, "cards.jsonl", (req) => {
+    pending.set(req.toolCallId, structuredClone(req.session.calls.get(req.toolCallId).dsh));
+    req.respond(req.options.find((o) => o.kind === "allow_once").optionId);
+  });
+  let s;
+  try {
+    s = await agent.newSession(dir);
+    assert.equal(await agent.prompt(s, [{ type: "text", text: "every card" }]), "end_turn");
+  } finally {
+    await agent.dispose();
+  }
+  const model = s.blocks.map((b) =>
+    b.kind === "tool" ? acp.cardView(b, (id) => ({ output: host.terminals.get(id).output.toString() })) : { kind: b.kind, text: b.text },
+  );
+  const text = JSON.stringify(model, null, 1).replaceAll(dir, "/WORKSPACE");
+  const golden = path.join(here, "golden", "cards.json");
+  if (process.env.DSH_UPDATE === "1") writeFileSync(golden, text + "\n");
+  assert.equal(text + "\n", readFileSync(golden, "utf8"));
+
+  // the fallback hunks (jsdiff) are the bridge's own
+  let compared = 0;
+  for (const [id, d] of pending) {
+    if (d.card?.card !== "diff") continue;
+    d.card.diffs.forEach((diff, i) => {
+      const mine = acp.hunksOf(diff.oldText ?? "", diff.newText);
+      const theirs = acp.cardView({ id, status: "pending", title: "", content: [], locations: [], dsh: { card: d.card, changes: d.changes } }).diff.files[i].hunks;
+      assert.deepEqual(mine, theirs, id);
+      compared++;
+    });
+  }
+  assert.equal(compared, 3, "the edit, the new file and the rewrite");
+
+  // chroma's tokens become colour classes
+  const read = model.find((c) => c.id === "read_1");
+  const pkg = read.read.lines[0];
+  assert.equal(pkg.text, "package main");
+  assert.deepEqual(pkg.spans[0], { s: 0, e: 7, c: "kw" });
+});
+
+test("token classes by longest prefix", () => {
+  for (const [type, cls] of [
+    ["KeywordDeclaration", "kw"],
+    ["KeywordType", "type"],
+    ["NameFunction", "fn"],
+    ["LiteralStringDouble", "str"],
+    ["LiteralNumberInteger", "num"],
+    ["CommentSingle", "com"],
+    ["CommentPreproc", "pre"],
+    ["Name", undefined],
+    ["Text", undefined],
+  ])
+    assert.equal(acp.tokenClass(type), cls, type);
+});
+
+test("plain ACP content without _meta.dsh, and unknown updates", () => {
+  const s = new acp.SessionState("s", "/w");
+  const seen = [];
+  s.onChange((b) => seen.push(b?.kind ?? "header"));
+  s.apply({ sessionUpdate: "tool_call", toolCallId: "t1", title: "Patch", kind: "edit", status: "pending", content: [{ type: "diff", path: "/w/a.txt", oldText: "x\ny\n", newText: "x\nz\n" }] });
+  s.apply({ sessionUpdate: "hologram", data: 1 });
+  s.apply({ sessionUpdate: "tool_call_update" });
+  s.apply(null);
+  s.apply({ sessionUpdate: "usage_update", used: 5300, size: 128000, cost: { amount: 0.0042, currency: "USD" } });
+  s.apply({ sessionUpdate: "plan", entries: [{ content: "a", status: "completed", priority: "high" }] });
+  s.apply({ sessionUpdate: "plan", entries: [{ content: "a", status: "completed", priority: "high" }, { content: "b", status: "pending", priority: "low" }] });
+  const card = acp.cardView(s.calls.get("t1"));
+  assert.equal(card.type, "diff");
+  assert.deepEqual(card.diff.files[0].hunks[0].lines.map((l) => `${l.old ?? ""}|${l.new ?? ""}|${l.op}${l.text}`), ["1|1| x", "2||-y", "|2|+z"]);
+  assert.equal(s.blocks.filter((b) => b.kind === "plan").length, 1, "a plan replaces the last one");
+  assert.equal(s.blocks.find((b) => b.kind === "plan").entries.length, 2);
+  assert.deepEqual(s.usage, { used: 5300, size: 128000, cost: { amount: 0.0042, currency: "USD" } });
+  assert.deepEqual(seen, ["tool", "header", "plan", "plan"]);
+});

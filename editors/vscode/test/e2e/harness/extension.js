@@ -1,0 +1,176 @@
+// The end-to-end harness, inside code-server's extension host. It drives
+// dsh-bridge's chat the way a person does — the prompt typed into the
+// page's box, the permission button clicked in the page — and records what
+// the page showed, what reached the agent, and what changed on disk and in
+// the editor. Then it measures the view. Findings go to $DSH_E2E_RESULT.
+const vscode = require("vscode");
+const fs = require("node:fs");
+const path = require("node:path");
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+async function waitFor(cond, ms, what) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await cond();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+async function activate() {
+  const out = process.env.DSH_E2E_RESULT;
+  if (!out) return;
+  const result = { ok: false, checks: {}, bench: {}, errors: [] };
+  const check = (name, cond, detail) => {
+    result.checks[name] = { ok: !!cond, detail };
+    if (!cond) result.errors.push(`${name}: ${JSON.stringify(detail)}`);
+  };
+  try {
+    const ext = vscode.extensions.getExtension("dsh-bridge.dsh-bridge");
+    const api = await ext.activate();
+    const c = api.controller;
+    result.bench.activationMs = api.activationMs;
+    const ws = vscode.workspace.workspaceFolders[0].uri.fsPath;
+    const file = path.join(ws, "hello.txt");
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+    await vscode.window.showTextDocument(doc, { preview: false });
+
+    // the page, and a way to ask it things
+    await vscode.commands.executeCommand("dshBridge.chat.focus");
+    await waitFor(() => c.view.isReady, 30000, "the chat view");
+    let nextId = 0;
+    const answers = new Map();
+    c.onTest = (m) => answers.get(m.id)?.(m.result);
+    const ask = (msg) =>
+      new Promise((resolve, reject) => {
+        const id = ++nextId;
+        answers.set(id, resolve);
+        c.view.post({ type: "test", id, ...msg });
+        setTimeout(() => reject(new Error(`the page did not answer ${msg.op}`)), 10000);
+      });
+    const painted = [];
+    c.onPainted = (m) => painted.push({ ...m, at: performance.now() });
+
+    const s = await c.newChat();
+    await sleep(300);
+    // the prompt, typed into the page
+    const sentAt = performance.now();
+    await ask({ op: "type", text: "Greet ACP in hello.txt, then show it." });
+    const page = await waitFor(
+      async () => {
+        const q = await ask({ op: "query" });
+        const card = q.cards.find((x) => x.type === "diff" && x.buttons.length > 0);
+        return card && q;
+      },
+      30000,
+      "the diff card with its buttons",
+    );
+    const firstChunk = painted.find((p) => p.firstChunk);
+    result.bench.promptToFirstChunkMs = firstChunk ? firstChunk.at - sentAt : null;
+    const diff = page.cards.find((x) => x.type === "diff");
+    check("diff card shown", diff.diffLines.some((l) => l.includes("-") && l.includes("world")), diff.diffLines);
+    check("permission buttons shown", ["Allow once", "Always allow", "Reject", "Always reject"].every((b) => diff.buttons.includes(b)), diff.buttons);
+    // the approval, clicked in the page
+    const clicked = await ask({ op: "click", selector: `.card[data-type="diff"] button.permission[data-kind="allow_once"]` });
+    check("allow button clicked", clicked === true, clicked);
+    // the command asks too: its card's button, clicked in the page
+    await waitFor(
+      async () => {
+        if (!s.running) return true;
+        const q = await ask({ op: "query" });
+        const waiting = q.cards.find((x) => x.buttons.length > 0 && x.type === "terminal");
+        if (waiting) await ask({ op: "click", selector: `.card[data-id="${waiting.id}"] button.permission[data-kind="allow_once"]` });
+        return false;
+      },
+      30000,
+      "the end of the turn",
+    );
+    check("the turn ended", s.blocks.some((b) => b.kind === "agent" && /Done/.test(b.text)), s.blocks.map((b) => b.kind));
+    const call = s.calls.get("edit_1");
+    check("approval reached the agent", call.decision === "allow_once" && call.status === "completed", { decision: call.decision, status: call.status });
+    check("file changed on disk", fs.readFileSync(file, "utf8") === "hello ACP\n", fs.readFileSync(file, "utf8"));
+    check("file changed in the editor", doc.getText() === "hello ACP\n", doc.getText());
+    check("document saved", !doc.isDirty, doc.isDirty);
+    await sleep(300);
+    const after = await ask({ op: "query" });
+    const term = after.cards.find((x) => x.type === "terminal");
+    check("terminal card shows the output", term && /hello ACP/.test(term.terminal ?? ""), term);
+    check("the turn's text shown", /Done: hello\.txt now greets ACP\./.test(after.text), after.text.slice(-300));
+    result.finalCards = after.cards.map((x) => ({ type: x.type, status: x.status }));
+    // undo in the editor restores the text
+    await vscode.window.showTextDocument(doc, { preview: false });
+    await vscode.commands.executeCommand("undo");
+    check("undo restores it", doc.getText() === "hello world\n", doc.getText());
+    await vscode.commands.executeCommand("redo");
+    await doc.save();
+
+    result.ok = result.errors.length === 0;
+    // tell the runner to take the screenshot of the chat after the turn
+    fs.writeFileSync(out + ".screenshot", "now");
+    await waitFor(() => fs.existsSync(out + ".shot"), 30000, "the screenshot");
+
+    // benchmarks, through the same view: a 5,000-line diff card, then
+    // 10,000 streamed chunks; the page reports each frame's time
+    const bench = await c.newChat();
+    await sleep(500);
+    painted.length = 0;
+    const lines = [];
+    for (let i = 1; i <= 5000; i++) lines.push(`\tline ${i} of a long file: x := compute(${i}) // note`);
+    const hunkLines = [];
+    lines.forEach((l, i) => {
+      if ((i + 1) % 5 === 0) {
+        hunkLines.push({ op: "-", text: l + "\n" }, { op: "+", text: l + " // changed\n" });
+      } else hunkLines.push({ op: " ", text: l + "\n" });
+    });
+    const t0 = performance.now();
+    bench.apply({
+      sessionUpdate: "tool_call", toolCallId: "big", title: "Edit big.go", kind: "edit", status: "completed",
+      _meta: { dsh: { version: 1, card: { card: "diff", title: "Edit big.go", diffs: [] },
+        changes: [{ path: path.join(ws, "big.go"), hunks: [{ oldStart: 1, oldLines: 5000, newStart: 1, newLines: 5000, lines: hunkLines }], truncated: false }] } },
+    });
+    await waitFor(async () => {
+      const q = await ask({ op: "query" });
+      const card = q.cards.find((x) => x.id === "big");
+      return card && card.diffLines.length === hunkLines.length;
+    }, 60000, "the whole diff card painted");
+    const diffFrames = painted.map((p) => p.frameMs).sort((a, b) => a - b);
+    result.bench.diff5000 = {
+      lines: hunkLines.length,
+      toFirstPaintMs: painted[0].at - t0,
+      toCompleteMs: painted[painted.length - 1].at - t0,
+      frames: diffFrames.length,
+      p50FrameMs: diffFrames[Math.floor(diffFrames.length / 2)],
+      maxFrameMs: diffFrames[diffFrames.length - 1],
+      all: diffFrames.map((f) => Math.round(f * 10) / 10),
+    };
+
+    await c.newChat();
+    const stream = c.current;
+    await sleep(500);
+    painted.length = 0;
+    const t1 = performance.now();
+    for (let i = 1; i <= 10000; i++) {
+      stream.apply({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `word${i} ${i % 12 === 0 ? "\n\n" : ""}` } });
+      if (i % 100 === 0) await new Promise((r) => setImmediate(r));
+    }
+    const streamed = performance.now() - t1;
+    await waitFor(async () => (await ask({ op: "query" })).text.includes("word10000"), 30000, "the last chunk painted");
+    const frames = painted.map((p) => p.frameMs).sort((a, b) => a - b);
+    result.bench.chunks10000 = {
+      applyMs: streamed,
+      toLastPaintedMs: performance.now() - t1,
+      frames: frames.length,
+      p50FrameMs: frames[Math.floor(frames.length / 2)],
+      p99FrameMs: frames[Math.floor(frames.length * 0.99)],
+      maxFrameMs: frames[frames.length - 1],
+      all: frames.map((f) => Math.round(f * 10) / 10),
+    };
+  } catch (err) {
+    result.errors.push(String(err && err.stack || err));
+    result.ok = false;
+  }
+  fs.writeFileSync(out, JSON.stringify(result, null, 1));
+}
+
+module.exports = { activate, deactivate() {} };

@@ -1,0 +1,138 @@
+#!/usr/bin/env node
+// The real-VS Code test: code-server (VS Code 1.100 on Node 20) with
+// Debian's headless Chromium as the browser. Installs the packaged VSIX
+// and the harness extension (test/e2e/harness), opens a scratch workspace,
+// lets the harness drive a scripted session through the chat view, takes a
+// PNG of the window after the turn (Chrome DevTools Protocol), and fails
+// unless every check of the harness passed.
+//
+//   node test/e2e/run.mjs --code-server DIR --vsix FILE --out DIR
+// DIR holds node_modules/.bin/code-server (see the Makefile's
+// code-server target). Writes OUT/chat.png, OUT/result.json.
+import { execFileSync, spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const ext = path.resolve(here, "../..");
+const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith("--") ? [...acc, [a.slice(2), all[i + 1]]] : acc), []));
+for (const k of ["code-server", "vsix", "out"]) if (!args[k]) throw new Error(`--${k} is required`);
+const csDir = path.resolve(args["code-server"]);
+const codeServer = path.join(csDir, "node_modules", ".bin", "code-server");
+const out = path.resolve(args.out);
+fs.mkdirSync(out, { recursive: true });
+const WebSocket = createRequire(path.join(csDir, "node_modules", "code-server", "package.json"))("ws");
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "dsh-e2e-"));
+const dirs = { ext: path.join(tmp, "extensions"), data: path.join(tmp, "data"), ws: path.join(tmp, "workspace"), chrome: path.join(tmp, "chrome") };
+for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
+fs.writeFileSync(path.join(dirs.ws, "hello.txt"), "hello world\n");
+fs.mkdirSync(path.join(dirs.data, "User"), { recursive: true });
+fs.writeFileSync(
+  path.join(dirs.data, "User", "settings.json"),
+  JSON.stringify({
+    "dshBridge.model": `script:${path.join(ext, "test", "scripts", "e2e.jsonl")}`,
+    "dshBridge.env": { DSH_STATE_DIR: path.join(tmp, "state"), DSH_LOG_LEVEL: "warn" },
+    "workbench.startupEditor": "none",
+    "security.workspace.trust.enabled": false,
+    "telemetry.telemetryLevel": "off",
+    "workbench.tips.enabled": false,
+    "extensions.autoCheckUpdates": false,
+    "extensions.autoUpdate": false,
+    "window.commandCenter": false,
+  }),
+);
+const result = path.join(tmp, "result.json");
+const log = (...a) => console.log("e2e:", ...a);
+const children = [];
+function start(cmd, argv, env = {}) {
+  const p = spawn(cmd, argv, { detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+  const lines = [];
+  for (const s of [p.stdout, p.stderr]) s.on("data", (d) => lines.push(d.toString()));
+  children.push({ p, lines, cmd });
+  return p;
+}
+function cleanup() {
+  for (const { p } of children) {
+    try {
+      process.kill(-p.pid, "SIGKILL");
+    } catch {}
+  }
+}
+process.on("exit", cleanup);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+async function waitFor(cond, ms, what) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await cond();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+async function screenshot(debugPort, file) {
+  const targets = await (await fetch(`http://127.0.0.1:${debugPort}/json`)).json();
+  const page = targets.find((t) => t.type === "page");
+  const ws = new WebSocket(page.webSocketDebuggerUrl);
+  await new Promise((r, j) => (ws.once("open", r), ws.once("error", j)));
+  const data = await new Promise((resolve, reject) => {
+    ws.on("message", (m) => {
+      const msg = JSON.parse(m.toString());
+      if (msg.id === 1) (msg.result ? resolve(msg.result.data) : reject(new Error(JSON.stringify(msg.error))));
+    });
+    ws.send(JSON.stringify({ id: 1, method: "Page.captureScreenshot", params: { format: "png" } }));
+  });
+  ws.close();
+  fs.writeFileSync(file, Buffer.from(data, "base64"));
+}
+
+let code = 1;
+try {
+  const vsce = path.join(ext, "node_modules", ".bin", "vsce");
+  const harness = path.join(tmp, "harness.vsix");
+  execFileSync(vsce, ["package", "--no-dependencies", "--allow-missing-repository", "--out", harness], { cwd: path.join(here, "harness"), stdio: "pipe" });
+  for (const vsix of [path.resolve(args.vsix), harness])
+    execFileSync(codeServer, ["--extensions-dir", dirs.ext, "--user-data-dir", dirs.data, "--install-extension", vsix], { stdio: "pipe" });
+  const port = await freePort();
+  const started = Date.now();
+  start(codeServer, ["--bind-addr", `127.0.0.1:${port}`, "--auth", "none", "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
+    "--extensions-dir", dirs.ext, "--user-data-dir", dirs.data, dirs.ws], { DSH_E2E_RESULT: result });
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.ok, 60000, "code-server");
+  const debugPort = await freePort();
+  start("chromium", ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", `--remote-debugging-port=${debugPort}`,
+    `--user-data-dir=${dirs.chrome}`, "--window-size=1400,900", `http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.ws)}`]);
+  log(`code-server on ${port}, chromium debugging on ${debugPort}`);
+  await waitFor(() => fs.existsSync(result + ".screenshot") || fs.existsSync(result), 180000, "the harness");
+  if (fs.existsSync(result + ".screenshot")) {
+    await sleep(500);
+    await screenshot(debugPort, path.join(out, "chat.png"));
+    fs.writeFileSync(result + ".shot", "done");
+  }
+  await waitFor(() => fs.existsSync(result), 120000, "the harness's result");
+  const r = JSON.parse(fs.readFileSync(result, "utf8"));
+  r.wallMs = Date.now() - started;
+  fs.writeFileSync(path.join(out, "result.json"), JSON.stringify(r, null, 1));
+  for (const [name, c] of Object.entries(r.checks)) log(`${c.ok ? "ok  " : "FAIL"} ${name}`);
+  log("bench", JSON.stringify(r.bench));
+  if (!r.ok) log("errors:\n  " + r.errors.join("\n  "));
+  code = r.ok && fs.existsSync(path.join(out, "chat.png")) ? 0 : 1;
+} catch (err) {
+  console.error("e2e:", err);
+  for (const c of children) console.error(`--- ${c.cmd} ---\n${c.lines.join("").slice(-3000)}`);
+} finally {
+  cleanup();
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
+process.exit(code);

@@ -1,0 +1,96 @@
+// Helpers of the plain-Node tests: the real dsh-bridge binary (built once
+// unless DSH_BRIDGE_BIN names one), scratch workspaces, and a Node host
+// (files on disk, the extension's own Terminals) in place of VS Code's.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, mkdirSync, readFileSync, realpathSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import * as acp from "../dist/test/acp.mjs";
+
+export const here = path.dirname(fileURLToPath(import.meta.url));
+export const root = path.resolve(here, "../../..");
+
+let built;
+export function bin() {
+  if (process.env.DSH_BRIDGE_BIN) return process.env.DSH_BRIDGE_BIN;
+  if (!built) {
+    built = path.join(tmpdir(), "dsh-bridge-vscode-test", "dsh-bridge");
+    execFileSync("go", ["build", "-o", built, "./cmd/dsh-bridge"], { cwd: root, stdio: "inherit" });
+  }
+  return built;
+}
+
+export function script(name) {
+  return path.join(here, "scripts", name);
+}
+
+export function workspace(files = {}) {
+  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), "dsh-vscode-")));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    writeFileSync(path.join(dir, name), text);
+  }
+  return dir;
+}
+
+export const read = (p) => (existsSync(p) ? readFileSync(p, "utf8") : undefined);
+
+/** nodeHost serves the client methods from disk and real terminals. */
+export function nodeHost(cwd) {
+  const terminals = new acp.Terminals(cwd);
+  return {
+    terminals,
+    async readTextFile(p) {
+      const text = readFileSync(p.path, "utf8");
+      if (p.line == null && p.limit == null) return { content: text };
+      const lines = text.split("\n");
+      const start = Math.max((p.line ?? 1) - 1, 0);
+      return { content: lines.slice(start, p.limit != null ? start + p.limit : undefined).join("\n") };
+    },
+    async writeTextFile(p) {
+      mkdirSync(path.dirname(p.path), { recursive: true });
+      writeFileSync(p.path, p.content);
+      return {};
+    },
+    createTerminal: async (p) => terminals.create(p),
+    terminalOutput: async (p) => terminals.output(p),
+    waitForTerminalExit: (p) => terminals.waitForExit(p),
+    killTerminal: async (p) => terminals.kill(p),
+    releaseTerminal: async (p) => terminals.release(p),
+  };
+}
+
+/** start runs the agent on a script in dir; decide answers permissions. */
+export async function start(dir, scriptName, decide, extra = {}) {
+  const host = nodeHost(dir);
+  const agent = await acp.AgentConnection.start({
+    command: bin(),
+    args: ["--model", `script:${script(scriptName)}`],
+    env: { ...process.env, DSH_STATE_DIR: path.join(dir, ".state"), DSH_LOG_LEVEL: "warn" },
+    cwd: dir,
+    host,
+    decide: decide ?? ((req) => req.respond(req.options.find((o) => o.kind === "allow_once")?.optionId)),
+    ...extra,
+  });
+  return { agent, host };
+}
+
+/** pids lists processes whose command line matches re. */
+export function pids(re) {
+  try {
+    return execFileSync("pgrep", ["-f", re], { encoding: "utf8" }).trim().split("\n").filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+export async function waitFor(cond, ms = 10000, what = "a condition") {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export { acp };
