@@ -20,7 +20,11 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: 
 const app = document.getElementById("app")!;
 const header = el("header", "header");
 const banner = el("div", "banner hidden");
-const transcript = el("main", "transcript");
+// The scroller shows its bottom by itself (column-reverse): following the
+// stream needs no scroll writes, so no frame forces a layout.
+const scroller = el("main", "scroller");
+const transcript = el("div", "transcript");
+scroller.append(transcript);
 const footer = el("footer", "footer");
 const attachments = el("div", "attachments");
 const input = el("textarea", "input");
@@ -30,7 +34,7 @@ const send = el("button", "send", "Send");
 const stop = el("button", "stop", "Stop");
 footer.append(attachments, input, el("div", "actions"));
 footer.lastElementChild!.append(send, stop);
-app.append(header, banner, transcript, footer);
+app.append(header, banner, scroller, footer);
 
 let current: HeaderView | null = null;
 const nodes = new Map<number, HTMLElement>();
@@ -200,7 +204,7 @@ function step(st: Streamed): void {
     fence = fences % 2 === 1 ? !fence : fence;
     from = nl + 2;
     if (!fence) cut = from; // a boundary outside any fence
-    if (cut > st.stable && (cut - st.stable > 2048 || performance.now() - t0 > FRAME_BUDGET_MS)) break;
+    if (cut > st.stable && (cut - st.stable > 1024 || performance.now() - t0 > FRAME_BUDGET_MS)) break;
   }
   if (cut > st.stable) {
     const fences = text.slice(st.stable, cut).split("```").length - 1;
@@ -209,7 +213,7 @@ function step(st: Streamed): void {
     st.stable = cut;
   }
   const more = text.indexOf("\n\n", st.stable) >= 0 && stableAhead(st);
-  if (more && performance.now() - t0 > FRAME_BUDGET_MS / 2) {
+  if (more && performance.now() - t0 > FRAME_BUDGET_MS / 3) {
     if (!st.scheduled) {
       st.scheduled = true;
       requestAnimationFrame(() => {
@@ -315,7 +319,6 @@ function flush(): void {
   const t0 = performance.now();
   const batch = queue;
   queue = [];
-  const nearBottom = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
   const hadChunk = sawChunk;
   let blocks = 0;
   // the last state of each block in this frame is the one drawn
@@ -334,7 +337,6 @@ function flush(): void {
     apply(m);
     if (m.type === "reset") blocks += m.blocks.length;
   }
-  if (nearBottom) transcript.scrollTop = transcript.scrollHeight;
   if (blocks > 0) post({ type: "painted", frameMs: performance.now() - t0, blocks, firstChunk: !hadChunk && sawChunk });
 }
 
@@ -371,7 +373,12 @@ function test(m: Extract<ToWebview, { type: "test" }>): void {
       diffLines: [...c.querySelectorAll(".diff-line")].map((l) => l.textContent),
       terminal: c.querySelector(".terminal-output")?.textContent ?? null,
     }));
-    post({ type: "test", id: m.id, result: { cards, text: transcript.innerText } });
+    const html = {
+      imgs: transcript.querySelectorAll("img, script, iframe").length,
+      hrefs: [...transcript.querySelectorAll("a[href]")].map((a) => a.getAttribute("href") ?? ""),
+    };
+    const bannerText = banner.classList.contains("hidden") ? null : banner.textContent;
+    post({ type: "test", id: m.id, result: { cards, text: transcript.innerText, html, banner: bannerText } });
   }
 }
 

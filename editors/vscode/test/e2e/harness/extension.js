@@ -71,6 +71,19 @@ async function activate() {
     const diff = page.cards.find((x) => x.type === "diff");
     check("diff card shown", diff.diffLines.some((l) => l.includes("-") && l.includes("world")), diff.diffLines);
     check("permission buttons shown", ["Allow once", "Always allow", "Reject", "Always reject"].every((b) => diff.buttons.includes(b)), diff.buttons);
+    // "Open diff" before deciding: a diff editor with the proposed text
+    await ask({ op: "click", selector: `.card[data-type="diff"] button.open-diff` });
+    const diffTab = await waitFor(
+      () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputTextDiff),
+      10000,
+      "the diff editor",
+    );
+    const proposedDoc = await vscode.workspace.openTextDocument(diffTab.input.modified);
+    check("open diff shows the whole proposed file", proposedDoc.getText() === "hello ACP\n" && diffTab.input.original.fsPath === file,
+      { modified: proposedDoc.getText(), original: diffTab.input.original.toString() });
+    check("the proposed side has the file's language", proposedDoc.languageId === doc.languageId, proposedDoc.languageId);
+    await vscode.window.tabGroups.close(diffTab);
+    await vscode.window.showTextDocument(doc, { preview: false });
     // the approval, clicked in the page
     const clicked = await ask({ op: "click", selector: `.card[data-type="diff"] button.permission[data-kind="allow_once"]` });
     check("allow button clicked", clicked === true, clicked);
@@ -109,6 +122,16 @@ async function activate() {
     // tell the runner to take the screenshot of the chat after the turn
     fs.writeFileSync(out + ".screenshot", "now");
     await waitFor(() => fs.existsSync(out + ".shot"), 30000, "the screenshot");
+
+    // agent text is data: raw HTML is escaped, script links are not links
+    s.apply({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: '\n\n<img src=x onerror="window.pwned=1"> [click](javascript:alert(1)) [docs](https://example.com)' } });
+    const safe = await waitFor(async () => {
+      const q = await ask({ op: "query" });
+      return q.text.includes("[click](javascript:alert(1))") || q.text.includes("click") ? q : null;
+    }, 10000, "the hostile text");
+    check("raw HTML shown as text", safe.html.imgs === 0 && safe.text.includes('<img src=x onerror="window.pwned=1">'), safe.html);
+    check("no javascript: link", safe.html.hrefs.every((h) => !/^javascript:/i.test(h)) && safe.html.hrefs.includes("https://example.com"), safe.html.hrefs);
+
 
     // benchmarks, through the same view: a 5,000-line diff card, then
     // 10,000 streamed chunks; the page reports each frame's time
@@ -165,7 +188,24 @@ async function activate() {
       p99FrameMs: frames[Math.floor(frames.length * 0.99)],
       maxFrameMs: frames[frames.length - 1],
       all: frames.map((f) => Math.round(f * 10) / 10),
+      dbg: painted.map((p) => [p.frameMs, p.dbg]),
     };
+
+    // a crashed agent is reported in the view, with a Restart that works
+    c.agent.child.kill("SIGKILL");
+    const banner = await waitFor(async () => {
+      const q = await ask({ op: "query" });
+      return q.banner && /exited/.test(q.banner) ? q.banner : null;
+    }, 10000, "the crash banner");
+    check("crash reported in the view", /dsh-bridge exited \(SIGKILL\)/.test(banner), banner);
+    await ask({ op: "click", selector: ".banner button.restart" });
+    await waitFor(() => c.agent && !c.agent.exited && c.current && c.current.blocks.length >= 0 && c.view.isReady, 20000, "the restarted agent");
+    const again = c.current;
+    await ask({ op: "type", text: "after the restart" });
+    await waitFor(async () => (await ask({ op: "query" })).cards.some((x) => x.buttons.length > 0) || again.blocks.some((b) => b.kind === "agent"), 20000, "a turn after the restart");
+    check("a turn runs after the restart", again.blocks.some((b) => b.kind === "user" && b.text === "after the restart"), again.blocks.map((b) => b.kind));
+    await c.cancel();
+    result.ok = result.errors.length === 0;
   } catch (err) {
     result.errors.push(String(err && err.stack || err));
     result.ok = false;
