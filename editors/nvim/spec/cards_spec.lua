@@ -43,6 +43,11 @@ describe("cards", function()
         pending[b.id] = vim.deepcopy(b.dsh)
       end
     end)
+    -- the session's notice (commands run unsandboxed in the editor) comes
+    -- right after session/new; wait for it so it stays first in the golden
+    h.wait(function()
+      return chat.session.blocks[1] ~= nil and chat.session.blocks[1].kind == "notice"
+    end, 5000, "the session's notice")
     assert.are.equal("end_turn", h.turn(chat, "show me every card"))
     local text = h.text(chat):gsub(vim.pesc(dir), "/WORKSPACE")
     golden("transcript.golden.txt", text)

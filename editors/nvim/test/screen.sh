@@ -48,6 +48,7 @@ tmux -L "$sock" -f /dev/null new-session -d -s dsh -x 160 -y 48 \
 wait_for "hello world"
 keys ":DshChat" Enter
 wait_for "prompt · <CR> send"
+wait_for "Commands run in the editor" # the session's notice, first in the golden
 keys "i" "greet ACP, please" Escape Enter
 # the pending diff card, and Neovim's own picker for the approval
 wait_for "Type number and <Enter>"

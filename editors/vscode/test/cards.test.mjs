@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { acp, here, start, workspace } from "./helpers.mjs";
+import { acp, here, start, waitFor, workspace } from "./helpers.mjs";
 
 const GO = "package main\n\n// main greets.\nfunc main() {\n\tprintln(\"hi\")\n}\n";
 const LIST = Array.from({ length: 20 }, (_, i) => `item ${i + 1}`).join("\n") + "\n";
@@ -19,6 +19,8 @@ test("a real session's cards match the golden model", async () => {
   let s;
   try {
     s = await agent.newSession(dir);
+    // the session's notice follows session/new: first in the golden
+    await waitFor(() => s.blocks[0]?.kind === "notice", 5000, "the session's notice");
     assert.equal(await agent.prompt(s, [{ type: "text", text: "every card" }]), "end_turn");
   } finally {
     await agent.dispose();

@@ -236,10 +236,12 @@ function Agent:cancel(s)
   s:fail_permissions()
 end
 
-function Agent:set_mode(s, mode_id, cb)
-  self.conn:request("session/set_mode", { sessionId = s.id, modeId = mode_id }, function(r, err)
-    if r and type(s.modes) == "table" then
-      s.modes.currentModeId = mode_id
+-- settle sends a request whose success changes the session (apply(r)),
+-- then tells cb.
+function Agent:_settle(s, method, params, apply, cb)
+  self.conn:request(method, params, function(r, err)
+    if r then
+      apply(r)
       s:changed(nil)
     end
     if cb then
@@ -248,17 +250,20 @@ function Agent:set_mode(s, mode_id, cb)
   end)
 end
 
+function Agent:set_mode(s, mode_id, cb)
+  self:_settle(s, "session/set_mode", { sessionId = s.id, modeId = mode_id }, function()
+    if type(s.modes) == "table" then
+      s.modes.currentModeId = mode_id
+    end
+  end, cb)
+end
+
 function Agent:set_config(s, config_id, value, cb)
-  self.conn:request("session/set_config_option", { sessionId = s.id, configId = config_id, value = value },
-    function(r, err)
-      if r and type(r.configOptions) == "table" then
-        s.config_options = r.configOptions
-        s:changed(nil)
-      end
-      if cb then
-        cb(r, err)
-      end
-    end)
+  self:_settle(s, "session/set_config_option", { sessionId = s.id, configId = config_id, value = value }, function(r)
+    if type(r.configOptions) == "table" then
+      s.config_options = r.configOptions
+    end
+  end, cb)
 end
 
 function Agent:alive()

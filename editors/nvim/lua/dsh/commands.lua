@@ -9,14 +9,7 @@ local function notify(msg, level)
   vim.notify("dsh: " .. msg, level or vim.log.levels.INFO)
 end
 
-local function chat()
-  local c = dsh.state.current
-  if not c or c.closed then
-    notify("no chat: :DshChat opens one", vim.log.levels.WARN)
-    return nil
-  end
-  return c
-end
+local chat = dsh.current
 
 -- the call a command is about: the one under the cursor in the
 -- transcript, else the oldest one waiting for approval.

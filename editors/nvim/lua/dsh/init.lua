@@ -132,7 +132,8 @@ function M.new_chat(cb)
   end)
 end
 
-local function current()
+-- M.current returns the current chat, or nil after telling the person.
+function M.current()
   local c = M.state.current
   if not c or c.closed then
     notify("no chat: :DshChat opens one", vim.log.levels.WARN)
@@ -143,7 +144,7 @@ end
 
 -- M.send sends the prompt buffer's text (and the attachments) as a turn.
 function M.send(text)
-  local chat = current()
+  local chat = M.current()
   if not chat then
     return
   end
@@ -197,7 +198,7 @@ function M.reset(timeout_ms)
 end
 
 function M.cancel()
-  local chat = current()
+  local chat = M.current()
   if chat and M.state.agent then
     M.state.agent:cancel(chat.session)
   end

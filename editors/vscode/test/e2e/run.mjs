@@ -8,7 +8,9 @@
 //
 //   node test/e2e/run.mjs --code-server DIR --vsix FILE --out DIR
 // DIR holds node_modules/.bin/code-server (see the Makefile's
-// code-server target). Writes OUT/chat.png, OUT/result.json.
+// code-server target). Writes OUT/chat.png (then chat-dark.png and
+// chat-hc.png, the same view in a dark and a high-contrast theme) and
+// OUT/result.json.
 import { execFileSync, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import fs from "node:fs";
@@ -114,13 +116,16 @@ try {
   start("chromium", ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", `--remote-debugging-port=${debugPort}`,
     `--user-data-dir=${dirs.chrome}`, "--window-size=1400,900", `http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.ws)}`]);
   log(`code-server on ${port}, chromium debugging on ${debugPort}`);
-  await waitFor(() => fs.existsSync(result + ".screenshot") || fs.existsSync(result), 180000, "the harness");
-  if (fs.existsSync(result + ".screenshot")) {
+  // the harness asks for screenshots by name (a marker file), then finishes
+  for (;;) {
+    await waitFor(() => fs.existsSync(result + ".screenshot") || fs.existsSync(result), 180000, "the harness");
+    if (!fs.existsSync(result + ".screenshot")) break;
+    const name = fs.readFileSync(result + ".screenshot", "utf8").trim();
+    fs.rmSync(result + ".screenshot");
     await sleep(500);
-    await screenshot(debugPort, path.join(out, "chat.png"));
+    await screenshot(debugPort, path.join(out, `${name}.png`));
     fs.writeFileSync(result + ".shot", "done");
   }
-  await waitFor(() => fs.existsSync(result), 120000, "the harness's result");
   const r = JSON.parse(fs.readFileSync(result, "utf8"));
   r.wallMs = Date.now() - started;
   fs.writeFileSync(path.join(out, "result.json"), JSON.stringify(r, null, 1));

@@ -119,9 +119,21 @@ async function activate() {
     await doc.save();
 
     result.ok = result.errors.length === 0;
-    // tell the runner to take the screenshot of the chat after the turn
-    fs.writeFileSync(out + ".screenshot", "now");
-    await waitFor(() => fs.existsSync(out + ".shot"), 30000, "the screenshot");
+    // the runner takes screenshots of the chat after the turn, in the
+    // default theme and then in a dark and a high-contrast one
+    const shot = async (name) => {
+      fs.writeFileSync(out + ".screenshot", name);
+      await waitFor(() => fs.existsSync(out + ".shot"), 30000, `the screenshot ${name}`);
+      fs.rmSync(out + ".shot");
+    };
+    await shot("chat");
+    const themes = vscode.workspace.getConfiguration("workbench");
+    for (const [name, theme] of [["chat-dark", "Default Dark Modern"], ["chat-hc", "Default High Contrast"]]) {
+      await themes.update("colorTheme", theme, vscode.ConfigurationTarget.Global);
+      await sleep(1500);
+      await shot(name);
+    }
+    await themes.update("colorTheme", undefined, vscode.ConfigurationTarget.Global);
 
     // agent text is data: raw HTML is escaped, script links are not links
     s.apply({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: '\n\n<img src=x onerror="window.pwned=1"> [click](javascript:alert(1)) [docs](https://example.com)' } });
