@@ -200,7 +200,6 @@ async function activate() {
       p99FrameMs: frames[Math.floor(frames.length * 0.99)],
       maxFrameMs: frames[frames.length - 1],
       all: frames.map((f) => Math.round(f * 10) / 10),
-      dbg: painted.map((p) => [p.frameMs, p.dbg]),
     };
 
     // a crashed agent is reported in the view, with a Restart that works
