@@ -155,7 +155,11 @@ func TestRun_Limits(t *testing.T) {
 		old := heapHeadroom
 		heapHeadroom = 64 << 20
 		defer func() { heapHeadroom = old }()
-		o, _ := runCode(t, "const keep: number[][] = [];\nwhile (true) keep.push(new Array(100000).fill(1));")
+		// 4 MiB strings, each one copy (a concatenation): the heap grows
+		// fast even under the race detector, which slows element-by-element
+		// work (filling arrays, String.prototype.repeat) so much that a
+		// clean CI run met the wall clock first.
+		o, _ := runCode(t, "let s = 'x';\nfor (let i = 0; i < 22; i++) s += s;\nconst keep: string[] = [];\nwhile (true) keep.push(s + keep.length);")
 		if o.Err == nil || o.Err.Kind != KindWorkerExit || o.Err.Message != "heap limit exceeded (64 MiB)" {
 			t.Fatalf("got %+v", o.Err)
 		}
