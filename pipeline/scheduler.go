@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"sync"
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 
@@ -16,9 +17,15 @@ type BatchOptions struct {
 	// OnState, when set, hears each call's progress: Queued for every call
 	// up front, AwaitingApproval when a person is asked, Running just
 	// before dispatch, and Finished with the committed result (res is nil
-	// otherwise). It is called from the goroutine that called ExecuteBatch,
-	// never concurrently, in an order consistent with each call's stages.
+	// otherwise). It is never called concurrently, and in an order
+	// consistent with each call's stages; it is called from the goroutine
+	// that called ExecuteBatch, except Running under an Admission, which
+	// comes from the call's own goroutine once it is admitted.
 	OnState func(index int, state State, res *registry.Result)
+	// Admission, when set, is the process-wide bound on running bodies:
+	// a call is Running only once it is admitted (until then it stays
+	// Queued), so its Running-to-Finished time is its own work.
+	Admission *Admission
 }
 
 // ExecuteBatch runs the calls of one model turn and returns their results
@@ -34,8 +41,11 @@ func (p *Pipeline) ExecuteBatch(ctx context.Context, calls []Call, opts BatchOpt
 	if limit <= 0 {
 		limit = 10
 	}
+	var notifyMu sync.Mutex // OnState is never called concurrently
 	notify := func(i int, s State, res *registry.Result) {
 		if opts.OnState != nil {
+			notifyMu.Lock()
+			defer notifyMu.Unlock()
 			opts.OnState(i, s, res)
 		}
 	}
@@ -45,6 +55,7 @@ func (p *Pipeline) ExecuteBatch(ctx context.Context, calls []Call, opts BatchOpt
 	results := make([]registry.Result, len(calls))
 	runs := make([]*run, len(calls))
 	done := make(chan int, len(calls)) // dispatched indexes, as they finish
+	adm := opts.Admission
 	finished := make([]bool, len(calls))
 	inFlight, next := 0, 0 // next: the commit cursor
 
@@ -81,9 +92,11 @@ func (p *Pipeline) ExecuteBatch(ctx context.Context, calls []Call, opts BatchOpt
 			commitReady()
 			continue
 		}
-		notify(i, Running, nil)
 		if mode == registry.Exclusive {
+			release := adm.Acquire(ctx)
+			notify(i, Running, nil)
 			r.safeDispatch()
+			release()
 			finished[i] = true
 			commitReady()
 			continue
@@ -93,8 +106,18 @@ func (p *Pipeline) ExecuteBatch(ctx context.Context, calls []Call, opts BatchOpt
 			commitReady()
 		}
 		inFlight++
+		if adm == nil {
+			notify(i, Running, nil)
+		}
 		go func() { // owned by this batch: drain waits for it
 			defer func() { done <- i }()
+			if adm != nil {
+				// Running once admitted, from here: the batch goroutine may
+				// be waiting on a person's approval for a later call.
+				release := adm.Acquire(ctx)
+				defer release()
+				notify(i, Running, nil)
+			}
 			r.safeDispatch()
 		}()
 		commitReady()

@@ -1,0 +1,154 @@
+package pipeline
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dsh-bridge/dsh-bridge/registry"
+)
+
+func TestAdmission(t *testing.T) {
+	t.Run("bounds the bodies of every batch that shares it", func(t *testing.T) {
+		s := newSchedEnv(t)
+		adm := NewAdmission(2, time.Minute)
+		var wg sync.WaitGroup
+		results := make([][]registry.Result, 3)
+		for b := range results {
+			wg.Go(func() {
+				results[b] = s.p.ExecuteBatch(context.Background(), s.scoped(calls("par 20", "par 20", "par 20", "par 20")),
+					BatchOptions{MaxParallel: 4, Admission: adm})
+			})
+		}
+		wg.Wait()
+		if got := s.maxSeen.Load(); got != 2 {
+			t.Errorf("at most %d bodies ran at once, want 2 (three batches of four)", got)
+		}
+		for b, rs := range results {
+			if got := values(rs); !slices.Equal(got, []string{"0", "1", "2", "3"}) {
+				t.Errorf("batch %d: %v", b, got)
+			}
+		}
+	})
+
+	t.Run("a call is Running only once admitted", func(t *testing.T) {
+		s := newSchedEnv(t)
+		adm := NewAdmission(1, time.Minute)
+		hold := adm.Acquire(context.Background()) // another session's body
+		var mu sync.Mutex
+		var states []string
+		done := make(chan []registry.Result)
+		go func() {
+			done <- s.p.ExecuteBatch(context.Background(), s.scoped(calls("par 1", "par 1")), BatchOptions{
+				Admission: adm,
+				OnState: func(i int, st State, _ *registry.Result) {
+					mu.Lock()
+					states = append(states, st.String()+" "+string(rune('0'+i)))
+					mu.Unlock()
+				},
+			})
+		}()
+		time.Sleep(50 * time.Millisecond)
+		mu.Lock()
+		before := slices.Clone(states)
+		mu.Unlock()
+		if !slices.Equal(before, []string{"queued 0", "queued 1"}) {
+			t.Errorf("before admission: %v, want both queued and nothing running", before)
+		}
+		hold()
+		rs := <-done
+		if got := values(rs); !slices.Equal(got, []string{"0", "1"}) {
+			t.Errorf("results %v", got)
+		}
+		for i := range 2 {
+			run := slices.Index(states, "running "+string(rune('0'+i)))
+			fin := slices.Index(states, "finished "+string(rune('0'+i)))
+			if run < 0 || fin < run {
+				t.Errorf("call %d: running at %d, finished at %d in %v", i, run, fin, states)
+			}
+		}
+	})
+
+	t.Run("a long call stops counting after the lease", func(t *testing.T) {
+		s := newSchedEnv(t)
+		adm := NewAdmission(1, 20*time.Millisecond)
+		long := make(chan []registry.Result)
+		go func() {
+			long <- s.p.ExecuteBatch(context.Background(), s.scoped(calls("par 400")), BatchOptions{Admission: adm})
+		}()
+		for !slices.Contains(s.rec.got(), "start 0") {
+			time.Sleep(time.Millisecond)
+		}
+		// another session's short call, while the long one holds the slot
+		short := s.p.ExecuteBatch(context.Background(), s.scoped([]Call{{CallID: "short", Name: "par", Arguments: []byte(`{"ms":1}`)}}),
+			BatchOptions{Admission: adm})
+		if got := values(short); !slices.Equal(got, []string{"short"}) {
+			t.Fatalf("short: %v", got)
+		}
+		if log := s.rec.got(); slices.Contains(log, "end 0") {
+			t.Errorf("the short call waited for the long one: %v", log)
+		}
+		<-long
+	})
+
+	t.Run("admitted in arrival order", func(t *testing.T) {
+		adm := NewAdmission(1, time.Minute)
+		first := adm.Acquire(context.Background())
+		var mu sync.Mutex
+		var order []int
+		var wg sync.WaitGroup
+		for i := range 5 {
+			wg.Go(func() {
+				release := adm.Acquire(context.Background())
+				mu.Lock()
+				order = append(order, i)
+				mu.Unlock()
+				release()
+			})
+			time.Sleep(10 * time.Millisecond) // queue them one after another
+		}
+		first()
+		wg.Wait()
+		if !slices.Equal(order, []int{0, 1, 2, 3, 4}) {
+			t.Errorf("admitted in order %v", order)
+		}
+	})
+
+	t.Run("a cancelled wait ends the call as cancelled", func(t *testing.T) {
+		s := newSchedEnv(t)
+		adm := NewAdmission(1, time.Minute)
+		hold := adm.Acquire(context.Background())
+		defer hold()
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan []registry.Result)
+		go func() { done <- s.p.ExecuteBatch(ctx, s.scoped(calls("par 1", "par 1")), BatchOptions{Admission: adm}) }()
+		time.Sleep(30 * time.Millisecond)
+		cancel()
+		select {
+		case rs := <-done:
+			for i, r := range rs {
+				if !r.IsError {
+					t.Errorf("call %d: %v, want a cancelled failure", i, values(rs))
+				}
+			}
+			if len(s.rec.got()) != 0 {
+				t.Errorf("bodies ran: %v", s.rec.got())
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the batch did not end")
+		}
+	})
+
+	t.Run("release is idempotent and a nil admission admits at once", func(t *testing.T) {
+		adm := NewAdmission(1, time.Minute)
+		r := adm.Acquire(context.Background())
+		r()
+		r()
+		r2 := adm.Acquire(context.Background())
+		r2()
+		var none *Admission
+		none.Acquire(context.Background())()
+	})
+}
