@@ -126,6 +126,16 @@ function M.by_kind(kind)
   end
 end
 
+-- hello prepares the common scene: a workspace holding hello.txt
+-- ("hello world"), the picker answering with the option of kind, and a
+-- chat on script; it returns the workspace, the chat and the picker's
+-- record.
+function M.hello(kind, script, extra)
+  local dir = M.workspace({ ["hello.txt"] = "hello world\n" })
+  local asked = M.select_with(M.by_kind(kind))
+  return dir, M.start(script, extra), asked
+end
+
 -- pids lists the processes whose command line matches the pgrep pattern s.
 function M.pids(s)
   local out = vim.fn.systemlist({ "pgrep", "-f", s })
