@@ -71,9 +71,13 @@ type Dispatch func(name string, args jsonv.Value, settle Settle)
 // (top-level await and return work), the names callable as tools.<name>,
 // and the run's limits (zero means the default).
 type Program struct {
-	Code           string
-	Names          []string
-	Dispatch       Dispatch
+	Code     string
+	Names    []string
+	Dispatch Dispatch
+	// Yield, when set, is called each time the program hands control back
+	// (its synchronous part, or a job, is done) while it has not settled:
+	// the calls it made meanwhile may start (pipeline.Lane.Yield).
+	Yield          func()
 	Timeout        time.Duration
 	MaxOutputBytes int
 }
@@ -254,6 +258,7 @@ func (r *run) execute(ctx context.Context, js string) Outcome {
 	if !ok {
 		return r.out.fail(KindException, "the program did not return a promise")
 	}
+	r.yield(promise)
 	for promise.State() == goja.PromiseStatePending {
 		if e := r.stopped(ctx); e != nil {
 			return r.out.fail(e.Kind, e.Message)
@@ -271,6 +276,7 @@ func (r *run) execute(ctx context.Context, js string) Outcome {
 				return r.out.fail(e.Kind, e.Message)
 			}
 		}
+		r.yield(promise)
 	}
 	if e := r.stopped(ctx); e != nil {
 		return r.out.fail(e.Kind, e.Message)
@@ -287,6 +293,13 @@ func (r *run) execute(ctx context.Context, js string) Outcome {
 		return r.out.fail(KindInvalidOutput, "program completion must be lossless JSON")
 	}
 	return r.out.success(val)
+}
+
+// yield tells the host that the program handed control back unsettled.
+func (r *run) yield(promise *goja.Promise) {
+	if r.p.Yield != nil && promise.State() == goja.PromiseStatePending {
+		r.p.Yield()
+	}
 }
 
 // failed turns a Go-side error from the VM into the run's outcome.

@@ -180,6 +180,9 @@ func (rc *RunCode) execute(ctx context.Context, a runCodeArgs, run registry.RunC
 	s := &subCalls{rc: rc, outer: outer, run: run, obs: obs, ctx: runCtx}
 	s.lane = rc.pipe.NewLane(runCtx, pipeline.LaneOptions{
 		MaxParallel: rc.cfg.MaxParallelSubCalls,
+		// Queued calls start only once the program has handed control
+		// back: one that returns without awaiting them never starts them.
+		HoldUntilYield: true,
 		OnStart: func(c pipeline.Call) {
 			if obs != nil {
 				obs.SubCallStarted(outer, c)
@@ -197,7 +200,7 @@ func (rc *RunCode) execute(ctx context.Context, a runCodeArgs, run registry.RunC
 			names = append(names, sc.Name)
 		}
 	}
-	out := Run(runCtx, Program{Code: a.Code, Names: names, Dispatch: s.dispatch, Timeout: rc.cfg.Timeout, MaxOutputBytes: rc.cfg.MaxOutputBytes})
+	out := Run(runCtx, Program{Code: a.Code, Names: names, Dispatch: s.dispatch, Yield: s.lane.Yield, Timeout: rc.cfg.Timeout, MaxOutputBytes: rc.cfg.MaxOutputBytes})
 	// The run is over: nothing more starts; in-flight calls commit.
 	settle(errRunSettled)
 	s.lane.Close()

@@ -28,6 +28,9 @@ type Lane struct {
 	mu      sync.Mutex
 	queue   []laneItem // submitted, not started
 	closing bool
+	hold    bool   // LaneOptions.HoldUntilYield
+	yields  uint64 // Yield calls so far
+	busy    int    // started, not yet committed
 	kick    chan struct{}
 	done    chan struct{} // closed when the driver has committed everything
 	onStart func(Call)
@@ -37,6 +40,11 @@ type Lane struct {
 type laneItem struct {
 	call   Call
 	commit LaneCommit
+	// held: submitted while the lane was busy, under HoldUntilYield; it may
+	// start only once Yield has been called after it was submitted (yield
+	// is the count then).
+	held  bool
+	yield uint64
 }
 
 // LaneOptions configure a Lane.
@@ -49,6 +57,13 @@ type LaneOptions struct {
 	// OnState, when set, hears each call's AwaitingApproval and Running,
 	// by call id, from the lane's goroutine.
 	OnState func(callID string, s State)
+	// HoldUntilYield makes a call submitted while the lane is busy wait,
+	// once it could start, until the submitter calls Yield (a program
+	// handing control back, as a JavaScript host sees its worker's posted
+	// messages in order): so a program that returns without awaiting its
+	// calls never starts the queued ones, however the goroutines are
+	// scheduled. A call submitted to an idle lane starts at once.
+	HoldUntilYield bool
 }
 
 // NewLane starts a lane whose calls run under ctx. Close must be called
@@ -57,7 +72,8 @@ func (p *Pipeline) NewLane(ctx context.Context, opts LaneOptions) *Lane {
 	if opts.MaxParallel <= 0 {
 		opts.MaxParallel = 10
 	}
-	l := &Lane{p: p, ctx: ctx, limit: opts.MaxParallel, kick: make(chan struct{}, 1), done: make(chan struct{}), onStart: opts.OnStart, onState: opts.OnState}
+	l := &Lane{p: p, ctx: ctx, limit: opts.MaxParallel, kick: make(chan struct{}, 1), done: make(chan struct{}), onStart: opts.OnStart, onState: opts.OnState,
+		hold: opts.HoldUntilYield}
 	go l.drive() // owned by the lane: Close waits for it
 	return l
 }
@@ -71,7 +87,17 @@ func (l *Lane) Submit(call Call, commit LaneCommit) {
 		commit(registry.Result{}, true)
 		return
 	}
-	l.queue = append(l.queue, laneItem{call, commit})
+	held := l.hold && (len(l.queue) > 0 || l.busy > 0)
+	l.queue = append(l.queue, laneItem{call: call, commit: commit, held: held, yield: l.yields})
+	l.mu.Unlock()
+	l.wake()
+}
+
+// Yield tells the lane that the submitter has handed control back: the
+// calls it held since the last Yield may start (see HoldUntilYield).
+func (l *Lane) Yield() {
+	l.mu.Lock()
+	l.yields++
 	l.mu.Unlock()
 	l.wake()
 }
@@ -117,6 +143,9 @@ func (l *Lane) drive() {
 			lr := started[0]
 			started = started[1:]
 			lr.commit(lr.r.finalize(), false)
+			l.mu.Lock()
+			l.busy--
+			l.mu.Unlock()
 		}
 	}
 	waitOne := func() {
@@ -127,7 +156,7 @@ func (l *Lane) drive() {
 	}
 	for {
 		l.mu.Lock()
-		if len(l.queue) == 0 {
+		if len(l.queue) == 0 || (!l.closing && l.queue[0].held && l.queue[0].yield == l.yields) {
 			closing := l.closing
 			l.mu.Unlock()
 			if closing {
@@ -161,10 +190,14 @@ func (l *Lane) drive() {
 		}
 		it := l.queue[0]
 		l.queue = l.queue[1:]
+		l.busy++
 		l.mu.Unlock()
 		if l.ctx.Err() != nil {
 			// The lane's run is over: what has not started never will.
 			it.commit(registry.Result{}, true)
+			l.mu.Lock()
+			l.busy--
+			l.mu.Unlock()
 			continue
 		}
 

@@ -166,4 +166,46 @@ func TestLane(t *testing.T) {
 			t.Errorf("stages ran: %v", got)
 		}
 	})
+	t.Run("held calls wait for Yield; a submitter that never yields never starts them", func(t *testing.T) {
+		e, log, _ := laneEnv(t)
+		lane := e.p.NewLane(context.Background(), LaneOptions{HoldUntilYield: true, OnStart: func(c Call) { log.add("start %s", c.CallID) }})
+		ended := make(chan string, 3)
+		commit := func(id string) LaneCommit {
+			return func(_ registry.Result, abandoned bool) {
+				if abandoned {
+					ended <- id + " abandoned"
+				} else {
+					ended <- id + " done"
+				}
+			}
+		}
+		// a program's synchronous stretch: three calls, the lane idle at
+		// the first (which lasts long enough to be running at the others)
+		lane.Submit(laneCall(e, "a", "excl", 100), commit("a"))
+		lane.Submit(laneCall(e, "b", "excl", 1), commit("b"))
+		lane.Submit(laneCall(e, "c", "safe", 1), commit("c"))
+		if got := <-ended; got != "a done" {
+			t.Fatalf("first: %s", got)
+		}
+		time.Sleep(50 * time.Millisecond) // a slow program: still no yield
+		if starts := slices.DeleteFunc(log.get(), func(s string) bool { return !strings.HasPrefix(s, "start ") }); !slices.Equal(starts, []string{"start a"}) {
+			t.Errorf("started before the yield: %v", starts)
+		}
+		lane.Yield()
+		got := []string{<-ended, <-ended}
+		if !slices.Equal(got, []string{"b done", "c done"}) {
+			t.Errorf("after the yield: %v", got)
+		}
+		// the next stretch ends in settlement: the held call is abandoned
+		lane.Submit(laneCall(e, "d", "excl", 30), commit("d"))
+		lane.Submit(laneCall(e, "e", "safe", 1), commit("e"))
+		for !slices.Contains(log.get(), "start d") {
+			time.Sleep(time.Millisecond)
+		}
+		lane.Close()
+		got = []string{<-ended, <-ended}
+		if !slices.Equal(got, []string{"d done", "e abandoned"}) {
+			t.Errorf("at close: %v", got)
+		}
+	})
 }
