@@ -174,20 +174,14 @@ describe("a chat with dsh-bridge", function()
 
   it("reports an agent that dies, and starts a new one on :DshChat", function()
     h.workspace({})
-    local errors = {}
-    local orig = vim.notify
-    vim.notify = function(msg, level)
-      if (level or 0) >= vim.log.levels.ERROR then
-        errors[#errors + 1] = msg
-      end
-    end
+    local errors, restore = h.errors()
     local chat = h.start("answer.jsonl")
     local agent = require("dsh").state.agent
     vim.loop.kill(agent.conn.pid, "sigkill")
     h.wait(function()
       return #errors > 0
     end, 5000, "the report")
-    vim.notify = orig
+    restore()
     assert.truthy(errors[1]:find("dsh-bridge exited (signal 9)", 1, true), errors[1])
     assert.truthy(errors[1]:find(":DshChat starts it again", 1, true), errors[1])
     assert.is_nil(require("dsh").state.agent)
@@ -272,13 +266,7 @@ describe("a chat with dsh-bridge", function()
     local _, chat = h.hello("allow_once", "edit.jsonl")
     local conn = require("dsh").state.agent.conn
     local sid = chat.session.id
-    local errors = {}
-    local orig = vim.notify
-    vim.notify = function(msg, level)
-      if (level or 0) >= vim.log.levels.ERROR then
-        errors[#errors + 1] = msg
-      end
-    end
+    local errors, restore = h.errors()
     local bad = {
       '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"' .. sid
         .. '","update":{"sessionUpdate":"hologram","data":[1,2]}}}',
@@ -295,7 +283,7 @@ describe("a chat with dsh-bridge", function()
     -- and the session still works afterwards
     conn:_feed('{"jsonrpc":"2.0","id":"x1","method":"elicitation/create","params":{}}\n')
     assert.are.equal("end_turn", h.turn(chat, "greet ACP"))
-    vim.notify = orig
+    restore()
     assert.are.same({}, errors)
     assert.truthy(h.text(chat):find("Done: hello.txt now greets ACP.", 1, true))
   end)

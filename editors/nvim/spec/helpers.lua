@@ -136,6 +136,21 @@ function M.hello(kind, script, extra)
   return dir, M.start(script, extra), asked
 end
 
+-- errors records the messages vim.notify gets at ERROR level or above;
+-- the returned function puts vim.notify back.
+function M.errors()
+  local list = {}
+  local orig = vim.notify
+  vim.notify = function(msg, level)
+    if (level or 0) >= vim.log.levels.ERROR then
+      list[#list + 1] = msg
+    end
+  end
+  return list, function()
+    vim.notify = orig
+  end
+end
+
 -- pids lists the processes whose command line matches the pgrep pattern s.
 function M.pids(s)
   local out = vim.fn.systemlist({ "pgrep", "-f", s })
