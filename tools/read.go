@@ -32,10 +32,10 @@ type readArgs struct {
 }
 
 type readValue struct {
-	Path       string              `json:"path"`
-	Offset     int                 `json:"offset"`
-	Lines      []card.ReadFileLine `json:"lines"`
-	TotalLines int                 `json:"totalLines"`
+	Path       string         `json:"path"`
+	Offset     int            `json:"offset"`
+	Lines      card.ReadLines `json:"lines"`
+	TotalLines int            `json:"totalLines"`
 }
 
 type readInput struct {
@@ -96,7 +96,7 @@ const binarySample = 8192
 // window scans r to the end, returning the requested lines (line and byte
 // caps applied, CR before LF stripped) and the exact total line count.
 func window(r io.Reader, in readInput, display string) (readValue, bool, error) {
-	v := readValue{Path: display, Offset: in.offset, Lines: []card.ReadFileLine{}}
+	v := readValue{Path: display, Offset: in.offset, Lines: card.ReadLines{}}
 	br := bufio.NewReaderSize(r, 64*1024)
 	outBytes, capped := 0, false
 	for {
@@ -245,11 +245,11 @@ func isEnvelope(text string) bool {
 
 // readMeta is the read tool's presentation meta.
 type readMeta struct {
-	Path       string              `json:"path"`
-	Offset     int                 `json:"offset"`
-	Lines      []card.ReadFileLine `json:"lines"`
-	TotalLines int                 `json:"totalLines"`
-	Lang       string              `json:"lang,omitempty"`
+	Path       string         `json:"path"`
+	Offset     int            `json:"offset"`
+	Lines      card.ReadLines `json:"lines"`
+	TotalLines int            `json:"totalLines"`
+	Lang       string         `json:"lang,omitempty"`
 }
 
 func newRead(h Host, w *Workspace) (*registry.Tool, error) {

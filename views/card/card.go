@@ -1,6 +1,10 @@
 package card
 
-import "github.com/dsh-bridge/dsh-bridge/jsonv"
+import (
+	"strconv"
+
+	"github.com/dsh-bridge/dsh-bridge/jsonv"
+)
 
 // Kind is the ACP ToolCallKind a generic card uses to choose an icon.
 type Kind string
@@ -40,6 +44,29 @@ type FileDiff struct {
 type ReadFileLine struct {
 	Number int    `json:"number"`
 	Text   string `json:"text"`
+}
+
+// ReadLines is a read window's lines. It writes itself as JSON in one
+// loop: a 2,000-line window is the largest card most turns send.
+type ReadLines []ReadFileLine
+
+// AppendJSON writes the lines as [{"number":n,"text":"…"},…].
+func (ls ReadLines) AppendJSON(dst []byte) ([]byte, error) {
+	if ls == nil {
+		return append(dst, "null"...), nil
+	}
+	dst = append(dst, '[')
+	for i, l := range ls {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"number":`...)
+		dst = strconv.AppendInt(dst, int64(l.Number), 10)
+		dst = append(dst, `,"text":`...)
+		dst = jsonv.AppendString(dst, l.Text)
+		dst = append(dst, '}')
+	}
+	return append(dst, ']'), nil
 }
 
 // SearchLineMatch is one grep hit.
@@ -143,13 +170,13 @@ type SearchPaths struct {
 // kept even when Lines is empty; Lang is a highlighting hint; Content is the
 // text without its envelope, for UIs without a read card.
 type Read struct {
-	Title      string         `json:"title,omitempty"`
-	Path       string         `json:"path"`
-	Offset     int            `json:"offset"`
-	Lines      []ReadFileLine `json:"lines"`
-	TotalLines int            `json:"totalLines"`
-	Lang       string         `json:"lang,omitempty"`
-	Content    string         `json:"content,omitempty"`
+	Title      string    `json:"title,omitempty"`
+	Path       string    `json:"path"`
+	Offset     int       `json:"offset"`
+	Lines      ReadLines `json:"lines"`
+	TotalLines int       `json:"totalLines"`
+	Lang       string    `json:"lang,omitempty"`
+	Content    string    `json:"content,omitempty"`
 }
 
 // WebSearch is a web search result. It carries no content copy.
