@@ -261,7 +261,6 @@ func (ss *Session) runTools(ctx context.Context, tcs []model.ToolCall) []registr
 	// run_code's sub-calls are reported to the session (nested cards).
 	return s.pipe.ExecuteBatch(codemode.WithObserver(ctx, ss), calls, pipeline.BatchOptions{
 		MaxParallel: s.cfg.MaxParallel,
-		Admission:   s.admission,
 		OnState: func(i int, st pipeline.State, res *registry.Result) {
 			tc := tcs[i]
 			switch st {

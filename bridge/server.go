@@ -45,9 +45,10 @@ type Config struct {
 	MaxTurnRequests int
 	// MaxParallel bounds parallel tool calls (default 10).
 	MaxParallel int
-	// Admitted bounds the tool bodies running at once across all sessions
-	// (default 2 × GOMAXPROCS; a call counts for AdmissionLease at most,
-	// default 10 ms, so commands and fetches never hold others back).
+	// Admitted bounds the tool bodies running at once across all sessions,
+	// run_code's sub-calls included (default 2 × GOMAXPROCS; a call counts
+	// for AdmissionLease at most, default 10 ms, so commands and fetches
+	// never hold others back).
 	Admitted       int
 	AdmissionLease time.Duration
 	// NativeSearch forces the native grep/glob walker.
@@ -72,7 +73,6 @@ type Server struct {
 	log       *slog.Logger
 	reg       *registry.Registry
 	pipe      *pipeline.Pipeline
-	admission *pipeline.Admission
 	presenter views.Presenter
 	// store, settings and run_code are built on first use: initialize
 	// needs none of them.
@@ -130,8 +130,8 @@ func NewServer(cfg Config) *Server {
 	s := &Server{cfg: cfg, log: cfg.Log, reg: registry.New(registry.WithCodeMode(), registry.WithDefaultPresentation(cfg.ToolsMode)), sessions: map[string]*Session{},
 		byScope: map[*registry.Scope]*Session{}, inflight: map[string]context.CancelFunc{}, restoring: map[string]chan struct{}{}}
 	s.life, s.endLife = context.WithCancel(context.Background())
-	s.pipe = pipeline.New(s.reg, pipeline.WithApprover(s), pipeline.WithLogger(cfg.Log))
-	s.admission = pipeline.NewAdmission(cfg.Admitted, cfg.AdmissionLease)
+	s.pipe = pipeline.New(s.reg, pipeline.WithApprover(s), pipeline.WithLogger(cfg.Log),
+		pipeline.WithAdmission(pipeline.NewAdmission(cfg.Admitted, cfg.AdmissionLease)))
 	s.pipe.WrapExecute(nil, pipeline.TimeoutPolicy(s.reg))
 	s.codeMode = sync.OnceValue(s.installCodeMode) // at the first session: initialize needs none of it
 	s.presenter = views.Presenter{Registry: s.reg, Log: cfg.Log}

@@ -12,14 +12,14 @@ import (
 
 func TestAdmission(t *testing.T) {
 	t.Run("bounds the bodies of every batch that shares it", func(t *testing.T) {
-		s := newSchedEnv(t)
 		adm := NewAdmission(2, time.Minute)
+		s := newSchedEnv(t, WithAdmission(adm))
 		var wg sync.WaitGroup
 		results := make([][]registry.Result, 3)
 		for b := range results {
 			wg.Go(func() {
 				results[b] = s.p.ExecuteBatch(context.Background(), s.scoped(calls("par 20", "par 20", "par 20", "par 20")),
-					BatchOptions{MaxParallel: 4, Admission: adm})
+					BatchOptions{MaxParallel: 4})
 			})
 		}
 		wg.Wait()
@@ -34,15 +34,14 @@ func TestAdmission(t *testing.T) {
 	})
 
 	t.Run("a call is Running only once admitted", func(t *testing.T) {
-		s := newSchedEnv(t)
 		adm := NewAdmission(1, time.Minute)
+		s := newSchedEnv(t, WithAdmission(adm))
 		hold := adm.Acquire(context.Background()) // another session's body
 		var mu sync.Mutex
 		var states []string
 		done := make(chan []registry.Result)
 		go func() {
 			done <- s.p.ExecuteBatch(context.Background(), s.scoped(calls("par 1", "par 1")), BatchOptions{
-				Admission: adm,
 				OnState: func(i int, st State, _ *registry.Result) {
 					mu.Lock()
 					states = append(states, st.String()+" "+string(rune('0'+i)))
@@ -72,18 +71,17 @@ func TestAdmission(t *testing.T) {
 	})
 
 	t.Run("a long call stops counting after the lease", func(t *testing.T) {
-		s := newSchedEnv(t)
 		adm := NewAdmission(1, 20*time.Millisecond)
+		s := newSchedEnv(t, WithAdmission(adm))
 		long := make(chan []registry.Result)
 		go func() {
-			long <- s.p.ExecuteBatch(context.Background(), s.scoped(calls("par 400")), BatchOptions{Admission: adm})
+			long <- s.p.ExecuteBatch(context.Background(), s.scoped(calls("par 400")), BatchOptions{})
 		}()
 		for !slices.Contains(s.rec.got(), "start 0") {
 			time.Sleep(time.Millisecond)
 		}
 		// another session's short call, while the long one holds the slot
-		short := s.p.ExecuteBatch(context.Background(), s.scoped([]Call{{CallID: "short", Name: "par", Arguments: []byte(`{"ms":1}`)}}),
-			BatchOptions{Admission: adm})
+		short := s.p.ExecuteBatch(context.Background(), s.scoped([]Call{{CallID: "short", Name: "par", Arguments: []byte(`{"ms":1}`)}}), BatchOptions{})
 		if got := values(short); !slices.Equal(got, []string{"short"}) {
 			t.Fatalf("short: %v", got)
 		}
@@ -117,13 +115,13 @@ func TestAdmission(t *testing.T) {
 	})
 
 	t.Run("a cancelled wait ends the call as cancelled", func(t *testing.T) {
-		s := newSchedEnv(t)
 		adm := NewAdmission(1, time.Minute)
+		s := newSchedEnv(t, WithAdmission(adm))
 		hold := adm.Acquire(context.Background())
 		defer hold()
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan []registry.Result)
-		go func() { done <- s.p.ExecuteBatch(ctx, s.scoped(calls("par 1", "par 1")), BatchOptions{Admission: adm}) }()
+		go func() { done <- s.p.ExecuteBatch(ctx, s.scoped(calls("par 1", "par 1")), BatchOptions{}) }()
 		time.Sleep(30 * time.Millisecond)
 		cancel()
 		select {
@@ -138,6 +136,31 @@ func TestAdmission(t *testing.T) {
 			}
 		case <-time.After(5 * time.Second):
 			t.Fatal("the batch did not end")
+		}
+	})
+
+	t.Run("a lane's calls count with the batches' (run_code cannot go around it)", func(t *testing.T) {
+		adm := NewAdmission(2, time.Minute)
+		s := newSchedEnv(t, WithAdmission(adm))
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			s.p.ExecuteBatch(context.Background(), s.scoped(calls("par 20", "par 20", "par 20")), BatchOptions{MaxParallel: 3})
+		})
+		lane := s.p.NewLane(context.Background(), LaneOptions{MaxParallel: 4})
+		for i := range 4 {
+			wg.Add(1)
+			c := Call{CallID: "l" + string(rune('0'+i)), Name: "par", Arguments: []byte(`{"ms":20}`), Scope: s.scope}
+			lane.Submit(c, func(r registry.Result, abandoned bool) {
+				defer wg.Done()
+				if r.IsError || abandoned {
+					t.Errorf("%s: %+v abandoned=%v", c.CallID, r.Error, abandoned)
+				}
+			})
+		}
+		wg.Wait()
+		lane.Close()
+		if got := s.maxSeen.Load(); got != 2 {
+			t.Errorf("at most %d bodies ran at once, want 2 (a batch of three and a lane of four)", got)
 		}
 	})
 

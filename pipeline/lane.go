@@ -35,6 +35,7 @@ type Lane struct {
 	done    chan struct{} // closed when the driver has committed everything
 	onStart func(Call)
 	onState func(id string, s State)
+	stateMu sync.Mutex // onState is never called concurrently
 }
 
 type laneItem struct {
@@ -55,7 +56,9 @@ type LaneOptions struct {
 	// pre-execute), from the lane's goroutine; abandoned calls never start.
 	OnStart func(call Call)
 	// OnState, when set, hears each call's AwaitingApproval and Running,
-	// by call id, from the lane's goroutine.
+	// by call id, never concurrently: from the lane's goroutine, except
+	// the Running of a parallel-safe call under the pipeline's admission,
+	// which comes from the call's own goroutine once it is admitted.
 	OnState func(callID string, s State)
 	// HoldUntilYield makes a call submitted while the lane is busy wait,
 	// once it could start, until the submitter calls Yield (a program
@@ -128,6 +131,8 @@ type laneRun struct {
 
 func (l *Lane) state(id string, s State) {
 	if l.onState != nil {
+		l.stateMu.Lock()
+		defer l.stateMu.Unlock()
 		l.onState(id, s)
 	}
 }
@@ -220,9 +225,11 @@ func (l *Lane) drive() {
 			commitReady()
 			continue
 		}
-		l.state(id, Running)
 		if mode == registry.Exclusive {
+			release := l.p.admission.Acquire(l.ctx)
+			l.state(id, Running)
 			r.safeDispatch()
+			release()
 			lr.finished = true
 			commitReady()
 			continue
@@ -232,7 +239,10 @@ func (l *Lane) drive() {
 		}
 		inFlight++
 		go func() { // owned by the lane: drained before drive returns
+			release := l.p.admission.Acquire(l.ctx)
+			l.state(id, Running)
 			r.safeDispatch()
+			release()
 			finishedCh <- lr
 		}()
 	}

@@ -13,9 +13,10 @@ import (
 // be added and removed while calls run (a call sees the listeners present
 // when its stage starts, except guards, which are iterated live).
 type Pipeline struct {
-	reg      *registry.Registry
-	approver Approver
-	log      *slog.Logger
+	reg       *registry.Registry
+	approver  Approver
+	log       *slog.Logger
+	admission *Admission // nil: every body runs at once
 
 	mu        sync.RWMutex
 	pre       []*entry[PreListener]
@@ -37,6 +38,11 @@ type Option func(*Pipeline)
 // WithApprover sets the service that resolves ask decisions. Without one,
 // every ask is denied without asking.
 func WithApprover(a Approver) Option { return func(p *Pipeline) { p.approver = a } }
+
+// WithAdmission bounds the tool bodies running at once across everything
+// the pipeline executes: every ExecuteBatch and every Lane (so run_code's
+// sub-calls count too). A call is Running only once admitted.
+func WithAdmission(a *Admission) Option { return func(p *Pipeline) { p.admission = a } }
 
 // WithLogger sets the logger for contained observer failures.
 func WithLogger(l *slog.Logger) Option { return func(p *Pipeline) { p.log = l } }

@@ -19,13 +19,10 @@ type BatchOptions struct {
 	// before dispatch, and Finished with the committed result (res is nil
 	// otherwise). It is never called concurrently, and in an order
 	// consistent with each call's stages; it is called from the goroutine
-	// that called ExecuteBatch, except Running under an Admission, which
-	// comes from the call's own goroutine once it is admitted.
+	// that called ExecuteBatch, except Running under the pipeline's
+	// admission (WithAdmission), which comes from the call's own goroutine
+	// once it is admitted (until then the call stays Queued).
 	OnState func(index int, state State, res *registry.Result)
-	// Admission, when set, is the process-wide bound on running bodies:
-	// a call is Running only once it is admitted (until then it stays
-	// Queued), so its Running-to-Finished time is its own work.
-	Admission *Admission
 }
 
 // ExecuteBatch runs the calls of one model turn and returns their results
@@ -55,7 +52,7 @@ func (p *Pipeline) ExecuteBatch(ctx context.Context, calls []Call, opts BatchOpt
 	results := make([]registry.Result, len(calls))
 	runs := make([]*run, len(calls))
 	done := make(chan int, len(calls)) // dispatched indexes, as they finish
-	adm := opts.Admission
+	adm := p.admission
 	finished := make([]bool, len(calls))
 	inFlight, next := 0, 0 // next: the commit cursor
 
