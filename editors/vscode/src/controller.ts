@@ -34,9 +34,11 @@ export class Controller implements vscode.Disposable {
     const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? process.cwd();
     this.host = new VscodeHost(cwd);
     this.view = new ChatView(ctx.extensionUri, (m) => void this.onMessage(m), () => this.reset(), testMode);
+    // a command's output redraws its card, in the chat on screen (the
+    // others draw it when shown)
     this.host.terminals.onOutput((id) => {
-      for (const s of this.chats.values())
-        for (const call of s.calls.values()) if (call.terminalId === id) this.blockChanged(s, call);
+      const s = this.current;
+      if (s) for (const call of s.calls.values()) if (call.terminalId === id) this.blockChanged(s, call);
     });
   }
 
@@ -281,8 +283,11 @@ export class Controller implements vscode.Disposable {
           this.host.showTerminal(m.terminalId, m.title);
           break;
         case "openLink": {
+          // Agent text is untrusted: only web and mail links go to the
+          // system (markdown-it already drops javascript:, file: and data:
+          // links; a message forged by the page is refused here too).
           const uri = vscode.Uri.parse(m.href);
-          if (["http", "https", "mailto", "file"].includes(uri.scheme)) await vscode.env.openExternal(uri);
+          if (["http", "https", "mailto"].includes(uri.scheme)) await vscode.env.openExternal(uri);
           break;
         }
         case "pick":

@@ -41,13 +41,8 @@ export function nodeHost(cwd) {
   const terminals = new acp.Terminals(cwd);
   return {
     terminals,
-    async readTextFile(p) {
-      const text = readFileSync(p.path, "utf8");
-      if (p.line == null && p.limit == null) return { content: text };
-      const lines = text.split("\n");
-      const start = Math.max((p.line ?? 1) - 1, 0);
-      return { content: lines.slice(start, p.limit != null ? start + p.limit : undefined).join("\n") };
-    },
+    // the extension's own slicing, so the fake answers as the editor does
+    readTextFile: async (p) => ({ content: acp.slice(readFileSync(p.path, "utf8"), p.line, p.limit) }),
     async writeTextFile(p) {
       mkdirSync(path.dirname(p.path), { recursive: true });
       writeFileSync(p.path, p.content);

@@ -3,3 +3,4 @@ export { AgentConnection, type ClientHost, type PendingPermission } from "./conn
 export { SessionState, contentText } from "./session.js";
 export { cardView, hunksOf, proposedDiffs, tokenClass } from "./cards.js";
 export { Terminals, cut } from "../host/terminals.js";
+export { slice } from "../host/text.js";

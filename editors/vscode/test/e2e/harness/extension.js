@@ -136,13 +136,13 @@ async function activate() {
     await themes.update("colorTheme", undefined, vscode.ConfigurationTarget.Global);
 
     // agent text is data: raw HTML is escaped, script links are not links
-    s.apply({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: '\n\n<img src=x onerror="window.pwned=1"> [click](javascript:alert(1)) [docs](https://example.com)' } });
+    s.apply({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: '\n\n<img src=x onerror="window.pwned=1"> [click](javascript:alert(1)) [local](file:///etc/passwd) [docs](https://example.com)' } });
     const safe = await waitFor(async () => {
       const q = await ask({ op: "query" });
       return q.text.includes("[click](javascript:alert(1))") || q.text.includes("click") ? q : null;
     }, 10000, "the hostile text");
     check("raw HTML shown as text", safe.html.imgs === 0 && safe.text.includes('<img src=x onerror="window.pwned=1">'), safe.html);
-    check("no javascript: link", safe.html.hrefs.every((h) => !/^javascript:/i.test(h)) && safe.html.hrefs.includes("https://example.com"), safe.html.hrefs);
+    check("no javascript: or file: link", safe.html.hrefs.every((h) => !/^(javascript|file):/i.test(h)) && safe.html.hrefs.includes("https://example.com"), safe.html.hrefs);
 
 
     // benchmarks, through the same view: a 5,000-line diff card, then
