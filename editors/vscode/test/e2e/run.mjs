@@ -110,7 +110,11 @@ try {
   const port = await freePort();
   const started = Date.now();
   start(codeServer, ["--bind-addr", `127.0.0.1:${port}`, "--auth", "none", "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
-    "--extensions-dir", dirs.ext, "--user-data-dir", dirs.data, dirs.ws], { DSH_E2E_RESULT: result });
+    "--extensions-dir", dirs.ext, "--user-data-dir", dirs.data, dirs.ws], {
+    DSH_E2E_RESULT: result,
+    DSH_E2E_SOURCE: path.join(execFileSync("go", ["env", "GOROOT"], { encoding: "utf8" }).trim(), "src", "net", "http", "h2_bundle.go"),
+    DSH_E2E_PROSE: path.resolve(ext, "..", "..", "README.md"),
+  });
   await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.ok, 60000, "code-server");
   const debugPort = await freePort();
   start("chromium", ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", `--remote-debugging-port=${debugPort}`,

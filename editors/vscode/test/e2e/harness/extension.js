@@ -150,8 +150,8 @@ async function activate() {
     const bench = await c.newChat();
     await sleep(500);
     painted.length = 0;
-    const lines = [];
-    for (let i = 1; i <= 5000; i++) lines.push(`\tline ${i} of a long file: x := compute(${i}) // note`);
+    // real Go source: the first 5,000 lines of net/http/h2_bundle.go
+    const lines = fs.readFileSync(process.env.DSH_E2E_SOURCE, "utf8").split("\n").slice(0, 5000);
     const hunkLines = [];
     lines.forEach((l, i) => {
       if ((i + 1) % 5 === 0) {
@@ -162,7 +162,7 @@ async function activate() {
     bench.apply({
       sessionUpdate: "tool_call", toolCallId: "big", title: "Edit big.go", kind: "edit", status: "completed",
       _meta: { dsh: { version: 1, card: { card: "diff", title: "Edit big.go", diffs: [] },
-        changes: [{ path: path.join(ws, "big.go"), hunks: [{ oldStart: 1, oldLines: 5000, newStart: 1, newLines: 5000, lines: hunkLines }], truncated: false }] } },
+        changes: [{ path: path.join(ws, "h2_bundle.go"), hunks: [{ oldStart: 1, oldLines: 5000, newStart: 1, newLines: 5000, lines: hunkLines }], truncated: false }] } },
     });
     await waitFor(async () => {
       const q = await ask({ op: "query" });
@@ -185,12 +185,17 @@ async function activate() {
     await sleep(500);
     painted.length = 0;
     const t1 = performance.now();
-    for (let i = 1; i <= 10000; i++) {
-      stream.apply({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `word${i} ${i % 12 === 0 ? "\n\n" : ""}` } });
-      if (i % 100 === 0) await new Promise((r) => setImmediate(r));
+    // real Markdown (the project's README: headings, lists, tables, code
+    // fences), in 4-character chunks as a model streams them
+    let prose = fs.readFileSync(process.env.DSH_E2E_PROSE, "utf8");
+    while (prose.length < 40000) prose += "\n\n" + prose;
+    for (let i = 0; i < 9999; i++) {
+      stream.apply({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: prose.slice(i * 4, i * 4 + 4) } });
+      if (i % 100 === 99) await new Promise((r) => setImmediate(r));
     }
+    stream.apply({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "\n\nEND-OF-STREAM" } });
     const streamed = performance.now() - t1;
-    await waitFor(async () => (await ask({ op: "query" })).text.includes("word10000"), 30000, "the last chunk painted");
+    await waitFor(async () => (await ask({ op: "query" })).text.includes("END-OF-STREAM"), 30000, "the last chunk painted");
     const frames = painted.map((p) => p.frameMs).sort((a, b) => a - b);
     result.bench.chunks10000 = {
       applyMs: streamed,
