@@ -121,6 +121,11 @@ describe("a chat with dsh-bridge", function()
     h.wait(function()
       return #h.pids("sleep 31.4159") > 0
     end, 10000, "the command to start")
+    -- the card shows the output while the command still runs
+    h.wait(function()
+      return h.text(chat):find("│ started", 1, true) ~= nil
+    end, 5000, "the live output")
+    assert.are.equal("in_progress", chat.session.calls.bash_1.status)
     vim.api.nvim_set_current_win(chat.win)
     vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("<C-c>", true, false, true), "x", false)
     h.wait(function()

@@ -50,7 +50,7 @@ test("a rejected edit leaves the file and fails the card", async () => {
   }
 });
 
-test("a terminal command: live output, exit status, released", async () => {
+test("a terminal command: its output, exit status, released", async () => {
   const dir = workspace({});
   const { agent, host } = await start(dir, "command.jsonl", allowOnce);
   try {
@@ -72,11 +72,18 @@ test("a terminal command: live output, exit status, released", async () => {
 
 test("cancel mid-command: the turn ends cancelled, no process is left", async () => {
   const dir = workspace({});
-  const { agent } = await start(dir, "slow-command.jsonl", allowOnce);
+  const { agent, host } = await start(dir, "slow-command.jsonl", allowOnce);
   try {
     const s = await agent.newSession(dir);
     const turn = agent.prompt(s, [{ type: "text", text: "wait" }]);
     await waitFor(() => pids("^sleep 31.4159").length > 0, 10000, "the command");
+    // the card shows the output while the command still runs
+    const live = () => {
+      const call = s.calls.get("bash_1");
+      return call && acp.cardView(call, (id) => ({ output: host.terminals.get(id).output.toString() }));
+    };
+    await waitFor(() => live()?.terminal?.output?.includes("started"), 5000, "the live output");
+    assert.equal(live().status, "in_progress");
     await agent.cancel(s);
     assert.equal(await turn, "cancelled");
     await waitFor(() => pids("^sleep 31.4159").length === 0, 5000, "no sleep left");
