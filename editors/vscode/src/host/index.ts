@@ -32,33 +32,31 @@ export class VscodeHost implements ClientHost {
       const m = this.mirrors.get(id);
       if (!m) return;
       if (chunk !== null) m.pty.write(chunk);
-      else if (exit) m.pty.write(`\n[${exit.signal ? `killed by ${exit.signal}` : `exit ${exit.exitCode}`}]\n`);
+      else if (exit) m.pty.write(exitLine(exit));
     });
   }
 
   readTextFile = (p: Parameters<ClientHost["readTextFile"]>[0]) => wrap(() => readTextFile(p));
   writeTextFile = (p: Parameters<ClientHost["writeTextFile"]>[0]) => wrap(() => writeTextFile(p));
-  createTerminal = (p: Parameters<ClientHost["createTerminal"]>[0]) =>
-    wrap(() => {
-      const r = this.terminals.create(p);
-      const pty = new MirrorPty();
-      pty.write(`$ ${[p.command, ...(p.args ?? [])].join(" ")}\n`);
-      this.mirrors.set(r.terminalId, { pty });
-      return r;
-    });
+  createTerminal = (p: Parameters<ClientHost["createTerminal"]>[0]) => wrap(() => this.terminals.create(p));
   terminalOutput = (p: Parameters<ClientHost["terminalOutput"]>[0]) => wrap(() => this.terminals.output(p));
   waitForTerminalExit = (p: Parameters<ClientHost["waitForTerminalExit"]>[0]) => wrap(() => this.terminals.waitForExit(p));
   killTerminal = (p: Parameters<ClientHost["killTerminal"]>[0]) => wrap(() => this.terminals.kill(p));
   releaseTerminal = (p: Parameters<ClientHost["releaseTerminal"]>[0]) => wrap(() => this.terminals.release(p));
 
-  /** showTerminal opens a command's output in a VS Code terminal. */
+  /** showTerminal opens a command's output in a VS Code terminal: what it
+   * printed so far (the terminal's bounded output), then what follows.
+   * The mirror is made on demand, so an unshown command buffers nothing
+   * beyond its own output limit. */
   showTerminal(id: string, name: string): void {
     let m = this.mirrors.get(id);
     if (!m) {
       const t = this.terminals.get(id);
       if (!t) return;
       m = { pty: new MirrorPty() };
+      m.pty.write(`$ ${[t.command, ...t.args].join(" ")}\n`);
       m.pty.write(t.output.toString("utf8"));
+      if (t.exit) m.pty.write(exitLine(t.exit));
       this.mirrors.set(id, m);
     }
     m.terminal ??= vscode.window.createTerminal({ name: `dsh: ${name}`, pty: m.pty });
@@ -69,4 +67,8 @@ export class VscodeHost implements ClientHost {
     this.terminals.killAll();
     for (const m of this.mirrors.values()) m.terminal?.dispose();
   }
+}
+
+function exitLine(exit: { exitCode: number | null; signal: string | null }): string {
+  return `\n[${exit.signal ? `killed by ${exit.signal}` : `exit ${exit.exitCode}`}]\n`;
 }
