@@ -72,6 +72,26 @@ func procCPU(pid int) time.Duration {
 	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ
 }
 
+// helperCPU is the CPU time of pid's dsh-highlight children (the syntax
+// tokens, computed outside the bridge), so that moving work out of the
+// bridge is not counted as removing it.
+func helperCPU(pid int) time.Duration {
+	var total time.Duration
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil || !strings.Contains(string(stat), "(dsh-highlight)") {
+			continue
+		}
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if ppid, _ := strconv.Atoi(f[1]); ppid == pid {
+			p, _ := strconv.Atoi(e.Name())
+			total += procCPU(p)
+		}
+	}
+	return total
+}
+
 // realGoFile writes the first n lines of net/http/server.go (a real,
 // token-dense Go file) to dir/name.
 func realGoFile(b *testing.B, dir, name string, n int) { realGoFileAt(b, dir, name, 0, n) }
@@ -129,9 +149,14 @@ func startAgent(b *testing.B, a agent, home string) (time.Duration, int) {
 // iteration starts every agent once. The anchor is codex-acp's native
 // binary (its npm launcher would add a node start); claude-agent-acp is
 // node. Reports medians and the ratio to the native codex-acp.
+// DSH_BENCH_BASELINE names another dsh-bridge build to interleave (say,
+// the previous commit's).
 func BenchmarkStartup(b *testing.B) {
 	nm := filepath.Join(anchorsDir(), "node_modules")
 	agents := []agent{{"dsh-bridge", binary}}
+	if base := os.Getenv("DSH_BENCH_BASELINE"); base != "" {
+		agents = append(agents, agent{"baseline", base}) // another build, for a before/after in one run
+	}
 	for _, a := range []agent{
 		{"codex-acp", filepath.Join(nm, "@zed-industries", "codex-acp-linux-x64", "bin", "codex-acp")},
 		{"claude-agent-acp", filepath.Join(nm, ".bin", "claude-agent-acp")},
@@ -191,7 +216,7 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 			e.initialize(nil)
 			e.prompt(e.newSession(dir), "warm up")
 			var lat []time.Duration
-			var cpu time.Duration
+			var cpu, hcpu time.Duration
 			for b.Loop() {
 				// A fresh session each time: a growing history would make
 				// this measure the model request's size instead.
@@ -200,13 +225,14 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 				e.mu.Lock()
 				e.updates, e.raw, e.stamps = nil, nil, nil
 				e.mu.Unlock()
-				cpu0 := procCPU(e.cmd.Process.Pid)
+				cpu0, hcpu0 := procCPU(e.cmd.Process.Pid), helperCPU(e.cmd.Process.Pid)
 				b.StartTimer()
 				if stop := e.prompt(s, "read"); stop != "end_turn" {
 					b.Fatalf("stop reason %q", stop)
 				}
 				b.StopTimer()
 				cpu += procCPU(e.cmd.Process.Pid) - cpu0
+				hcpu += helperCPU(e.cmd.Process.Pid) - hcpu0
 				lat = append(lat, e.callLatencies()...)
 				e.call("session/close", map[string]any{"sessionId": s})
 				b.StartTimer()
@@ -216,6 +242,7 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 			}
 			reportLatencies(b, lat, "read")
 			b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "bridge-cpu-µs/prompt")
+			b.ReportMetric(float64(hcpu.Microseconds())/float64(b.N), "helper-cpu-µs/prompt")
 		})
 	}
 }

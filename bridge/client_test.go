@@ -46,8 +46,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "dsh-bridge")
-	if out, err := exec.Command("go", "build", "-o", binary, "../cmd/dsh-bridge").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building dsh-bridge: %v\n%s", err, out)
+	// dsh-highlight goes next to the bridge, where the bridge finds it.
+	if out, err := exec.Command("go", "build", "-o", dir+"/", "../cmd/dsh-bridge", "../cmd/dsh-highlight").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building dsh-bridge and dsh-highlight: %v\n%s", err, out)
 		os.Exit(1)
 	}
 	mcpServerBin = filepath.Join(dir, "mcptest-server")

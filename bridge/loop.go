@@ -297,7 +297,7 @@ func (ss *Session) finish(ctx context.Context, tc model.ToolCall, r registry.Too
 		ss.tokens.Add(1)
 		go func() {
 			defer ss.tokens.Done()
-			if u, ok := views.ReadTokens(env, tc.ID, view); ok {
+			if u, ok := views.ReadTokens(ctx, env, tc.ID, view); ok {
 				ss.srv.notify(ctx, ss.id, u)
 			}
 		}()

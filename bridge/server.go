@@ -62,8 +62,12 @@ type Config struct {
 	// session needs it; empty disables durable sessions (no session/load
 	// or session/list).
 	StateDir string
-	Version  string
-	Log      *slog.Logger
+	// Tokenizer gives read cards and run_code programs their syntax
+	// tokens, after the result (nil: cards have none). Its owner closes it
+	// after Serve returns.
+	Tokenizer views.Tokenizer
+	Version   string
+	Log       *slog.Logger
 }
 
 // Server is one ACP agent connection: it serves a single client over one

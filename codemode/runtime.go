@@ -356,7 +356,7 @@ func (r *run) watchHeap() func() {
 	return func() { close(done) }
 }
 
-var stackPos = regexp.MustCompile(`program\.ts:(\d+):(\d+)(?:\(\d+\))?`)
+var stackPos = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`program\.ts:(\d+):(\d+)(?:\(\d+\))?`) })
 
 // describe renders a thrown value: an Error's stack (its program.ts lines
 // mapped back to the program's own), else its string form.
@@ -386,8 +386,8 @@ func cleanStack(stack string) string {
 		if strings.HasSuffix(l, "(native)") && strings.Contains(l, "github.com/") {
 			continue
 		}
-		kept = append(kept, stackPos.ReplaceAllStringFunc(l, func(m string) string {
-			sub := stackPos.FindStringSubmatch(m)
+		kept = append(kept, stackPos().ReplaceAllStringFunc(l, func(m string) string {
+			sub := stackPos().FindStringSubmatch(m)
 			line, _ := strconv.Atoi(sub[1])
 			return "program.ts:" + strconv.Itoa(max(line-1, 1)) + ":" + sub[2]
 		}))

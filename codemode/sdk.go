@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
@@ -58,11 +59,11 @@ func Declarations(tools []*registry.Tool) string {
 	return b.String()
 }
 
-var identifier = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+var identifier = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`) })
 
 // key is a property name, quoted unless it is an identifier.
 func key(name string) string {
-	if identifier.MatchString(name) {
+	if identifier().MatchString(name) {
 		return name
 	}
 	return string(jsonv.AppendString(nil, name))

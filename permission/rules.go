@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -44,11 +45,12 @@ type Rule struct {
 	Source Source
 }
 
-var ruleRE = regexp.MustCompile(`^([A-Za-z0-9_-]+)(?:\((.*)\))?$`)
+// ruleRE is compiled at first use: start-up compiles no regexps.
+var ruleRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z0-9_-]+)(?:\((.*)\))?$`) })
 
 // ParseRule parses "tool" or "tool(spec)", checking path globs.
 func ParseRule(text string, src Source) (Rule, error) {
-	m := ruleRE.FindStringSubmatch(strings.TrimSpace(text))
+	m := ruleRE().FindStringSubmatch(strings.TrimSpace(text))
 	if m == nil {
 		return Rule{}, fmt.Errorf("%q is not a rule (tool or tool(pattern))", text)
 	}

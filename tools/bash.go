@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
@@ -121,18 +122,19 @@ type foregroundValue struct {
 	Stderr    streamValue `json:"stderr"`
 }
 
+// Compiled at first use: start-up compiles no regexps.
 var (
-	signalTail = regexp.MustCompile(`\n\[killed by signal: ([^\]\n]+)\]$`)
-	exitTail   = regexp.MustCompile(`\n\[exit code: (\d+)\]$`)
+	signalTail = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\n\[killed by signal: ([^\]\n]+)\]$`) })
+	exitTail   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\n\[exit code: (\d+)\]$`) })
 )
 
 // parseExitStatus recovers the output and exit status from rendered text:
 // the inverse of the final marker; no marker means exit 0.
 func parseExitStatus(text string) (output string, exitCode *int, signal string) {
-	if m := signalTail.FindStringSubmatchIndex(text); m != nil {
+	if m := signalTail().FindStringSubmatchIndex(text); m != nil {
 		return text[:m[0]], nil, text[m[2]:m[3]]
 	}
-	if m := exitTail.FindStringSubmatchIndex(text); m != nil {
+	if m := exitTail().FindStringSubmatchIndex(text); m != nil {
 		code, _ := strconv.Atoi(text[m[2]:m[3]])
 		return text[:m[0]], &code, ""
 	}

@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 
+	"github.com/dsh-bridge/dsh-bridge/highlight"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
@@ -101,7 +102,7 @@ type DshMeta struct {
 	// Changes are a diff card's per-file hunks and LSP text edits.
 	Changes []FileChange `json:"changes,omitempty"`
 	// Tokens are a read card's syntax spans, one slice per line.
-	Tokens TokenLines `json:"tokens,omitempty"`
+	Tokens highlight.TokenLines `json:"tokens,omitempty"`
 	// Terminal is a terminal card's output and exit status.
 	Terminal *TerminalMeta `json:"terminal,omitempty"`
 	// ParentToolCallID is the run_code call a Code Mode sub-call belongs

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -59,25 +58,4 @@ func BenchmarkHunks20k(b *testing.B) {
 			}
 		}
 	})
-}
-
-// BenchmarkTokens2000 tokenizes a 2,000-line Go file; see ns/line.
-func BenchmarkTokens2000(b *testing.B) {
-	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
-	if err != nil {
-		b.Skip(err)
-	}
-	lines := strings.Split(string(src), "\n")
-	if len(lines) < 2000 {
-		b.Skip("source too short")
-	}
-	lines = lines[:2000]
-	Tokens("a.go", "", lines[:1]) // warm the lexer cache
-	b.ReportAllocs()
-	for b.Loop() {
-		if got := Tokens("a.go", "", lines); len(got) != 2000 {
-			b.Fatal(len(got))
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/2000, "ns/line")
 }

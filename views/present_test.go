@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dsh-bridge/dsh-bridge/highlight"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/views/card"
@@ -131,42 +132,37 @@ func TestArgs(t *testing.T) {
 	}
 }
 
-func TestTokensAndANSI(t *testing.T) {
-	t.Run("language from the hint or the path", func(t *testing.T) {
-		for _, tc := range []struct{ path, lang, want string }{
-			{"a.go", "", "go"},
-			{"x.py", "", "python"},
-			{"notes.zzz", "", ""},
-			{"noext", "go", "go"},
-			{"Makefile", "", "makefile"},
-		} {
-			if got := LanguageName(tc.path, tc.lang); got != tc.want {
-				t.Errorf("LanguageName(%q, %q) = %q, want %q", tc.path, tc.lang, got, tc.want)
-			}
-		}
-	})
-	t.Run("multi-line construct spans lines", func(t *testing.T) {
-		spans := Tokens("a.go", "", []string{"x := `raw", "still raw`"})
-		if len(spans) != 2 || len(spans[1]) == 0 || !strings.HasPrefix(spans[1][0].Type, "LiteralString") {
-			t.Errorf("raw string across lines not recognized: %+v", spans)
-		}
-	})
-	t.Run("unknown language has no tokens", func(t *testing.T) {
-		if got := Tokens("a.zzz", "", []string{"x"}); got != nil {
-			t.Errorf("got %v", got)
-		}
-	})
-	t.Run("ANSI keeps line numbers and colours known languages", func(t *testing.T) {
-		out := ANSI(&card.Read{Path: "a.go", Offset: 9, Lines: []card.ReadFileLine{{Number: 9, Text: "package main"}, {Number: 10, Text: "func f() {}"}}})
+func TestANSI(t *testing.T) {
+	rc := &card.Read{Path: "a.go", Offset: 9, Lines: []card.ReadFileLine{{Number: 9, Text: "package main"}, {Number: 10, Text: "s := \"é𝄞\" // x"}}}
+	tokens := highlight.TokenLines{
+		{{Start: 0, End: 7, Type: "KeywordNamespace"}, {Start: 8, End: 12, Type: "NameOther"}},
+		{{Start: 5, End: 10, Type: "LiteralStringDouble"}, {Start: 11, End: 15, Type: "CommentSingle"}},
+	}
+	t.Run("line numbers and colours by type prefix", func(t *testing.T) {
+		out := ANSI(rc, tokens)
 		if !strings.Contains(out, " 9 │") || !strings.Contains(out, "10 │") || strings.Count(out, "\n") != 2 {
 			t.Errorf("line numbers: %q", out)
 		}
-		if !strings.Contains(out, "\x1b[38;5;") {
-			t.Errorf("no 256-colour escapes: %q", out)
+		for _, want := range []string{
+			"\x1b[38;5;197mpackage\x1b[0m main", // KeywordNamespace; NameOther has no colour
+			"s := \x1b[38;5;186m\"é𝄞\"\x1b[0m",  // UTF-16 columns: 𝄞 is two units
+			"\x1b[38;5;101m// x\x1b[0m",         // CommentSingle → Comment
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("missing %q in %q", want, out)
+			}
 		}
-		plain := ANSI(&card.Read{Path: "a.zzz", Offset: 1, Lines: []card.ReadFileLine{{Number: 1, Text: "hi"}}})
-		if !strings.Contains(plain, "hi") {
-			t.Errorf("plain: %q", plain)
+	})
+	t.Run("no tokens is plain text", func(t *testing.T) {
+		out := ANSI(rc, nil)
+		if strings.Contains(out, "\x1b[38;5;") || !strings.Contains(out, "package main") {
+			t.Errorf("plain: %q", out)
+		}
+	})
+	t.Run("spans past the line or overlapping are skipped", func(t *testing.T) {
+		out := ANSI(rc, highlight.TokenLines{{{Start: 3, End: 99, Type: "Keyword"}, {Start: 1, End: 2, Type: "Keyword"}}})
+		if !strings.Contains(out, "pac\x1b[38;5;81mkage main\x1b[0m") {
+			t.Errorf("got %q", out)
 		}
 	})
 }

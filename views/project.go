@@ -20,6 +20,9 @@ type Env struct {
 	// TerminalID, when set, is the editor terminal (terminal/create) the
 	// command runs in; it is embedded as terminal content.
 	TerminalID string
+	// Tokenizer, when set, gives read cards and programs their syntax
+	// tokens.
+	Tokenizer Tokenizer
 }
 
 // abs resolves p against the workspace.
@@ -78,7 +81,7 @@ func Call(env Env, callID, name string, view card.CallView, args jsonv.Value, st
 		u.Title = env.relTitle(v.Title, path)
 		m := DshMeta{Card: v}
 		if src, ok := v.RawInput.(string); ok && v.Lang != "" {
-			m.Tokens = Tokens("", v.Lang, strings.Split(src, "\n"))
+			m.Tokens = programTokens(env, v.Lang, src)
 		}
 		u.Meta = meta(m, nil)
 	case *card.Terminal:

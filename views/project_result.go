@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dsh-bridge/dsh-bridge/highlight"
 	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
@@ -164,7 +165,7 @@ func readText(v *card.Read, path string) string {
 		num := strconv.Itoa(l.Number)
 		b.WriteString(strings.Repeat(" ", width-len(num)) + num + "  " + l.Text)
 	}
-	body := fenced(LanguageName(path, v.Lang), b.String())
+	body := fenced(highlight.FenceLanguage(path, v.Lang), b.String())
 	last := v.Lines[len(v.Lines)-1].Number
 	if last < v.TotalLines {
 		body += fmt.Sprintf("\n\nLines %d-%d of %d.", v.Lines[0].Number, last, v.TotalLines)

@@ -2,15 +2,17 @@ package views
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/dsh-bridge/dsh-bridge/highlight"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/views/card"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -166,22 +168,47 @@ func TestProject(t *testing.T) {
 
 	t.Run("tokens/read_go", func(t *testing.T) {
 		view := &card.Read{Title: "Read /work/project/src/main.go", Path: "/work/project/src/main.go", Offset: 10, Lines: goLines, TotalLines: 40, Lang: "go"}
-		u, ok := ReadTokens(plain, "call_1", view)
+		if _, ok := ReadTokens(context.Background(), plain, "call_1", view); ok {
+			t.Error("tokens without a tokenizer")
+		}
+		kw := &keywordTokenizer{}
+		env := plain
+		env.Tokenizer = kw
+		u, ok := ReadTokens(context.Background(), env, "call_1", view)
 		if !ok {
 			t.Fatal("no tokens for Go")
 		}
 		checkWire(t, "SessionNotification", notification(u))
-		if again, _ := ReadTokens(plain, "call_1", view); !reflect.DeepEqual(again, u) {
-			t.Error("the cached tokens differ")
+		if kw.last.path != view.Path || kw.last.lang != "go" || len(kw.last.lines) != len(goLines) {
+			t.Errorf("asked for %+v", kw.last)
+		}
+		m := u.Meta["dsh"].(DshMeta)
+		if m.Card != nil || len(m.Tokens) != len(goLines) {
+			t.Errorf("the tokens update carries %+v", m)
 		}
 		for _, v := range []card.ResultView{
 			&card.Read{Path: "/work/project/notes.zzz", Offset: 1, Lines: []card.ReadFileLine{{Number: 1, Text: "plain"}}},
 			&card.Read{Path: "/work/project/a.go", Offset: 1, Lines: []card.ReadFileLine{}},
+			&card.Read{Path: "/work/project/broken.go", Offset: 1, Lines: []card.ReadFileLine{{Number: 1, Text: "func"}}},
 			&card.GenericResult{},
 		} {
-			if _, ok := ReadTokens(plain, "call_1", v); ok {
+			if _, ok := ReadTokens(context.Background(), env, "call_1", v); ok {
 				t.Errorf("tokens for %T %+v", v, v)
 			}
+		}
+	})
+
+	t.Run("tokens/program", func(t *testing.T) {
+		prog := &card.Generic{Title: "Run code", Kind: card.KindExecute, RawInput: "const x = 1\nreturn x", Lang: "typescript"}
+		env := plain
+		env.Tokenizer = &keywordTokenizer{}
+		u := Call(env, "call_1", "run_code", prog, args, Pending)
+		m := u.Meta["dsh"].(DshMeta)
+		if len(m.Tokens) != 2 || len(m.Tokens[0]) != 1 || m.Tokens[0][0] != (highlight.Span{Start: 0, End: 5, Type: "Keyword"}) || m.Tokens[1][0].Type != "Keyword" {
+			t.Errorf("program tokens %+v", m.Tokens)
+		}
+		if m := Call(plain, "call_1", "run_code", prog, args, Pending).Meta["dsh"].(DshMeta); m.Tokens != nil {
+			t.Errorf("tokens without a tokenizer: %+v", m.Tokens)
 		}
 	})
 
@@ -241,4 +268,36 @@ func TestProject_Rules(t *testing.T) {
 			t.Errorf("got %q", got)
 		}
 	})
+}
+
+// keywordTokenizer is a tokenizer for tests: it knows Go and TypeScript
+// (by hint or extension), marks a few keywords, and fails for files named
+// broken.go.
+type keywordTokenizer struct {
+	last struct {
+		path, lang string
+		lines      []string
+	}
+}
+
+func (k *keywordTokenizer) Tokens(_ context.Context, path, lang string, lines []string) (highlight.TokenLines, error) {
+	k.last.path, k.last.lang, k.last.lines = path, lang, lines
+	if strings.HasSuffix(path, "broken.go") {
+		return nil, errors.New("the lexer panicked")
+	}
+	if lang == "" && !strings.HasSuffix(path, ".go") {
+		return nil, nil
+	}
+	out := make(highlight.TokenLines, len(lines))
+	for i, l := range lines {
+		col := 0
+		for _, w := range strings.Split(l, " ") {
+			switch w {
+			case "package", "func", "return", "const", "import":
+				out[i] = append(out[i], highlight.Span{Start: col, End: col + len(w), Type: "Keyword"})
+			}
+			col += len(w) + 1
+		}
+	}
+	return out, nil
 }

@@ -39,6 +39,7 @@ import (
 
 	"github.com/dsh-bridge/dsh-bridge/bridge"
 	"github.com/dsh-bridge/dsh-bridge/codemode"
+	"github.com/dsh-bridge/dsh-bridge/highlight"
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/permission"
 	"github.com/dsh-bridge/dsh-bridge/registry"
@@ -150,6 +151,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Syntax tokens come from the dsh-highlight helper, started at the
+	// first read card: linking chroma here would cost every start 17 ms.
+	tokenizer := highlight.New(highlight.Options{Lookup: highlight.Locate, Log: log, Stderr: stderr})
+	defer tokenizer.Close()
+	cfg.Tokenizer = tokenizer
 	if err := bridge.NewServer(cfg).Serve(ctx, stdin, stdout); err != nil {
 		log.Error("serve failed", "err", err)
 		return 1

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -56,10 +55,7 @@ func TestRun(t *testing.T) {
 
 // TestDemo builds the binary and runs `dsh-bridge demo` as a newcomer would.
 func TestDemo(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "dsh-bridge")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	start := time.Now()
 	cmd := exec.Command(bin, "demo", "--no-color")
 	cmd.Env = append(os.Environ(), "DSH_API_KEY=", "DEEPSEEK_API_KEY=", "OPENAI_API_KEY=")
@@ -84,6 +80,38 @@ func TestDemo(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the demo output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestDemo_Colour runs the demo in colour: the read card waits for its
+// tokens from dsh-highlight and is printed with them; without the helper
+// it is printed plain.
+func TestDemo_Colour(t *testing.T) {
+	bin := buildBinary(t)
+	for _, tc := range []struct {
+		name, highlighter string
+		want, notWant     string
+	}{
+		{"with the helper", "", "\x1b[38;5;81mreturn\x1b[0m \x1b[38;5;186m\"Hello, wrold\"\x1b[0m", ""},
+		{"without it", "off", "│\x1b[0m \treturn \"Hello, wrold\"\x1b[0m", "\x1b[38;5;"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(bin, "demo")
+			cmd.Env = append(os.Environ(), "DSH_API_KEY=", "DEEPSEEK_API_KEY=", "OPENAI_API_KEY=", "NO_COLOR=")
+			if tc.highlighter != "" {
+				cmd.Env = append(cmd.Env, "DSH_HIGHLIGHTER="+tc.highlighter)
+			}
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("demo failed: %v\n%s", err, out)
+			}
+			if !strings.Contains(string(out), tc.want) {
+				t.Errorf("the read card lacks %q:\n%q", tc.want, out)
+			}
+			if _, card, _ := strings.Cut(string(out), "Read greet.go"); tc.notWant != "" && strings.Contains(card[:min(len(card), 600)], tc.notWant) {
+				t.Errorf("the read card has %q:\n%q", tc.notWant, card)
+			}
+		})
 	}
 }
 

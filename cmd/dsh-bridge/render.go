@@ -6,7 +6,9 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/dsh-bridge/dsh-bridge/highlight"
 	"github.com/dsh-bridge/dsh-bridge/views"
 	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
@@ -21,6 +23,52 @@ type renderer struct {
 	inThink bool
 	titles  map[string]string
 	text    strings.Builder // all agent text, for the summary's checks
+	// held is a finished read card waiting for its syntax tokens, which
+	// follow in the next update; any other update prints it plain.
+	held *heldRead
+}
+
+type heldRead struct {
+	id     string
+	card   card.Read
+	queued []func() // what came while it waited, printed after it
+	timer  *time.Timer
+}
+
+// tokenWait is how long a held read card waits for its tokens (the
+// helper's first start included) before it is printed plain.
+const tokenWait = 2 * time.Second
+
+// flushRead prints the held read card with the given tokens (nil: plain).
+func (r *renderer) flushRead(tokens highlight.TokenLines) {
+	h := r.held
+	if h == nil {
+		return
+	}
+	r.held = nil
+	h.timer.Stop()
+	defer func() {
+		for _, f := range h.queued {
+			f()
+		}
+	}()
+	for _, l := range strings.Split(strings.TrimRight(r.readText(&h.card, tokens), "\n"), "\n") {
+		r.printf("    %s\n", l)
+	}
+	r.printf("\n")
+}
+
+// readText is a read card's lines, coloured by its tokens when colour is
+// on.
+func (r *renderer) readText(c *card.Read, tokens highlight.TokenLines) string {
+	if r.color {
+		return views.ANSI(c, tokens)
+	}
+	var b strings.Builder
+	for _, l := range c.Lines {
+		fmt.Fprintf(&b, "%4d │ %s\n", l.Number, l.Text)
+	}
+	return b.String()
 }
 
 func newRenderer(w io.Writer, color bool) *renderer {
@@ -70,6 +118,7 @@ func (r *renderer) user(s string) {
 func (r *renderer) prompt(s string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.flushRead(nil) // what came before the question is shown first
 	r.breakLine()
 	r.printf("%s", r.c(ansiYell, "? "+s))
 }
@@ -77,6 +126,14 @@ func (r *renderer) prompt(s string) {
 func (r *renderer) approval(title string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.held != nil {
+		r.held.queued = append(r.held.queued, func() { r.printApproval(title) })
+		return
+	}
+	r.printApproval(title)
+}
+
+func (r *renderer) printApproval(title string) {
 	r.breakLine()
 	r.printf("%s %s %s\n", r.c(ansiYell, "?"), "Allow "+title+"?", r.c(ansiDim, "→ allowed once (automatic; --interactive to answer yourself)"))
 }
@@ -84,6 +141,7 @@ func (r *renderer) approval(title string) {
 func (r *renderer) end() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.flushRead(nil)
 	r.breakLine()
 }
 
@@ -91,6 +149,11 @@ func (r *renderer) end() {
 func (r *renderer) update(raw json.RawMessage) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.render(raw)
+}
+
+// render renders one update; r.mu is held.
+func (r *renderer) render(raw json.RawMessage) {
 	var u struct {
 		SessionUpdate string `json:"sessionUpdate"`
 		ToolCallID    string `json:"toolCallId"`
@@ -100,14 +163,23 @@ func (r *renderer) update(raw json.RawMessage) {
 		Content       json.RawMessage
 		Meta          struct {
 			Dsh struct {
-				Card     json.RawMessage     `json:"card"`
-				Changes  []views.FileChange  `json:"changes"`
-				Terminal *views.TerminalMeta `json:"terminal"`
-				Parent   string              `json:"parentToolCallId"`
+				Card     json.RawMessage      `json:"card"`
+				Changes  []views.FileChange   `json:"changes"`
+				Terminal *views.TerminalMeta  `json:"terminal"`
+				Parent   string               `json:"parentToolCallId"`
+				Tokens   highlight.TokenLines `json:"tokens"`
 			} `json:"dsh"`
 		} `json:"_meta"`
 	}
 	json.Unmarshal(raw, &u)
+	if r.held != nil {
+		if u.ToolCallID == r.held.id && u.Meta.Dsh.Tokens != nil && u.Meta.Dsh.Card == nil {
+			r.flushRead(u.Meta.Dsh.Tokens)
+		} else {
+			r.held.queued = append(r.held.queued, func() { r.render(raw) })
+		}
+		return
+	}
 	var chunk struct {
 		Content struct{ Text string } `json:"content"`
 	}
@@ -149,6 +221,21 @@ func (r *renderer) update(raw json.RawMessage) {
 			mark = r.c(ansiRed, "✗")
 		}
 		r.printf("%s %s\n", mark, r.titles[u.ToolCallID])
+		var tag struct{ Card string }
+		json.Unmarshal(u.Meta.Dsh.Card, &tag)
+		if tag.Card == "read" && u.Status == "completed" {
+			h := &heldRead{id: u.ToolCallID}
+			json.Unmarshal(u.Meta.Dsh.Card, &h.card)
+			h.timer = time.AfterFunc(tokenWait, func() {
+				r.mu.Lock()
+				defer r.mu.Unlock()
+				if r.held == h {
+					r.flushRead(nil)
+				}
+			})
+			r.held = h
+			return
+		}
 		r.card(u.Meta.Dsh.Card, u.Meta.Dsh.Changes, u.Content)
 		r.printf("\n")
 	}
@@ -181,18 +268,10 @@ func (r *renderer) card(raw json.RawMessage, changes []views.FileChange, content
 				}
 			}
 		}
-	case "read":
+	case "read": // a failed read's card (a completed one waits for its tokens)
 		var rc card.Read
 		json.Unmarshal(raw, &rc)
-		out := views.ANSI(&rc)
-		if !r.color {
-			var b strings.Builder
-			for _, l := range rc.Lines {
-				fmt.Fprintf(&b, "%4d │ %s\n", l.Number, l.Text)
-			}
-			out = b.String()
-		}
-		indent(out)
+		indent(r.readText(&rc, nil))
 	case "terminal":
 		var tc card.TerminalResult
 		json.Unmarshal(raw, &tc)

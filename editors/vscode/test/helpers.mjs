@@ -16,7 +16,8 @@ export function bin() {
   if (process.env.DSH_BRIDGE_BIN) return process.env.DSH_BRIDGE_BIN;
   if (!built) {
     built = path.join(tmpdir(), "dsh-bridge-vscode-test", "dsh-bridge");
-    execFileSync("go", ["build", "-o", built, "./cmd/dsh-bridge"], { cwd: root, stdio: "inherit" });
+    // dsh-highlight goes next to the bridge, where the bridge finds it.
+    execFileSync("go", ["build", "-o", path.dirname(built) + "/", "./cmd/dsh-bridge", "./cmd/dsh-highlight"], { cwd: root, stdio: "inherit" });
   }
   return built;
 }

@@ -13,6 +13,27 @@ local function api()
   return h.report_start, h.report_ok, h.report_warn, h.report_error, h.report_info
 end
 
+-- check_highlighter finds dsh-highlight as the bridge does:
+-- $DSH_HIGHLIGHTER, else next to the (resolved) binary, else on PATH.
+function M.check_highlighter(bin, cfg, ok, warn, info)
+  local named = cfg.env.DSH_HIGHLIGHTER or vim.env.DSH_HIGHLIGHTER
+  if named == "off" then
+    info("syntax tokens are off (DSH_HIGHLIGHTER=off)")
+    return
+  end
+  local found = named
+  if not found then
+    local beside = vim.fn.fnamemodify(vim.fn.resolve(bin), ":h") .. "/dsh-highlight"
+    found = vim.fn.executable(beside) == 1 and beside or vim.fn.exepath("dsh-highlight")
+  end
+  if found ~= "" and vim.fn.executable(found) == 1 then
+    ok("syntax highlighter: " .. found)
+  else
+    warn("no dsh-highlight next to the binary or on PATH: read cards come without syntax colours",
+      { "build it beside dsh-bridge: go build -o DIR/ ./cmd/dsh-bridge ./cmd/dsh-highlight" })
+  end
+end
+
 function M.check()
   local start, ok, warn, err, info = api()
   local cfg = require("dsh").config
@@ -29,7 +50,8 @@ function M.check()
   local path = vim.fn.exepath(bin)
   if path == "" then
     err(("%s is not executable or not on PATH"):format(bin),
-      { "install it: go install github.com/dsh-bridge/dsh-bridge/cmd/dsh-bridge@latest",
+      { "install it and its highlighter: go install github.com/dsh-bridge/dsh-bridge/cmd/dsh-bridge@latest"
+          .. " github.com/dsh-bridge/dsh-bridge/cmd/dsh-highlight@latest",
         "or set require('dsh').setup({ cmd = { '/path/to/dsh-bridge' } })" })
   else
     local out = vim.fn.system({ path, "version" })
@@ -38,6 +60,7 @@ function M.check()
     else
       warn(("%s does not answer `version` (too old?): %s"):format(path, vim.trim(out):sub(1, 200)))
     end
+    M.check_highlighter(path, cfg, ok, warn, info)
   end
   local key
   for _, k in ipairs({ "DSH_API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY" }) do

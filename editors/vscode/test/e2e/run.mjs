@@ -107,6 +107,15 @@ try {
   execFileSync(vsce, ["package", "--no-dependencies", "--allow-missing-repository", "--out", harness], { cwd: path.join(here, "harness"), stdio: "pipe" });
   for (const vsix of [path.resolve(args.vsix), harness])
     execFileSync(codeServer, ["--extensions-dir", dirs.ext, "--user-data-dir", dirs.data, "--install-extension", vsix], { stdio: "pipe" });
+  // The installed extension carries the bridge and, next to it, the
+  // highlighter the bridge starts for syntax tokens; both must run.
+  const installed = fs.readdirSync(dirs.ext).find((d) => d.startsWith("dsh-bridge.dsh-bridge-"));
+  if (!installed) throw new Error(`the extension is not installed in ${dirs.ext}`);
+  const bin = path.join(dirs.ext, installed, "bin");
+  if (!/^dsh-bridge /.test(execFileSync(path.join(bin, "dsh-bridge"), ["version"], { encoding: "utf8" })))
+    throw new Error("the packaged dsh-bridge does not run");
+  if (execFileSync(path.join(bin, "dsh-highlight"), { input: "", encoding: "utf8" }) !== "dsh-highlight 1\n")
+    throw new Error("the packaged dsh-highlight does not speak its protocol");
   const port = await freePort();
   const started = Date.now();
   start(codeServer, ["--bind-addr", `127.0.0.1:${port}`, "--auth", "none", "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",

@@ -1,4 +1,4 @@
-package views
+package highlight
 
 import (
 	"encoding/json"

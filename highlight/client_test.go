@@ -1,0 +1,256 @@
+package highlight
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+// helperBin is the real dsh-highlight, built once for the package's tests.
+var helperBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "dsh-highlight-test")
+	if err != nil {
+		panic(err)
+	}
+	helperBin = filepath.Join(dir, "dsh-highlight")
+	if out, err := exec.Command("go", "build", "-o", helperBin, "../cmd/dsh-highlight").CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		panic("building dsh-highlight: " + err.Error() + "\n" + string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			os.Stderr.WriteString("leaked goroutines: " + err.Error() + "\n")
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// script writes an executable shell script standing in for the helper.
+func script(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "fake-highlight")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func pid(c *Client) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.proc == nil {
+		return 0
+	}
+	return c.proc.cmd.Process.Pid
+}
+
+func TestClient(t *testing.T) {
+	ctx := context.Background()
+	goLines := []string{"package main", "", "func main() { println(`a", "b`) }"}
+
+	t.Run("tokens from the real helper", func(t *testing.T) {
+		c := New(Options{Path: helperBin, Log: quiet})
+		defer c.Close()
+		ts, err := c.Tokens(ctx, "/w/main.go", "", goLines)
+		if err != nil || len(ts) != 4 {
+			t.Fatalf("Tokens = %+v, %v", ts, err)
+		}
+		if ts[0][0] != (Span{0, 7, "KeywordNamespace"}) || ts[1] != nil || !strings.HasPrefix(ts[3][0].Type, "LiteralString") {
+			t.Errorf("spans %+v", ts)
+		}
+		if ts, err := c.Tokens(ctx, "/w/x.ts", "", []string{"const x: number = 1"}); err != nil || !strings.HasPrefix(ts[0][0].Type, "Keyword") {
+			t.Errorf("TypeScript: %+v %v", ts, err)
+		}
+		if ts, err := c.Tokens(ctx, "", "python", []string{"def f(): pass"}); err != nil || ts[0][0].Type != "Keyword" {
+			t.Errorf("hint: %+v %v", ts, err)
+		}
+	})
+
+	t.Run("unknown languages and the cache answer without the helper", func(t *testing.T) {
+		c := New(Options{Path: helperBin, Log: quiet})
+		if ts, err := c.Tokens(ctx, "/w/notes.txt", "", []string{"hello"}); ts != nil || err != nil {
+			t.Fatalf("plain text: %+v %v", ts, err)
+		}
+		want, err := c.Tokens(ctx, "/w/main.go", "", goLines)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.mu.Lock()
+		c.opt.Path = "" // from here on, asking the helper fails
+		c.proc.stop()
+		c.proc = nil
+		c.mu.Unlock()
+		if ts, err := c.Tokens(ctx, "/w/other.txt", "", []string{"hello"}); ts != nil || err != nil {
+			t.Errorf("a .txt file asked again: %+v %v", ts, err)
+		}
+		if got, err := c.Tokens(ctx, "/w/main.go", "", goLines); err != nil || len(got) != len(want) || got[0][0] != want[0][0] {
+			t.Errorf("cached: %+v %v", got, err)
+		}
+		changed := append([]string{"package other"}, goLines[1:]...)
+		if _, err := c.Tokens(ctx, "/w/main.go", "", changed); !errors.Is(err, ErrUnavailable) {
+			t.Errorf("changed text served from the cache: %v", err)
+		}
+		c.Close()
+	})
+
+	t.Run("a killed helper is started again", func(t *testing.T) {
+		c := New(Options{Path: helperBin, Log: quiet})
+		defer c.Close()
+		if _, err := c.Tokens(ctx, "/w/a.go", "", []string{"package a"}); err != nil {
+			t.Fatal(err)
+		}
+		first := pid(c)
+		if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		c.mu.Lock()
+		done := c.proc.done
+		c.mu.Unlock()
+		<-done
+		if ts, err := c.Tokens(ctx, "/w/b.go", "", []string{"package b"}); err != nil || len(ts) != 1 {
+			t.Fatalf("after the kill: %+v %v", ts, err)
+		}
+		if second := pid(c); second == first || second == 0 {
+			t.Errorf("pid %d, then %d", first, second)
+		}
+	})
+
+	t.Run("helpers that break the protocol", func(t *testing.T) {
+		for _, tc := range []struct {
+			name, body string
+		}{
+			{"missing", ""},
+			{"wrong protocol line", "echo 'dsh-highlight 2'; cat >/dev/null"},
+			{"exits at once", "exit 3"},
+			{"garbage answer", "echo 'dsh-highlight 1'; head -c 1 >/dev/null; printf '\\001\\011'; cat >/dev/null"},
+			{"span past the limit", "echo 'dsh-highlight 1'; head -c 1 >/dev/null; printf '\\001\\000\\001\\001k\\001\\001\\377\\377\\377\\377\\377\\377\\377\\377\\377\\001\\001\\000'; cat >/dev/null"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				path := filepath.Join(t.TempDir(), "none")
+				if tc.body != "" {
+					path = script(t, tc.body)
+				}
+				c := New(Options{Path: path, Log: quiet})
+				defer c.Close()
+				for range maxStartFailures + 1 {
+					if ts, err := c.Tokens(ctx, "/w/a.go", "", []string{"package a"}); !errors.Is(err, ErrUnavailable) || ts != nil {
+						t.Fatalf("got %+v, %v; want ErrUnavailable", ts, err)
+					}
+				}
+			})
+		}
+	})
+
+	t.Run("a helper that does not answer is killed at the timeout", func(t *testing.T) {
+		c := New(Options{Path: script(t, "echo 'dsh-highlight 1'; exec sleep 60"), Log: quiet, Timeout: 200 * time.Millisecond})
+		defer c.Close()
+		start := time.Now()
+		if _, err := c.Tokens(ctx, "/w/a.go", "", []string{"package a"}); !errors.Is(err, ErrUnavailable) {
+			t.Fatalf("err %v", err)
+		}
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("took %v", d)
+		}
+		c.mu.Lock()
+		p := c.proc
+		c.mu.Unlock()
+		select {
+		case <-p.reaped:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the helper was not killed")
+		}
+	})
+
+	t.Run("a cancelled request returns at once", func(t *testing.T) {
+		c := New(Options{Path: script(t, "echo 'dsh-highlight 1'; exec sleep 60"), Log: quiet})
+		defer c.Close()
+		cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		defer cancel()
+		if _, err := c.Tokens(cctx, "/w/a.go", "", []string{"package a"}); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("err %v", err)
+		}
+	})
+
+	t.Run("the helper is looked up once, at the first request", func(t *testing.T) {
+		lookups := 0
+		c := New(Options{Lookup: func() string { lookups++; return helperBin }, Log: quiet})
+		defer c.Close()
+		if lookups != 0 {
+			t.Fatal("looked up before any request")
+		}
+		for range 2 {
+			if ts, err := c.Tokens(ctx, "/w/a.go", "", []string{"package a"}); err != nil || len(ts) != 1 {
+				t.Fatalf("Tokens = %+v, %v", ts, err)
+			}
+		}
+		if lookups != 1 {
+			t.Errorf("%d lookups", lookups)
+		}
+	})
+
+	t.Run("closed", func(t *testing.T) {
+		c := New(Options{Path: helperBin, Log: quiet})
+		c.Close()
+		if _, err := c.Tokens(ctx, "/w/a.go", "", []string{"package a"}); !errors.Is(err, ErrUnavailable) {
+			t.Errorf("err %v", err)
+		}
+	})
+}
+
+func TestLocate(t *testing.T) {
+	dir := t.TempDir()
+	onPath := filepath.Join(dir, "dsh-highlight")
+	if err := os.WriteFile(onPath, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	t.Run("PATH", func(t *testing.T) {
+		os.Unsetenv("DSH_HIGHLIGHTER")
+		if got := Locate(); got != onPath {
+			t.Errorf("Locate() = %q, want %q", got, onPath)
+		}
+	})
+	t.Run("DSH_HIGHLIGHTER", func(t *testing.T) {
+		t.Setenv("DSH_HIGHLIGHTER", "/opt/x/dsh-highlight")
+		if got := Locate(); got != "/opt/x/dsh-highlight" {
+			t.Errorf("Locate() = %q", got)
+		}
+		t.Setenv("DSH_HIGHLIGHTER", "off")
+		if got := Locate(); got != "" {
+			t.Errorf("off: Locate() = %q", got)
+		}
+	})
+}
+
+func TestFenceLanguage(t *testing.T) {
+	for _, tc := range []struct{ path, lang, want string }{
+		{"/w/a.go", "", "go"},
+		{"/w/A.PY", "", "python"},
+		{"/w/Makefile", "", "makefile"},
+		{"/w/notes.zzz", "", ""},
+		{"/w/x", "TypeScript", "typescript"},
+		{"/w/x", "c++", "c++"},
+		{"/w/x.go", "a`b", ""}, // a hint that could break the fence
+	} {
+		if got := FenceLanguage(tc.path, tc.lang); got != tc.want {
+			t.Errorf("FenceLanguage(%q, %q) = %q, want %q", tc.path, tc.lang, got, tc.want)
+		}
+	}
+}
