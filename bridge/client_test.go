@@ -51,6 +51,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "building dsh-bridge and dsh-highlight: %v\n%s", err, out)
 		os.Exit(1)
 	}
+	if b := os.Getenv("DSH_BENCH_BRIDGE"); b != "" {
+		binary = b // benchmarks of another build (a before/after), same harness
+	}
 	mcpServerBin = filepath.Join(dir, "mcptest-server")
 	if out, err := exec.Command("go", "build", "-o", mcpServerBin, "../internal/mcptest/server").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building the MCP test server: %v\n%s", err, out)

@@ -1,0 +1,107 @@
+package bridge_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// BenchmarkReadCPU measures what one more read costs the bridge: each
+// iteration plays, in fresh sessions, a prompt whose turn makes 1 read and
+// one whose turn makes 25 (in one model response), of 100-line windows of
+// net/http/server.go made unique per iteration (so neither the token cache
+// nor anything else can answer from memory). The marginal CPU per read is
+// (CPU of the 25-read prompt − CPU of the 1-read prompt) / 24, for the
+// bridge and, separately, for its dsh-highlight helper: the prompt, the
+// model requests and the session's own costs cancel out; what is left is
+// the read, its cards and tokens, its log event and its share of the next
+// model request.
+func BenchmarkReadCPU(b *testing.B) {
+	dir, _ := filepath.EvalSymlinks(b.TempDir())
+	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(src), "\n")
+	const many = 25
+	m := newFakeModel(b)
+	var mu sync.Mutex
+	reads, iter, seq := 1, 0, 0
+	m.respond = func(req chatRequest) fakeTurn {
+		mu.Lock()
+		defer mu.Unlock()
+		if req.Messages[len(req.Messages)-1].Role == "tool" {
+			return fakeTurn{text: "ok"}
+		}
+		var calls []fakeCall
+		for j := range reads {
+			seq++
+			calls = append(calls, fakeCall{fmt.Sprintf("c%d", seq), "read", args("file_path", fmt.Sprintf("i%d-f%d.go", iter, j))})
+		}
+		return fakeTurn{calls: calls}
+	}
+	e := startEditor(b, "DSH_BASE_URL="+m.srv.URL, "DSH_LOG_LEVEL=error", "DSH_CPUPROFILE="+os.Getenv("DSH_BENCH_PROFILE"))
+	e.noValidate = true
+	e.initialize(nil)
+	play := func(n int) (bridge, helper time.Duration, lat []time.Duration) {
+		mu.Lock()
+		reads = n
+		mu.Unlock()
+		s := e.newSession(dir)
+		e.mu.Lock()
+		e.updates, e.raw, e.stamps = nil, nil, nil
+		e.mu.Unlock()
+		pid := e.cmd.Process.Pid
+		c0, h0 := procCPU(pid), helperCPU(pid)
+		if stop := e.prompt(s, "read"); stop != "end_turn" {
+			b.Fatalf("stop reason %q", stop)
+		}
+		bridge, helper = procCPU(pid)-c0, helperCPU(pid)-h0
+		lat = e.callLatencies()
+		if len(lat) != n {
+			b.Fatalf("%d of %d reads completed", len(lat), n)
+		}
+		e.call("session/close", map[string]any{"sessionId": s})
+		return bridge, helper, lat
+	}
+	write := func(i int) {
+		for j := range many {
+			from := (i*7 + j*100) % (len(lines) - 100)
+			text := fmt.Sprintf("// iteration %d, file %d\n", i, j) + strings.Join(lines[from:from+99], "")
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("i%d-f%d.go", i, j)), []byte(text), 0o644)
+		}
+	}
+	write(0)
+	play(many) // warm up: the helper's start
+	var one, all, hOne, hAll time.Duration
+	var lat []time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		mu.Lock()
+		iter++
+		mu.Unlock()
+		write(iter)
+		b.StartTimer()
+		c, h, _ := play(1)
+		one, hOne = one+c, hOne+h
+		b.StopTimer()
+		mu.Lock()
+		iter++ // the 25-read prompt reads other files than the 1-read one did
+		mu.Unlock()
+		write(iter)
+		b.StartTimer()
+		c, h, l := play(many)
+		all, hAll = all+c, hAll+h
+		lat = append(lat, l...)
+	}
+	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(b.N) }
+	b.ReportMetric((per(all)-per(one))/(many-1), "bridge-cpu-µs/read")
+	b.ReportMetric((per(hAll)-per(hOne))/(many-1), "helper-cpu-µs/read")
+	b.ReportMetric(per(one), "bridge-cpu-µs/1-read-prompt")
+	reportLatencies(b, lat, "read")
+}
