@@ -140,7 +140,8 @@ func TestClient(t *testing.T) {
 			{"wrong protocol line", "echo 'dsh-highlight 2'; cat >/dev/null"},
 			{"exits at once", "exit 3"},
 			{"garbage answer", "echo 'dsh-highlight 1'; head -c 1 >/dev/null; printf '\\001\\011'; cat >/dev/null"},
-			{"span past the limit", "echo 'dsh-highlight 1'; head -c 1 >/dev/null; printf '\\001\\000\\001\\001k\\001\\001\\377\\377\\377\\377\\377\\377\\377\\377\\377\\001\\001\\000'; cat >/dev/null"},
+			{"overlapping spans", "echo 'dsh-highlight 1'; head -c 1 >/dev/null; printf '\\001\\000\\001\\001k\\001\\002\\000\\005\\000\\002\\001\\000'; cat >/dev/null"},
+			{"span starting past the limit", "echo 'dsh-highlight 1'; head -c 1 >/dev/null; printf '\\001\\000\\001\\001k\\001\\001\\200\\200\\200\\200\\200\\040\\001\\000'; cat >/dev/null"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				path := filepath.Join(t.TempDir(), "none")

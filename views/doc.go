@@ -27,8 +27,11 @@
 //
 // Every update also carries `_meta.dsh` ([DshMeta], documented in
 // docs/meta-dsh.md): the card itself, unified hunks and LSP text edits for
-// diffs ([Change], computed with go-diff in line mode), chroma syntax spans
-// in UTF-16 code units for reads ([Tokens]), and output and exit status for
-// terminals. [ANSI] renders a read card for terminal clients;
+// diffs ([Change], computed with go-diff in line mode), syntax spans in
+// UTF-16 code units for reads and run_code programs (from [Env.Tokenizer],
+// the dsh-highlight helper in the bridge: see package highlight; a read's
+// spans follow its result in their own update, [ReadTokens]), and output
+// and exit status for terminals. [ANSI] renders a read card for terminal
+// clients;
 // [ApplyHunks] and [ApplyEdits] apply a change, for clients written in Go.
 package views
