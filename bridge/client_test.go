@@ -245,6 +245,9 @@ func (e *editor) read(r io.Reader) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
+		// Arrival: stamped before this client decodes the line, so that
+		// latencies measure the bridge, not encoding/json here.
+		arrived := time.Now()
 		line := append([]byte(nil), sc.Bytes()...)
 		e.mu.Lock()
 		e.raw = append(e.raw, string(line))
@@ -264,7 +267,7 @@ func (e *editor) read(r io.Reader) {
 			} else if err := validate("SessionNotification", m.Params); err != nil {
 				e.violation("session/update %s: %v", m.Params, err)
 			}
-			now := time.Now()
+			now := arrived
 			var n struct {
 				Update struct {
 					SessionUpdate string `json:"sessionUpdate"`
