@@ -15,6 +15,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/dsh-bridge/dsh-bridge/codemode"
+	"github.com/dsh-bridge/dsh-bridge/internal/bufpool"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/pipeline"
@@ -416,13 +417,19 @@ func (s *Server) notify(_ context.Context, sessionID string, update any) {
 	default:
 	}
 	// One pass, straight into the line: nothing re-reads what is written.
-	line := append(make([]byte, 0, 1024), `{"jsonrpc":"2.0","method":"session/update","params":`...)
+	// The line's buffer is reused: a read card's updates are hundreds of
+	// KB, and growing a fresh buffer for each cost copies and collections.
+	buf := bufpool.Get()
+	defer bufpool.Put(buf)
+	line := append(*buf, `{"jsonrpc":"2.0","method":"session/update","params":`...)
 	line, err := jsonv.AppendGo(line, sessionNotification{SessionID: sessionID, Update: update})
+	*buf = line
 	if err != nil {
 		s.log.Error("session/update not encodable", "err", err)
 		return
 	}
-	line = append(line, '}')
+	line = append(line, '}', '\n')
+	*buf = line
 	if err := s.stream.writeLine(line); err != nil {
 		s.log.Debug("session/update not sent", "err", err)
 	}

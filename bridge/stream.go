@@ -45,10 +45,15 @@ func (s *lineStream) WriteObject(obj any) error {
 	return s.writeLine(b)
 }
 
+// writeLine writes b as one line: b ends with '\n', or one is added. It
+// does not keep b after it returns.
 func (s *lineStream) writeLine(b []byte) error {
+	if len(b) == 0 || b[len(b)-1] != '\n' {
+		b = append(b, '\n')
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, err := s.w.Write(append(b, '\n'))
+	_, err := s.w.Write(b)
 	return err
 }
 

@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dsh-bridge/dsh-bridge/internal/bufpool"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/views/card"
@@ -192,16 +193,21 @@ func (l *Log) Append(e Event) error {
 	if e.At.IsZero() {
 		e.At = time.Now().UTC()
 	}
-	b, err := jsonv.AppendGo(make([]byte, 0, 512), e) // one pass: cards and values write themselves
+	buf := bufpool.Get()
+	defer bufpool.Put(buf)
+	b, err := jsonv.AppendGo(*buf, e) // one pass: cards and values write themselves
+	*buf = b
 	if err != nil {
 		return err
 	}
+	b = append(b, '\n')
+	*buf = b
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil {
 		return os.ErrClosed
 	}
-	_, err = l.f.Write(append(b, '\n'))
+	_, err = l.f.Write(b)
 	return err
 }
 
