@@ -112,9 +112,11 @@ func realGoFileAt(b *testing.B, dir, name string, from, n int) {
 type agent struct{ name, path string }
 
 // startAgent starts an agent in its own process group, and returns the
-// time to its initialize answer and its process tree's RSS at that point;
-// the whole group (a launcher's native child included) is killed.
-func startAgent(b *testing.B, a agent, home string) (time.Duration, int) {
+// time to its initialize answer and its process tree's RSS at that point,
+// all of it and its anonymous part (the rest is the binaries' pages, shared
+// with every process that maps them); the whole group (a launcher's native
+// child included) is killed.
+func startAgent(b *testing.B, a agent, home string) (time.Duration, int, int) {
 	cmd := exec.Command(a.path)
 	cmd.Env = append(os.Environ(), "DSH_API_KEY=bench", "HOME="+home, "CODEX_HOME="+home)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -140,7 +142,7 @@ func startAgent(b *testing.B, a agent, home string) (time.Duration, int) {
 		}
 	}
 	d := time.Since(t0)
-	return d, procTreeKiB(cmd.Process.Pid, "VmRSS")
+	return d, procTreeKiB(cmd.Process.Pid, "VmRSS"), procTreeKiB(cmd.Process.Pid, "RssAnon")
 }
 
 // BenchmarkStartup measures process start to the initialize answer, and
@@ -170,16 +172,19 @@ func BenchmarkStartup(b *testing.B) {
 	home := b.TempDir()
 	times := make([][]time.Duration, len(agents))
 	rss := make([][]int64, len(agents))
+	anon := make([][]int64, len(agents))
 	for b.Loop() {
 		for i, a := range agents {
-			d, kib := startAgent(b, a, home)
+			d, kib, anonKiB := startAgent(b, a, home)
 			times[i] = append(times[i], d)
 			rss[i] = append(rss[i], int64(kib))
+			anon[i] = append(anon[i], int64(anonKiB))
 		}
 	}
 	for i, a := range agents {
 		b.ReportMetric(float64(percentile(times[i], 0.5).Microseconds())/1000, a.name+"-ms")
 		b.ReportMetric(float64(percentile(rss[i], 0.5))/1024, a.name+"-rss-MiB")
+		b.ReportMetric(float64(percentile(anon[i], 0.5))/1024, a.name+"-anon-MiB")
 		if i > 0 {
 			b.ReportMetric(float64(percentile(times[0], 0.5))/float64(percentile(times[i], 0.5)), "dsh/"+a.name)
 		}
