@@ -1,7 +1,9 @@
 // Command dsh-highlight is dsh-bridge's syntax highlighter: a helper the
 // bridge starts on its first read card and talks to over stdin and stdout
 // (package highlight documents the protocol). It keeps chroma, and its
-// start-up cost, out of the bridge binary. It exits when its input ends.
+// start-up cost, out of the bridge binary. It confines itself (Landlock:
+// no files, no network) before it reads a request, and exits when its
+// input ends.
 //
 // Install it next to dsh-bridge (go install ./cmd/...); without it, read
 // cards come without syntax tokens.
@@ -26,6 +28,9 @@ func main() {
 		// after almost every request (6.0 ms of CPU per 100-line Go file
 		// against 3.5 ms at 400; BENCHMARKS.md).
 		debug.SetGCPercent(400)
+	}
+	if err := chromatok.Confine(); err != nil {
+		fmt.Fprintln(os.Stderr, "dsh-highlight: not confined:", err)
 	}
 	if err := chromatok.Serve(os.Stdin, os.Stdout, 0); err != nil {
 		fmt.Fprintln(os.Stderr, "dsh-highlight:", err)
