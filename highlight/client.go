@@ -46,8 +46,10 @@ const maxStartFailures = 3
 // Client tokenizes through a dsh-highlight helper that it starts on the
 // first request and restarts after a crash. It is safe for concurrent use;
 // requests share one helper, which answers them in parallel. Results are
-// cached by path, language hint and text. Close stops the helper and must
-// be called exactly once by the owner.
+// cached by path, language hint and text; a request that was pending when
+// the helper died or hung is not sent again (it gets no tokens), so a file
+// that crashes a lexer costs one restart, not one per read. Close stops
+// the helper and must be called exactly once by the owner.
 type Client struct {
 	opt   Options
 	log   *slog.Logger
@@ -59,7 +61,18 @@ type Client struct {
 	failures int
 	closed   bool
 	langs    map[string]bool // language key → a lexer knows it
+	// poisoned are the requests that were pending when the helper died or
+	// hung: a text that crashes a lexer is not sent again (each time
+	// would cost a restart).
+	poisoned map[string]bool
 }
+
+// errHelperDied is ask's failure when the helper died or was killed while
+// the request was pending.
+var errHelperDied = errors.New("highlight: the helper died during the request")
+
+// maxPoisoned bounds the poisoned set (it is forgotten whole past this).
+const maxPoisoned = 1024
 
 // New returns a client for the helper at opt.Path; nothing starts until
 // the first request.
@@ -73,7 +86,7 @@ func New(opt Options) *Client {
 	if opt.CacheBytes <= 0 {
 		opt.CacheBytes = 32 << 20
 	}
-	return &Client{opt: opt, log: opt.Log, cache: newCache(opt.CacheBytes), langs: map[string]bool{}}
+	return &Client{opt: opt, log: opt.Log, cache: newCache(opt.CacheBytes), langs: map[string]bool{}, poisoned: map[string]bool{}}
 }
 
 // langKey is what decides the lexer: the hint, else the extension, else
@@ -113,7 +126,22 @@ func (c *Client) Tokens(ctx context.Context, path, lang string, lines []string) 
 	if ts, ok := c.cache.get(key); ok {
 		return ts, nil
 	}
+	c.mu.Lock()
+	poisoned := c.poisoned[key]
+	c.mu.Unlock()
+	if poisoned {
+		return nil, nil // it brought the helper down before: no colours for it
+	}
 	a, err := c.ask(ctx, path, lang, lines)
+	if errors.Is(err, errHelperDied) {
+		c.mu.Lock()
+		if len(c.poisoned) >= maxPoisoned {
+			clear(c.poisoned)
+		}
+		c.poisoned[key] = true
+		c.mu.Unlock()
+		return nil, ErrUnavailable
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -154,11 +182,11 @@ func (c *Client) ask(ctx context.Context, path, lang string, lines []string) (An
 	case a := <-ch:
 		return a, nil
 	case <-p.done:
-		return Answer{}, ErrUnavailable
+		return Answer{}, errHelperDied
 	case <-timer.C:
 		c.log.Warn("the highlighter did not answer in time; restarting it", "path", path, "timeout", c.opt.Timeout)
 		p.fail(errors.New("a request timed out"))
-		return Answer{}, ErrUnavailable
+		return Answer{}, errHelperDied
 	case <-ctx.Done():
 		return Answer{}, ctx.Err()
 	}

@@ -3,6 +3,7 @@ package highlight
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -165,12 +166,33 @@ func TestClient(t *testing.T) {
 				}
 				c := New(Options{Path: path, Log: quiet})
 				defer c.Close()
-				for range maxStartFailures + 1 {
-					if ts, err := c.Tokens(ctx, "/w/a.go", "", []string{"package a"}); !errors.Is(err, ErrUnavailable) || ts != nil {
+				// Each request a new text: one that broke a helper is
+				// not sent again (the next test).
+				for i := range maxStartFailures + 1 {
+					if ts, err := c.Tokens(ctx, "/w/a.go", "", []string{fmt.Sprintf("package a%d", i)}); !errors.Is(err, ErrUnavailable) || ts != nil {
 						t.Fatalf("got %+v, %v; want ErrUnavailable", ts, err)
 					}
 				}
 			})
+		}
+	})
+
+	t.Run("a text that brings the helper down is not sent again", func(t *testing.T) {
+		starts := filepath.Join(t.TempDir(), "starts")
+		c := New(Options{Path: script(t, "echo start >> "+starts+"; echo 'dsh-highlight 1'; head -c 1 >/dev/null; exit 1"), Log: quiet})
+		defer c.Close()
+		count := func() int {
+			b, _ := os.ReadFile(starts)
+			return strings.Count(string(b), "start")
+		}
+		if _, err := c.Tokens(ctx, "/w/a.go", "", []string{"package crash"}); !errors.Is(err, ErrUnavailable) {
+			t.Fatalf("first: %v", err)
+		}
+		if ts, err := c.Tokens(ctx, "/w/a.go", "", []string{"package crash"}); ts != nil || err != nil || count() != 1 {
+			t.Errorf("again: %+v %v, %d starts (want no new start)", ts, err, count())
+		}
+		if _, err := c.Tokens(ctx, "/w/a.go", "", []string{"package other"}); !errors.Is(err, ErrUnavailable) || count() != 2 {
+			t.Errorf("another text: %v, %d starts (want a restart)", err, count())
 		}
 	})
 
