@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
+	"hash/maphash"
 	"io"
 	"log/slog"
 	"os"
@@ -67,6 +67,11 @@ type Client struct {
 	poisoned map[string]bool
 }
 
+// keySeed keys the cache's text hashes with a seed of this process's own:
+// a file crafted so that its hash collides with another's (and borrows its
+// tokens) would have to know it.
+var keySeed = maphash.MakeSeed()
+
 // errHelperDied is ask's failure when the helper died or was killed while
 // the request was pending.
 var errHelperDied = errors.New("highlight: the helper died during the request")
@@ -117,10 +122,11 @@ func (c *Client) Tokens(ctx context.Context, path, lang string, lines []string) 
 	if decided && !known {
 		return nil, nil
 	}
-	h := fnv.New64a()
+	var h maphash.Hash
+	h.SetSeed(keySeed)
 	for _, l := range lines {
-		h.Write([]byte(l))
-		h.Write([]byte{'\n'})
+		h.WriteString(l)
+		h.WriteByte('\n')
 	}
 	key := fmt.Sprintf("%s\x00%s\x00%x\x00%d", path, lang, h.Sum64(), len(lines))
 	if ts, ok := c.cache.get(key); ok {

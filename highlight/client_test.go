@@ -177,6 +177,18 @@ func TestClient(t *testing.T) {
 		}
 	})
 
+	t.Run("an endless first line is refused at once", func(t *testing.T) {
+		c := New(Options{Path: script(t, "head -c 200000 /dev/zero | tr '\\0' a; exec sleep 60"), Log: quiet})
+		defer c.Close()
+		start := time.Now()
+		if _, err := c.Tokens(ctx, "/w/a.go", "", []string{"package a"}); !errors.Is(err, ErrUnavailable) {
+			t.Fatalf("err %v", err)
+		}
+		if d := time.Since(start); d > handshakeTimeout/2 {
+			t.Errorf("refused after %v: it waited for the handshake's timeout", d)
+		}
+	})
+
 	t.Run("a text that brings the helper down is not sent again", func(t *testing.T) {
 		starts := filepath.Join(t.TempDir(), "starts")
 		c := New(Options{Path: script(t, "echo start >> "+starts+"; echo 'dsh-highlight 1'; head -c 1 >/dev/null; exit 1"), Log: quiet})

@@ -56,12 +56,12 @@ func start(opt Options) (*proc, error) {
 	r := bufio.NewReaderSize(stdout, 64<<10)
 	hello := make(chan error, 1)
 	go func() {
-		line, err := r.ReadString('\n')
+		line, err := r.ReadSlice('\n') // a line longer than the buffer is no protocol line
 		switch {
 		case err != nil:
 			hello <- fmt.Errorf("no protocol line: %w", err)
-		case line != ProtocolLine+"\n":
-			hello <- fmt.Errorf("protocol line %q, want %q", line, ProtocolLine)
+		case string(line) != ProtocolLine+"\n":
+			hello <- fmt.Errorf("protocol line %q, want %q", line[:min(len(line), 80)], ProtocolLine)
 		default:
 			hello <- nil
 		}
