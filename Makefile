@@ -2,10 +2,11 @@ GO ?= go
 
 .PHONY: build demo test deps vet bench fuzz mutate test-nvim deps-nvim test-vscode deps-vscode vsix code-server
 
-# build puts dsh-bridge and its highlighter, dsh-highlight, side by side in
-# bin/ (the bridge looks for the helper next to itself, then on PATH).
+# build puts dsh-bridge and its helpers side by side in bin/: dsh-highlight
+# (syntax tokens) and dsh-code (Code Mode's runner). The bridge looks for
+# them next to itself, then on PATH.
 build:
-	$(GO) build -o bin/ ./cmd/dsh-bridge ./cmd/dsh-highlight
+	$(GO) build -o bin/ ./cmd/dsh-bridge ./cmd/dsh-highlight ./cmd/dsh-code
 
 # demo watches a scripted agent fix a bug in a scratch project.
 demo: build
@@ -54,7 +55,7 @@ deps-nvim:
 # inside headless Neovim against the real binary, and the tmux screen test.
 NVIM_TEST_DIR ?= $(or $(TMPDIR),/tmp)/dsh-bridge-nvim-test
 test-nvim: deps-nvim
-	$(GO) build -o $(NVIM_TEST_DIR)/ ./cmd/dsh-bridge ./cmd/dsh-highlight
+	$(GO) build -o $(NVIM_TEST_DIR)/ ./cmd/dsh-bridge ./cmd/dsh-highlight ./cmd/dsh-code
 	cd editors/nvim && luacheck -q lua plugin spec
 	cd editors/nvim && DSH_BRIDGE_BIN=$(NVIM_TEST_DIR)/dsh-bridge \
 		timeout 600 nvim --headless -u NONE -i NONE -c 'luafile spec/runner.lua'
@@ -84,11 +85,11 @@ deps-vscode:
 code-server:
 	$(VSCODE)/scripts/install-code-server.sh $(CODE_SERVER_DIR)
 
-# vsix builds the Go binaries (the bridge and its highlighter) for linux-x64
+# vsix builds the Go binaries (the bridge and its two helpers) for linux-x64
 # into the extension, bundles the
 # extension, and packages it (offline).
 vsix:
-	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -trimpath -o $(VSCODE)/bin/ ./cmd/dsh-bridge ./cmd/dsh-highlight
+	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -trimpath -o $(VSCODE)/bin/ ./cmd/dsh-bridge ./cmd/dsh-highlight ./cmd/dsh-code
 	cd $(VSCODE) && npm run --silent build && mkdir -p dist-vsix && \
 		npx vsce package --no-dependencies --out dist-vsix/dsh-bridge-$(VSCODE_VERSION).vsix
 

@@ -209,6 +209,22 @@ func TestBridge_CodeModeLimits(t *testing.T) {
 			t.Errorf("the model read %q", got)
 		}
 	})
+	t.Run("no runner installed", func(t *testing.T) {
+		dir, _ := filepath.EvalSymlinks(t.TempDir())
+		m := newFakeModel(t,
+			fakeTurn{calls: []fakeCall{{"prog", "run_code", args("code", "return 1", "description", "Return one")}}},
+			fakeTurn{text: "No runner."})
+		e := startEditor(t, "DSH_BASE_URL="+m.srv.URL, "DSH_TOOLS_MODE=code", "DSH_CODE_RUNNER=off")
+		e.initialize(nil)
+		s := e.newSession(dir)
+		if stop := e.prompt(s, "run"); stop != "end_turn" {
+			t.Fatalf("stop %q", stop)
+		}
+		got := (&harness{editor: e, model: m}).toolMessages(1)["prog"]
+		if !strings.Contains(got, "code run failed (worker-exit): Code Mode's runner, dsh-code, is not installed") {
+			t.Errorf("the model read %q", got)
+		}
+	})
 	t.Run("cancel", func(t *testing.T) {
 		dir, _ := filepath.EvalSymlinks(t.TempDir())
 		marker := "dsh-code-mode-cancel-" + filepath.Base(dir)

@@ -1,6 +1,8 @@
 package codemode
 
 import (
+	"github.com/dsh-bridge/dsh-bridge/codemode/jsvm"
+
 	"context"
 	"flag"
 	"os"
@@ -44,7 +46,7 @@ func TestDeclarations(t *testing.T) {
 		t.Errorf("the SDK differs from %s (run with -update after checking):\n%s", golden, got)
 	}
 	// The declarations are valid TypeScript: a program using them compiles.
-	if _, err := Transform(got + "\nconst r: ToolOutputMap[\"read\"] = await tools.read({file_path: \"a\"});\nreturn r;"); err != nil {
+	if _, err := jsvm.Transform(got + "\nconst r: ToolOutputMap[\"read\"] = await tools.read({file_path: \"a\"});\nreturn r;"); err != nil {
 		t.Errorf("the SDK does not compile: %v", err)
 	}
 	for _, tl := range reg.Visible(nil) {

@@ -20,6 +20,9 @@ type Config struct {
 	MaxParallelSubCalls int           // parallel-safe sub-calls in flight (10)
 	Timeout             time.Duration // per run (DefaultTimeout)
 	MaxOutputBytes      int           // logs plus result (DefaultMaxOutputBytes)
+	// Runner is dsh-code's path; empty means LocateRunner, asked at each
+	// run (so that a runner installed later is found).
+	Runner string
 }
 
 // Observer hears a run's sub-calls (the editor's nested cards, the session
@@ -72,6 +75,13 @@ func New(pipe *pipeline.Pipeline, cfg Config) *RunCode {
 		cfg.MaxParallelSubCalls = 10
 	}
 	return &RunCode{pipe: pipe, cfg: cfg}
+}
+
+func (rc *RunCode) runner() string {
+	if rc.cfg.Runner != "" {
+		return rc.cfg.Runner
+	}
+	return LocateRunner()
 }
 
 // OnDispatchLog adds a dispatch-log listener; a failing one is contained
@@ -200,7 +210,7 @@ func (rc *RunCode) execute(ctx context.Context, a runCodeArgs, run registry.RunC
 			names = append(names, sc.Name)
 		}
 	}
-	out := Run(runCtx, Program{Code: a.Code, Names: names, Dispatch: s.dispatch, Yield: s.lane.Yield, Timeout: rc.cfg.Timeout, MaxOutputBytes: rc.cfg.MaxOutputBytes})
+	out := Run(runCtx, rc.runner(), Program{Code: a.Code, Names: names, Dispatch: s.dispatch, Yield: s.lane.Yield, Timeout: rc.cfg.Timeout, MaxOutputBytes: rc.cfg.MaxOutputBytes})
 	// The run is over: nothing more starts; in-flight calls commit.
 	settle(errRunSettled)
 	s.lane.Close()

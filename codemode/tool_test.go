@@ -37,25 +37,48 @@ type recordingObserver struct {
 	events []string
 	calls  []pipeline.Call
 	logged map[string][]card.Content
+	// when, if set, is called (under mu) with each event: a test cancels
+	// a run once a call has reached a given point, not after a guessed
+	// delay that a slow runner start would outlast.
+	when func(event string)
+}
+
+// add records an event; o.mu is held.
+func (o *recordingObserver) add(ev string) {
+	o.events = append(o.events, ev)
+	if o.when != nil {
+		o.when(ev)
+	}
+}
+
+// cancelAt makes the observer call cancel at the event ev.
+func (o *recordingObserver) cancelAt(ev string, cancel func()) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.when = func(got string) {
+		if got == ev {
+			go cancel() // not under mu: cancelling runs the run's AfterFuncs
+		}
+	}
 }
 
 func (o *recordingObserver) SubCallStarted(outer registry.Execution, c pipeline.Call) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.events = append(o.events, "start "+c.CallID)
+	o.add("start " + c.CallID)
 	o.calls = append(o.calls, c)
 }
 
 func (o *recordingObserver) SubCallState(_ registry.Execution, id string, s pipeline.State) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.events = append(o.events, s.String()+" "+id)
+	o.add(s.String() + " " + id)
 }
 
 func (o *recordingObserver) SubCallCommitted(_ registry.Execution, c pipeline.Call, r registry.Result, logged []card.Content) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.events = append(o.events, "commit "+c.CallID)
+	o.add("commit " + c.CallID)
 	if o.logged == nil {
 		o.logged = map[string][]card.Content{}
 	}
@@ -133,12 +156,12 @@ func newCM(t testing.TB, mode registry.Presentation, cfg Config) *cmEnv {
 	add("xslow", false, func(ctx context.Context, args jsonv.Value, _ registry.RunContext) (jsonv.Value, error) {
 		id, _ := args.Get("id")
 		e.obs.mu.Lock()
-		e.obs.events = append(e.obs.events, "body "+id.Str())
+		e.obs.add("body " + id.Str())
 		e.obs.mu.Unlock()
 		select {
 		case <-ctx.Done():
 			e.obs.mu.Lock()
-			e.obs.events = append(e.obs.events, "saw abort "+id.Str())
+			e.obs.add("saw abort " + id.Str())
 			e.obs.mu.Unlock()
 			return jsonv.Value{}, ctx.Err()
 		case <-time.After(time.Minute): // far past any program's spin, even under -race on a loaded machine
@@ -456,7 +479,7 @@ func TestRunCode_Quiescence(t *testing.T) {
 	t.Run("cancel aborts the in-flight call and abandons the queued one", func(t *testing.T) {
 		e := newCM(t, registry.Code, Config{})
 		ctx, cancel := context.WithCancel(context.Background())
-		time.AfterFunc(100*time.Millisecond, cancel)
+		e.obs.cancelAt("body first", cancel)
 		r := e.runCode(ctx, "a", "await Promise.all([tools.xslow({id: 'first'}).catch(() => 'rejected'), tools.xslow({id: 'second'}).catch(() => 'rejected')])")
 		if !r.IsError || !strings.HasPrefix(r.Error.Message, "code run failed (abort)") {
 			t.Fatalf("%+v", r.Error)
@@ -498,7 +521,7 @@ func TestRunCode_Cancellation(t *testing.T) {
 	t.Run("cancel interrupts the program and its in-flight sub-call", func(t *testing.T) {
 		e := newCM(t, registry.Code, Config{})
 		ctx, cancel := context.WithCancel(context.Background())
-		time.AfterFunc(50*time.Millisecond, cancel)
+		e.obs.cancelAt("running s:code:1", cancel)
 		r := e.runCode(ctx, "s", "await tools.slow({}); return 1")
 		// The run failed (it did not succeed), so the failure stands.
 		if !r.IsError || r.Error.Info == nil || r.Error.Info.Code != "CODE_RUN_FAILED" || !strings.HasPrefix(r.Error.Message, "code run failed (abort)") {

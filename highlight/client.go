@@ -7,13 +7,12 @@ import (
 	"hash/maphash"
 	"io"
 	"log/slog"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/dsh-bridge/dsh-bridge/internal/helperbin"
 )
 
 // ErrUnavailable is returned when there is no helper to ask: none was
@@ -249,30 +248,4 @@ func (c *Client) Close() error {
 // Locate finds the helper: $DSH_HIGHLIGHTER (a path; "off" disables it),
 // else dsh-highlight next to this executable (symlinks resolved), else
 // dsh-highlight on $PATH. Empty when there is none.
-func Locate() string {
-	if v, ok := os.LookupEnv("DSH_HIGHLIGHTER"); ok {
-		if v == "off" {
-			return ""
-		}
-		return v
-	}
-	if exe, err := os.Executable(); err == nil {
-		if real, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = real
-		}
-		p := filepath.Join(filepath.Dir(exe), "dsh-highlight")
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-			return p
-		}
-	}
-	if p, err := exec.LookPath("dsh-highlight"); err == nil {
-		return p
-	}
-	return ""
-}
-
-// sysProcAttr kills the helper with its parent, whatever way the parent
-// ends.
-func sysProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-}
+func Locate() string { return helperbin.Locate("dsh-highlight", "DSH_HIGHLIGHTER") }

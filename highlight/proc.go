@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/dsh-bridge/dsh-bridge/internal/helperbin"
 )
 
 // handshakeTimeout bounds the helper's first line: a binary that is not
@@ -41,7 +43,7 @@ type proc struct {
 func start(opt Options) (*proc, error) {
 	cmd := exec.Command(opt.Path)
 	cmd.Stderr = opt.Stderr
-	cmd.SysProcAttr = sysProcAttr()
+	cmd.SysProcAttr = helperbin.SysProcAttr()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

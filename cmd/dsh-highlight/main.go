@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 
 	"github.com/dsh-bridge/dsh-bridge/highlight/chromatok"
+	"github.com/dsh-bridge/dsh-bridge/internal/confine"
 )
 
 func main() {
@@ -29,7 +30,7 @@ func main() {
 		// against 3.5 ms at 400; BENCHMARKS.md).
 		debug.SetGCPercent(400)
 	}
-	if err := chromatok.Confine(); err != nil {
+	if err := confine.Process(); err != nil {
 		fmt.Fprintln(os.Stderr, "dsh-highlight: not confined:", err)
 	}
 	if err := chromatok.Serve(os.Stdin, os.Stdout, 0); err != nil {

@@ -16,11 +16,11 @@ import (
 	"testing"
 )
 
-// build compiles dsh-bridge, and dsh-highlight next to it, into dir.
+// build compiles dsh-bridge, and its helpers next to it, into dir.
 func build(b *testing.B, dir string) string {
 	b.Helper()
 	bin := filepath.Join(dir, "dsh-bridge")
-	cmd := exec.Command("go", "build", "-o", dir+"/", "github.com/dsh-bridge/dsh-bridge/cmd/dsh-bridge", "github.com/dsh-bridge/dsh-bridge/cmd/dsh-highlight")
+	cmd := exec.Command("go", "build", "-o", dir+"/", "github.com/dsh-bridge/dsh-bridge/cmd/dsh-bridge", "github.com/dsh-bridge/dsh-bridge/cmd/dsh-highlight", "github.com/dsh-bridge/dsh-bridge/cmd/dsh-code")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}

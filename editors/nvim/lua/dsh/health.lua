@@ -13,24 +13,35 @@ local function api()
   return h.report_start, h.report_ok, h.report_warn, h.report_error, h.report_info
 end
 
--- check_highlighter finds dsh-highlight as the bridge does:
--- $DSH_HIGHLIGHTER, else next to the (resolved) binary, else on PATH.
-function M.check_highlighter(bin, cfg, ok, warn, info)
-  local named = cfg.env.DSH_HIGHLIGHTER or vim.env.DSH_HIGHLIGHTER
-  if named == "off" then
-    info("syntax tokens are off (DSH_HIGHLIGHTER=off)")
-    return
-  end
-  local found = named
-  if not found then
-    local beside = vim.fn.fnamemodify(vim.fn.resolve(bin), ":h") .. "/dsh-highlight"
-    found = vim.fn.executable(beside) == 1 and beside or vim.fn.exepath("dsh-highlight")
-  end
-  if found ~= "" and vim.fn.executable(found) == 1 then
-    ok("syntax highlighter: " .. found)
-  else
-    warn("no dsh-highlight next to the binary or on PATH: read cards come without syntax colours",
-      { "build it beside dsh-bridge: go build -o DIR/ ./cmd/dsh-bridge ./cmd/dsh-highlight" })
+-- The bridge's helpers: the binary, the variable that names or disables it,
+-- what it is, and what is missing without it.
+local helpers = {
+  { name = "dsh-highlight", env = "DSH_HIGHLIGHTER", what = "syntax highlighter",
+    off = "syntax tokens are off", without = "read cards come without syntax colours" },
+  { name = "dsh-code", env = "DSH_CODE_RUNNER", what = "Code Mode runner",
+    off = "Code Mode's runner is off", without = "run_code fails (Code Mode)" },
+}
+
+-- check_helpers finds each helper as the bridge does: $ENV, else next to
+-- the (resolved) binary, else on PATH.
+function M.check_helpers(bin, cfg, ok, warn, info)
+  for _, hp in ipairs(helpers) do
+    local named = cfg.env[hp.env] or vim.env[hp.env]
+    if named == "off" then
+      info(("%s (%s=off)"):format(hp.off, hp.env))
+    else
+      local found = named
+      if not found then
+        local beside = vim.fn.fnamemodify(vim.fn.resolve(bin), ":h") .. "/" .. hp.name
+        found = vim.fn.executable(beside) == 1 and beside or vim.fn.exepath(hp.name)
+      end
+      if found ~= "" and vim.fn.executable(found) == 1 then
+        ok(hp.what .. ": " .. found)
+      else
+        warn(("no %s next to the binary or on PATH: %s"):format(hp.name, hp.without),
+          { "build it beside dsh-bridge: go build -o DIR/ ./cmd/dsh-bridge ./cmd/dsh-highlight ./cmd/dsh-code" })
+      end
+    end
   end
 end
 
@@ -50,8 +61,9 @@ function M.check()
   local path = vim.fn.exepath(bin)
   if path == "" then
     err(("%s is not executable or not on PATH"):format(bin),
-      { "install it and its highlighter: go install github.com/dsh-bridge/dsh-bridge/cmd/dsh-bridge@latest"
-          .. " github.com/dsh-bridge/dsh-bridge/cmd/dsh-highlight@latest",
+      { "install it and its helpers: go install github.com/dsh-bridge/dsh-bridge/cmd/dsh-bridge@latest"
+          .. " github.com/dsh-bridge/dsh-bridge/cmd/dsh-highlight@latest"
+          .. " github.com/dsh-bridge/dsh-bridge/cmd/dsh-code@latest",
         "or set require('dsh').setup({ cmd = { '/path/to/dsh-bridge' } })" })
   else
     local out = vim.fn.system({ path, "version" })
@@ -60,7 +72,7 @@ function M.check()
     else
       warn(("%s does not answer `version` (too old?): %s"):format(path, vim.trim(out):sub(1, 200)))
     end
-    M.check_highlighter(path, cfg, ok, warn, info)
+    M.check_helpers(path, cfg, ok, warn, info)
   end
   local key
   for _, k in ipairs({ "DSH_API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY" }) do

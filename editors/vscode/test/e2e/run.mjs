@@ -108,7 +108,8 @@ try {
   for (const vsix of [path.resolve(args.vsix), harness])
     execFileSync(codeServer, ["--extensions-dir", dirs.ext, "--user-data-dir", dirs.data, "--install-extension", vsix], { stdio: "pipe" });
   // The installed extension carries the bridge and, next to it, the
-  // highlighter the bridge starts for syntax tokens; both must run.
+  // helpers it starts: the highlighter (syntax tokens) and Code Mode's
+  // runner; all three must run.
   const installed = fs.readdirSync(dirs.ext).find((d) => d.startsWith("dsh-bridge.dsh-bridge-"));
   if (!installed) throw new Error(`the extension is not installed in ${dirs.ext}`);
   const bin = path.join(dirs.ext, installed, "bin");
@@ -116,6 +117,10 @@ try {
     throw new Error("the packaged dsh-bridge does not run");
   if (execFileSync(path.join(bin, "dsh-highlight"), { input: "", encoding: "utf8" }) !== "dsh-highlight 1\n")
     throw new Error("the packaged dsh-highlight does not speak its protocol");
+  const run = JSON.stringify({ run: { code: "return 6 * 7", names: [], timeoutMs: 5000, maxOutputBytes: 1024, heapHeadroom: 0 } }) + "\n";
+  const ran = execFileSync(path.join(bin, "dsh-code"), { input: run, encoding: "utf8" }).split("\n");
+  if (ran[0] !== "dsh-code 1" || JSON.stringify(JSON.parse(ran[1])) !== JSON.stringify({ outcome: { result: 42 } }))
+    throw new Error(`the packaged dsh-code does not run a program: ${ran.join(" | ")}`);
   const port = await freePort();
   const started = Date.now();
   start(codeServer, ["--bind-addr", `127.0.0.1:${port}`, "--auth", "none", "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",

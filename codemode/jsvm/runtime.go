@@ -1,4 +1,4 @@
-package codemode
+package jsvm
 
 import (
 	"context"
@@ -15,72 +15,12 @@ import (
 	"github.com/dop251/goja"
 	"github.com/evanw/esbuild/pkg/api"
 
+	"github.com/dsh-bridge/dsh-bridge/codemode/coderun"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 )
 
-// The kinds of a failed run (contract §6 step 7).
-const (
-	KindException     = "exception"
-	KindTimeout       = "timeout"
-	KindAbort         = "abort"
-	KindWorkerExit    = "worker-exit" // the program outgrew the heap limit
-	KindInvalidOutput = "invalid-output"
-	KindOutputLimit   = "output-limit"
-)
-
-// Defaults for a run's limits.
-const (
-	DefaultTimeout        = 120 * time.Second
-	DefaultMaxOutputBytes = 1 << 20
-	// maxCallStack bounds JavaScript recursion (a RangeError past it).
-	maxCallStack = 10000
-)
-
-// heapHeadroom is how much the process's heap may grow while a program
-// runs before the run is stopped (goja has no heap limit of its own). A
-// variable only so that a test can lower it.
-var heapHeadroom uint64 = 1 << 30
-
-// RunError is a failed run: one of the kinds above and its message.
-type RunError struct {
-	Kind    string
-	Message string
-}
-
-func (e *RunError) Error() string { return "code run failed (" + e.Kind + "): " + e.Message }
-
-// Outcome is what a run produced: the captured logs, then either a result
-// (absent when the program returned nothing) or an error.
-type Outcome struct {
-	Logs   []string
-	Result jsonv.Value
-	Err    *RunError
-}
-
-// Settle ends one binding call: with a value (ok) or a rejection message.
-// It may be called from any goroutine; only the first call counts.
-type Settle func(value jsonv.Value, errMsg string, ok bool)
-
-// Dispatch starts one binding call the program made, with its arguments
-// already snapshotted as lossless JSON. It is called on the run's own
-// goroutine, in submission order, and must not block; settle is called
-// exactly once, later or at once.
-type Dispatch func(name string, args jsonv.Value, settle Settle)
-
-// Program is one run: TypeScript that is the body of an async function
-// (top-level await and return work), the names callable as tools.<name>,
-// and the run's limits (zero means the default).
-type Program struct {
-	Code     string
-	Names    []string
-	Dispatch Dispatch
-	// Yield, when set, is called each time the program hands control back
-	// (its synchronous part, or a job, is done) while it has not settled:
-	// the calls it made meanwhile may start (pipeline.Lane.Yield).
-	Yield          func()
-	Timeout        time.Duration
-	MaxOutputBytes int
-}
+// maxCallStack bounds JavaScript recursion (a RangeError past it).
+const maxCallStack = 10000
 
 // wrapPrefix makes the program an async function body; esbuild keeps the
 // wrapper's line, so user line n is line n+1 of what runs.
@@ -92,20 +32,15 @@ const wrapPrefix = "async function __dsh_program(tools, console) {\n"
 // or heap limits, or ctx ends (kind abort). Each run has its own VM.
 // Binding calls still in flight when Run returns are the caller's to
 // settle or abandon; their late settlements are ignored.
-func Run(ctx context.Context, p Program) Outcome {
-	if p.Timeout <= 0 {
-		p.Timeout = DefaultTimeout
-	}
-	if p.MaxOutputBytes <= 0 {
-		p.MaxOutputBytes = DefaultMaxOutputBytes
-	}
+func Run(ctx context.Context, p coderun.Program) coderun.Outcome {
+	p = p.WithDefaults()
 	out := &ledger{max: p.MaxOutputBytes, bytes: 2}
 	if ctx.Err() != nil {
-		return out.fail(KindAbort, abortMessage(ctx))
+		return out.fail(coderun.KindAbort, coderun.AbortMessage(ctx))
 	}
 	js, err := Transform(p.Code)
 	if err != nil {
-		return out.fail(KindException, err.Error())
+		return out.fail(coderun.KindException, err.Error())
 	}
 	r := newRun(p, out)
 	defer r.close()
@@ -115,14 +50,14 @@ func Run(ctx context.Context, p Program) Outcome {
 // guarded runs execute, turning a panic out of the VM (an interrupt that
 // surfaces inside a call from Go, which goja does not catch) into the
 // outcome of the reason the run was stopped for.
-func (r *run) guarded(ctx context.Context, js string) (o Outcome) {
+func (r *run) guarded(ctx context.Context, js string) (o coderun.Outcome) {
 	defer func() {
 		if p := recover(); p != nil {
 			if e := r.stopped(ctx); e != nil {
 				o = r.out.fail(e.Kind, e.Message)
 				return
 			}
-			o = r.out.fail(KindException, fmt.Sprint(p))
+			o = r.out.fail(coderun.KindException, fmt.Sprint(p))
 		}
 	}()
 	return r.execute(ctx, js)
@@ -149,17 +84,10 @@ func Transform(code string) (string, error) {
 	return string(res.Code), nil
 }
 
-func abortMessage(ctx context.Context) string {
-	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
-		return c.Error()
-	}
-	return "the run was cancelled"
-}
-
 // run is one program's VM and event loop. Everything touching the VM runs
 // on the goroutine that called Run; other goroutines only post to it.
 type run struct {
-	p   Program
+	p   coderun.Program
 	vm  *goja.Runtime
 	out *ledger
 
@@ -168,7 +96,7 @@ type run struct {
 	closed bool
 	wake   chan struct{}
 
-	stop atomic.Pointer[RunError] // why the run must end now (timeout, abort, heap)
+	stop atomic.Pointer[coderun.RunError] // why the run must end now (timeout, abort, heap)
 
 	// Taken before the program runs, which may replace the globals.
 	stringify goja.Callable // JSON.stringify
@@ -176,7 +104,7 @@ type run struct {
 	errClass  goja.Value    // ToolCallError
 }
 
-func newRun(p Program, out *ledger) *run {
+func newRun(p coderun.Program, out *ledger) *run {
 	return &run{p: p, out: out, vm: goja.New(), wake: make(chan struct{}, 1)}
 }
 
@@ -208,12 +136,12 @@ func (r *run) close() {
 
 // stopped returns why the run must end now, if it must: a halt, or ctx
 // ended (its AfterFunc may not have run yet).
-func (r *run) stopped(ctx context.Context) *RunError {
+func (r *run) stopped(ctx context.Context) *coderun.RunError {
 	if e := r.stop.Load(); e != nil {
 		return e
 	}
 	if ctx.Err() != nil {
-		r.halt(&RunError{KindAbort, abortMessage(ctx)})
+		r.halt(&coderun.RunError{Kind: coderun.KindAbort, Message: coderun.AbortMessage(ctx)})
 		return r.stop.Load()
 	}
 	return nil
@@ -221,23 +149,23 @@ func (r *run) stopped(ctx context.Context) *RunError {
 
 // halt ends the run for reason: running JavaScript is interrupted and the
 // loop wakes up. The first reason wins.
-func (r *run) halt(e *RunError) {
+func (r *run) halt(e *coderun.RunError) {
 	if r.stop.CompareAndSwap(nil, e) {
 		r.vm.Interrupt(e)
 		r.signal()
 	}
 }
 
-func (r *run) execute(ctx context.Context, js string) Outcome {
+func (r *run) execute(ctx context.Context, js string) coderun.Outcome {
 	r.vm.SetMaxCallStackSize(maxCallStack)
 	if err := r.install(); err != nil {
-		return r.out.fail(KindException, err.Error())
+		return r.out.fail(coderun.KindException, err.Error())
 	}
 	timer := time.AfterFunc(r.p.Timeout, func() {
-		r.halt(&RunError{KindTimeout, fmt.Sprintf("wall-clock ceiling reached (%dms)", r.p.Timeout.Milliseconds())})
+		r.halt(&coderun.RunError{Kind: coderun.KindTimeout, Message: fmt.Sprintf("wall-clock ceiling reached (%dms)", r.p.Timeout.Milliseconds())})
 	})
 	defer timer.Stop()
-	stopCtx := context.AfterFunc(ctx, func() { r.halt(&RunError{KindAbort, abortMessage(ctx)}) })
+	stopCtx := context.AfterFunc(ctx, func() { r.halt(&coderun.RunError{Kind: coderun.KindAbort, Message: coderun.AbortMessage(ctx)}) })
 	defer stopCtx()
 	watch := r.watchHeap()
 	defer watch()
@@ -247,7 +175,7 @@ func (r *run) execute(ctx context.Context, js string) Outcome {
 	}
 	main, ok := goja.AssertFunction(r.vm.Get("__dsh_program"))
 	if !ok {
-		return r.out.fail(KindException, "the program did not compile to a function")
+		return r.out.fail(coderun.KindException, "the program did not compile to a function")
 	}
 	tools, console := r.bindings()
 	v, err := main(goja.Undefined(), tools, console)
@@ -256,7 +184,7 @@ func (r *run) execute(ctx context.Context, js string) Outcome {
 	}
 	promise, ok := v.Export().(*goja.Promise)
 	if !ok {
-		return r.out.fail(KindException, "the program did not return a promise")
+		return r.out.fail(coderun.KindException, "the program did not return a promise")
 	}
 	r.yield(promise)
 	for promise.State() == goja.PromiseStatePending {
@@ -282,7 +210,7 @@ func (r *run) execute(ctx context.Context, js string) Outcome {
 		return r.out.fail(e.Kind, e.Message)
 	}
 	if promise.State() == goja.PromiseStateRejected {
-		return r.out.fail(KindException, r.describe(promise.Result()))
+		return r.out.fail(coderun.KindException, r.describe(promise.Result()))
 	}
 	res := promise.Result()
 	if goja.IsUndefined(res) {
@@ -290,7 +218,7 @@ func (r *run) execute(ctx context.Context, js string) Outcome {
 	}
 	val, err := r.toJSON(res)
 	if err != nil {
-		return r.out.fail(KindInvalidOutput, "program completion must be lossless JSON")
+		return r.out.fail(coderun.KindInvalidOutput, "program completion must be lossless JSON")
 	}
 	return r.out.success(val)
 }
@@ -303,28 +231,28 @@ func (r *run) yield(promise *goja.Promise) {
 }
 
 // failed turns a Go-side error from the VM into the run's outcome.
-func (r *run) failed(ctx context.Context, err error) Outcome {
+func (r *run) failed(ctx context.Context, err error) coderun.Outcome {
 	if e := r.stopped(ctx); e != nil {
 		return r.out.fail(e.Kind, e.Message)
 	}
 	var so *goja.StackOverflowError
 	if errors.As(err, &so) {
-		return r.out.fail(KindException, "RangeError: Maximum call stack size exceeded"+cleanStack(so.String()))
+		return r.out.fail(coderun.KindException, "RangeError: Maximum call stack size exceeded"+cleanStack(so.String()))
 	}
 	var ex *goja.Exception
 	if errors.As(err, &ex) {
-		return r.out.fail(KindException, r.describe(ex.Value()))
+		return r.out.fail(coderun.KindException, r.describe(ex.Value()))
 	}
 	var ie *goja.InterruptedError
 	if errors.As(err, &ie) {
-		if e, ok := ie.Value().(*RunError); ok {
+		if e, ok := ie.Value().(*coderun.RunError); ok {
 			return r.out.fail(e.Kind, e.Message)
 		}
 	}
-	return r.out.fail(KindException, err.Error())
+	return r.out.fail(coderun.KindException, err.Error())
 }
 
-// watchHeap stops the run when the process heap grows by heapHeadroom
+// watchHeap stops the run when the process heap grows by p.HeapHeadroom
 // while it runs (a program building a huge array); it returns the stop.
 func (r *run) watchHeap() func() {
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
@@ -335,7 +263,7 @@ func (r *run) watchHeap() func() {
 		}
 		return sample[0].Value.Uint64()
 	}
-	headroom := heapHeadroom
+	headroom := r.p.HeapHeadroom
 	limit := read() + headroom
 	done := make(chan struct{})
 	go func() { // owned by execute: stopped by the returned func
@@ -347,7 +275,7 @@ func (r *run) watchHeap() func() {
 				return
 			case <-t.C:
 				if read() > limit {
-					r.halt(&RunError{KindWorkerExit, "heap limit exceeded (" + strconv.FormatUint(headroom>>20, 10) + " MiB)"})
+					r.halt(&coderun.RunError{Kind: coderun.KindWorkerExit, Message: "heap limit exceeded (" + strconv.FormatUint(headroom>>20, 10) + " MiB)"})
 					return
 				}
 			}

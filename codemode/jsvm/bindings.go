@@ -1,4 +1,4 @@
-package codemode
+package jsvm
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/dop251/goja"
 
+	"github.com/dsh-bridge/dsh-bridge/codemode/coderun"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 )
 
@@ -59,7 +60,7 @@ func (r *run) bindings() (tools, console *goja.Object) {
 				parts[i] = r.inspect(a)
 			}
 			if !r.out.log(strings.Join(parts, " ")) {
-				r.halt(&RunError{KindOutputLimit, r.out.limitMessage()})
+				r.halt(&coderun.RunError{Kind: coderun.KindOutputLimit, Message: r.out.limitMessage()})
 			}
 			return goja.Undefined()
 		}), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
@@ -280,16 +281,16 @@ func (l *ledger) limitMessage() string {
 	return "outer output exceeded " + strconv.Itoa(l.max) + " bytes"
 }
 
-func (l *ledger) fail(kind, msg string) Outcome {
+func (l *ledger) fail(kind, msg string) coderun.Outcome {
 	if l.full {
-		kind, msg = KindOutputLimit, l.limitMessage()
+		kind, msg = coderun.KindOutputLimit, l.limitMessage()
 	}
-	return Outcome{Logs: l.logs, Err: &RunError{Kind: kind, Message: msg}}
+	return coderun.Outcome{Logs: l.logs, Err: &coderun.RunError{Kind: kind, Message: msg}}
 }
 
-func (l *ledger) success(v jsonv.Value) Outcome {
+func (l *ledger) success(v jsonv.Value) coderun.Outcome {
 	if l.full || v.IsValid() && l.bytes+len(v.AppendJSON(nil)) > l.max {
-		return Outcome{Logs: l.logs, Err: &RunError{Kind: KindOutputLimit, Message: l.limitMessage()}}
+		return coderun.Outcome{Logs: l.logs, Err: &coderun.RunError{Kind: coderun.KindOutputLimit, Message: l.limitMessage()}}
 	}
-	return Outcome{Logs: l.logs, Result: v}
+	return coderun.Outcome{Logs: l.logs, Result: v}
 }

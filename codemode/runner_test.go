@@ -1,0 +1,178 @@
+package codemode
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dsh-bridge/dsh-bridge/jsonv"
+)
+
+// script writes a runner that is a shell script: a runner that breaks the
+// protocol or misbehaves in ways the real one does not.
+func script(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "runner")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// recorder is a Dispatch that remembers its calls and settles none.
+type recorder struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (r *recorder) dispatch(name string, args jsonv.Value, _ Settle) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls = append(r.calls, name+" "+args.String())
+}
+
+func TestRun_Runner(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		runner   string // a script body; "" runs the path below
+		path     string
+		cancel   time.Duration // cancel the run after this long
+		timeout  time.Duration
+		kind     string
+		contains []string
+		result   string
+		calls    int // dispatched before the failure
+	}{
+		{name: "the real runner runs a program", path: os.Args[0], result: `42`},
+		{name: "no runner installed", path: "", kind: KindWorkerExit, contains: []string{"dsh-code, is not installed", "DSH_CODE_RUNNER"}},
+		{name: "a runner that does not exist", path: "/nonexistent/dsh-code", kind: KindWorkerExit, contains: []string{"the code runner did not start", "no such file"}},
+		{name: "a binary that is not the runner", runner: "echo hello; cat >/dev/null", kind: KindWorkerExit, contains: []string{`protocol line "hello", want "dsh-code 1"`}},
+		{name: "a runner that dies mid-run quotes its stderr", runner: "echo 'dsh-code 1'; read run; echo 'fatal error: out of memory' >&2; exit 2",
+			kind: KindWorkerExit, contains: []string{"exited before the run ended (exit status 2): fatal error: out of memory"}},
+		{name: "a runner that ignores an abort is killed", runner: "echo 'dsh-code 1'; sleep 60 & wait", cancel: 50 * time.Millisecond,
+			kind: KindAbort, contains: []string{"the run was cancelled"}},
+		{name: "a runner past its wall clock is killed", runner: "echo 'dsh-code 1'; sleep 60 & wait", timeout: 100 * time.Millisecond,
+			kind: KindTimeout, contains: []string{"wall-clock ceiling reached (100ms)"}},
+		{name: "a line that is not the protocol's", runner: "echo 'dsh-code 1'; echo '{\"call\":'; sleep 60",
+			kind: KindWorkerExit, contains: []string{"broke the protocol (a line that is not the protocol's"}},
+		{name: "a call number used twice", runner: `echo 'dsh-code 1'; echo '{"call":{"id":1,"name":"read","args":{}}}'; echo '{"call":{"id":1,"name":"read","args":{}}}'; sleep 60`,
+			kind: KindWorkerExit, contains: []string{"call number 1 again"}, calls: 1},
+		{name: "an unknown kind", runner: `echo 'dsh-code 1'; read run; echo '{"outcome":{"err":{"kind":"fine","message":"x"}}}'`,
+			kind: KindWorkerExit, contains: []string{"unknown kind: fine"}},
+		{name: "a call of a tool the program was not given is refused, not dispatched",
+			runner: `echo 'dsh-code 1'; read run; echo '{"call":{"id":1,"name":"rm","args":{}}}'; read settle; printf '{"outcome":{"result":%s}}\n' "$settle"`,
+			result: `{"settle":{"id":1,"ok":false,"error":"no tool named rm is callable here"}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := tc.path
+			if tc.runner != "" {
+				path = script(t, tc.runner)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tc.cancel > 0 {
+				time.AfterFunc(tc.cancel, cancel)
+			}
+			rec := &recorder{}
+			start := time.Now()
+			o := Run(ctx, path, Program{Code: "return 6 * 7", Names: []string{"read"}, Dispatch: rec.dispatch, Timeout: tc.timeout})
+			if took := time.Since(start); took > stopGrace+5*time.Second {
+				t.Errorf("the run took %v", took)
+			}
+			if tc.kind == "" {
+				if o.Err != nil || o.Result.String() != tc.result {
+					t.Fatalf("got %+v %s, want %s", o.Err, o.Result, tc.result)
+				}
+			} else {
+				if o.Err == nil || o.Err.Kind != tc.kind {
+					t.Fatalf("got %+v, want kind %s", o.Err, tc.kind)
+				}
+				for _, want := range tc.contains {
+					if !strings.Contains(o.Err.Message, want) {
+						t.Errorf("message %q lacks %q", o.Err.Message, want)
+					}
+				}
+			}
+			if len(rec.calls) != tc.calls {
+				t.Errorf("dispatched %v", rec.calls)
+			}
+		})
+	}
+}
+
+// TestRun_RunnerSettles runs a program through the real runner: calls
+// cross the pipe with their lossless arguments and come back settled, a
+// rejection included, and the logs come with the result.
+func TestRun_RunnerSettles(t *testing.T) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	dispatch := func(name string, args jsonv.Value, settle Settle) {
+		wg.Go(func() {
+			if name == "fail" {
+				settle(jsonv.Value{}, "no such file", false)
+				return
+			}
+			settle(jsonv.MustParse(`{"echo":`+args.String()+`}`), "", true)
+		})
+	}
+	code := `const a = await tools.read({n: 12345678901234567890, s: "é\u2028"});
+let err = "";
+try { await tools.fail({}); } catch (e) { err = e.name + ": " + e.message; }
+console.log("done");
+return {a, err};`
+	o := Run(context.Background(), os.Args[0], Program{Code: code, Names: []string{"read", "fail"}, Dispatch: dispatch})
+	want := "{\"a\":{\"echo\":{\"n\":12345678901234567000,\"s\":\"é\u2028\"}},\"err\":\"ToolCallError: no such file\"}"
+	if o.Err != nil || o.Result.String() != want || strings.Join(o.Logs, "|") != "done" {
+		t.Fatalf("got %+v %s %q\nwant %s", o.Err, o.Result, o.Logs, want)
+	}
+}
+
+// TestRun_Spare checks that a run leaves a spare runner behind, that the
+// next run of the same runner takes it, and that a dead spare or one of
+// another path is not used.
+func TestRun_Spare(t *testing.T) {
+	defer StopSpare()
+	run := func(path string) Outcome {
+		return Run(context.Background(), path, Program{Code: "return 1", Dispatch: (&recorder{}).dispatch})
+	}
+	pidOfSpare := func() int {
+		spare.wg.Wait()
+		spare.Lock()
+		defer spare.Unlock()
+		if spare.rp == nil {
+			return 0
+		}
+		return spare.rp.cmd.Process.Pid
+	}
+	if o := run(os.Args[0]); o.Err != nil {
+		t.Fatal(o.Err)
+	}
+	first := pidOfSpare()
+	if first == 0 {
+		t.Fatal("no spare after a run")
+	}
+	starts := runnerStarts.Load()
+	if o := run(os.Args[0]); o.Err != nil {
+		t.Fatal(o.Err)
+	}
+	if second := pidOfSpare(); second == 0 || second == first {
+		t.Fatalf("spare %d after the second run, %d before: the run did not take it", second, first)
+	}
+	if n := runnerStarts.Load() - starts; n != 1 {
+		t.Errorf("%d runners started for a run with a spare ready, want 1 (the next spare)", n)
+	}
+	spare.Lock()
+	spare.rp.kill() // a spare that died while it waited
+	spare.Unlock()
+	if o := run(os.Args[0]); o.Err != nil {
+		t.Fatalf("a run after the spare died: %v", o.Err)
+	}
+	other := script(t, `echo 'dsh-code 1'; read run; echo '{"outcome":{"result":"other"}}'`)
+	if o := run(other); o.Err != nil || o.Result.String() != `"other"` {
+		t.Fatalf("a run of another runner: %+v %s", o.Err, o.Result)
+	}
+}
