@@ -70,6 +70,55 @@ func TestAdmission(t *testing.T) {
 		}
 	})
 
+	t.Run("a batch's calls are admitted in model order", func(t *testing.T) {
+		adm := NewAdmission(1, time.Minute)
+		s := newSchedEnv(t, WithAdmission(adm))
+		hold := adm.Acquire(context.Background()) // another session's body
+		var mu sync.Mutex
+		var running []int
+		done := make(chan []registry.Result)
+		go func() {
+			done <- s.p.ExecuteBatch(context.Background(), s.scoped(calls("par 1", "par 1", "par 1", "par 1", "par 1", "par 1", "par 1", "par 1")), BatchOptions{
+				MaxParallel: 8,
+				OnState: func(i int, st State, _ *registry.Result) {
+					if st == Running {
+						mu.Lock()
+						running = append(running, i)
+						mu.Unlock()
+					}
+				},
+			})
+		}()
+		time.Sleep(20 * time.Millisecond) // every call waits for the slot
+		hold()
+		<-done
+		if !slices.Equal(running, []int{0, 1, 2, 3, 4, 5, 6, 7}) {
+			t.Errorf("admitted in the order %v, want model order", running)
+		}
+	})
+
+	t.Run("the call next to commit holds its slot until it is reported Finished", func(t *testing.T) {
+		adm := NewAdmission(1, time.Minute)
+		s := newSchedEnv(t, WithAdmission(adm))
+		var held []int
+		s.p.ExecuteBatch(context.Background(), s.scoped(calls("par 1", "par 1")), BatchOptions{
+			MaxParallel: 2,
+			OnState: func(i int, st State, _ *registry.Result) {
+				if st == Finished {
+					held = append(held, len(adm.slots))
+				}
+			},
+		})
+		// Call 0 is next to commit from the start: its slot covers its
+		// commit and report. Call 1 is admitted only once call 0 is done.
+		if !slices.Equal(held, []int{1, 1}) {
+			t.Errorf("slots held at each Finished: %v, want [1 1]", held)
+		}
+		if n := len(adm.slots); n != 0 {
+			t.Errorf("%d slots still held after the batch", n)
+		}
+	})
+
 	t.Run("a long call stops counting after the lease", func(t *testing.T) {
 		adm := NewAdmission(1, 20*time.Millisecond)
 		s := newSchedEnv(t, WithAdmission(adm))

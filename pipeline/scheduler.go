@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 
@@ -54,14 +55,34 @@ func (p *Pipeline) ExecuteBatch(ctx context.Context, calls []Call, opts BatchOpt
 	done := make(chan int, len(calls)) // dispatched indexes, as they finish
 	adm := p.admission
 	finished := make([]bool, len(calls))
-	inFlight, next := 0, 0 // next: the commit cursor
+	// The call next in line to commit keeps its admission until it has
+	// committed and been reported Finished (or its lease ends), so that
+	// what a burst makes wait is whole calls, not the completions of calls
+	// already shown running. A call that finishes while an earlier one has
+	// not committed frees its slot at once: holding it for that one could
+	// leave every slot to calls waiting on calls not yet admitted.
+	releases := make([]func(), len(calls))
+	// admitted[i] is closed once call i holds its slot or needs none: a
+	// batch's calls are admitted in model order, so that a later call never
+	// holds a slot while waiting to commit behind an earlier one that waits
+	// for a slot.
+	admitted := make([]chan struct{}, len(calls))
+	for i := range admitted {
+		admitted[i] = make(chan struct{})
+	}
+	var nextCommit atomic.Int64 // next, for the calls' goroutines
+	inFlight, next := 0, 0      // next: the commit cursor
 
 	commitReady := func() {
 		for next < len(calls) && runs[next] != nil && finished[next] {
 			res := runs[next].finalize()
 			results[next] = res
 			notify(next, Finished, &res)
+			if releases[next] != nil {
+				releases[next]()
+			}
 			next++
+			nextCommit.Store(int64(next))
 		}
 	}
 	waitOne := func() {
@@ -72,6 +93,7 @@ func (p *Pipeline) ExecuteBatch(ctx context.Context, calls []Call, opts BatchOpt
 	drain := func() {
 		for inFlight > 0 {
 			waitOne()
+			commitReady() // frees the slot a call next in line holds
 		}
 		commitReady()
 	}
@@ -85,15 +107,16 @@ func (p *Pipeline) ExecuteBatch(ctx context.Context, calls []Call, opts BatchOpt
 		r := p.prepare(ctx, call, func(s State) { notify(i, s, nil) })
 		runs[i] = r
 		if r.stage != stageDispatch {
+			close(admitted[i])
 			finished[i] = true
 			commitReady()
 			continue
 		}
 		if mode == registry.Exclusive {
-			release := adm.Acquire(ctx)
+			releases[i] = adm.Acquire(ctx)
+			close(admitted[i])
 			notify(i, Running, nil)
 			r.safeDispatch()
-			release()
 			finished[i] = true
 			commitReady()
 			continue
@@ -104,16 +127,29 @@ func (p *Pipeline) ExecuteBatch(ctx context.Context, calls []Call, opts BatchOpt
 		}
 		inFlight++
 		if adm == nil {
+			close(admitted[i])
 			notify(i, Running, nil)
 		}
 		go func() { // owned by this batch: drain waits for it
 			defer func() { done <- i }()
 			if adm != nil {
 				// Running once admitted, from here: the batch goroutine may
-				// be waiting on a person's approval for a later call.
+				// be waiting on a person's approval for a later call. The
+				// batch releases the slot at the call's commit (the send on
+				// done hands releases[i] over).
+				if i > 0 {
+					<-admitted[i-1]
+				}
 				release := adm.Acquire(ctx)
-				defer release()
+				close(admitted[i])
 				notify(i, Running, nil)
+				defer func() {
+					if nextCommit.Load() == int64(i) {
+						releases[i] = release // the batch frees it at the commit
+					} else {
+						release()
+					}
+				}()
 			}
 			r.safeDispatch()
 		}()
