@@ -135,8 +135,10 @@ func TestBridge_CodeMode(t *testing.T) {
 	if cards["rc1:code:1"] != "read" || cards["rc1:code:3"] != "diff" {
 		t.Errorf("sub-call cards %v", cards)
 	}
+	programTokens := 0 // the program's tokens follow its card, once
 	for _, u := range first.decodedUpdates() {
-		if u.SessionUpdate == "tool_call" && u.ToolCallID == "rc1" {
+		if u.SessionUpdate == "tool_call_update" && u.ToolCallID == "rc1" && strings.Contains(string(u.Raw), `"tokens"`) {
+			programTokens++
 			var c struct {
 				Meta struct {
 					Dsh struct {
@@ -150,10 +152,13 @@ func TestBridge_CodeMode(t *testing.T) {
 				} `json:"_meta"`
 			}
 			json.Unmarshal(u.Raw, &c)
-			if c.Meta.Dsh.Card.Lang != "typescript" || len(c.Meta.Dsh.Tokens) != strings.Count(codeProgram, "\n")+1 || len(c.Meta.Dsh.Tokens[0]) == 0 || !strings.HasPrefix(c.Meta.Dsh.Tokens[0][0].Type, "Keyword") {
+			if c.Meta.Dsh.Card.Lang != "" || len(c.Meta.Dsh.Tokens) != strings.Count(codeProgram, "\n")+1 || len(c.Meta.Dsh.Tokens[0]) == 0 || !strings.HasPrefix(c.Meta.Dsh.Tokens[0][0].Type, "Keyword") {
 				t.Errorf("the program is not highlighted: %s", u.Raw)
 			}
 		}
+	}
+	if programTokens != 1 {
+		t.Errorf("%d updates with the program's tokens, want 1", programTokens)
 	}
 	live := cardsOf(first)
 	if !strings.Contains(live["rc1/call"], "Read two files and edit one|execute|") {

@@ -30,7 +30,8 @@
 // diffs ([Change], computed with go-diff in line mode), syntax spans in
 // UTF-16 code units for reads and run_code programs (from [Env.Tokenizer],
 // the dsh-highlight helper in the bridge: see package highlight; a read's
-// spans follow its result in their own update, [ReadTokens]), and output
+// spans follow its result in their own update, [ReadTokens], and a
+// program's its pending card, [ProgramTokens]), and output
 // and exit status for terminals. [ANSI] renders a read card for terminal
 // clients;
 // [ApplyHunks] and [ApplyEdits] apply a change, for clients written in Go.

@@ -37,17 +37,25 @@ func ReadTokens(ctx context.Context, env Env, callID string, view card.ResultVie
 	return ToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: callID, Meta: meta(DshMeta{Tokens: tokens}, nil)}, true
 }
 
-// programTokens tokenizes a program shown on a pending card (run_code's),
-// nil when there is no tokenizer or it cannot say.
-func programTokens(env Env, lang, src string) highlight.TokenLines {
-	if env.Tokenizer == nil {
-		return nil
+// ProgramTokens returns the update that adds syntax tokens to the program
+// a pending card shows (run_code's): _meta.dsh with only "tokens", sent
+// after the card so that tokenizing (the helper's start, the first time)
+// never delays the announcement. False when the card shows no program,
+// env has no Tokenizer, or the tokenizer cannot say.
+func ProgramTokens(ctx context.Context, env Env, callID string, view card.CallView) (ToolCallUpdate, bool) {
+	g, ok := view.(*card.Generic)
+	if !ok || g.Lang == "" || env.Tokenizer == nil {
+		return ToolCallUpdate{}, false
 	}
-	tokens, err := env.Tokenizer.Tokens(context.Background(), "", lang, strings.Split(src, "\n"))
-	if err != nil {
-		return nil
+	src, ok := g.RawInput.(string)
+	if !ok {
+		return ToolCallUpdate{}, false
 	}
-	return tokens
+	tokens, err := env.Tokenizer.Tokens(ctx, "", g.Lang, strings.Split(src, "\n"))
+	if err != nil || tokens == nil {
+		return ToolCallUpdate{}, false
+	}
+	return ToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: callID, Meta: meta(DshMeta{Tokens: tokens}, nil)}, true
 }
 
 // ansiPalette is the one colour scheme terminal rendering uses, in

@@ -79,11 +79,7 @@ func Call(env Env, callID, name string, view card.CallView, args jsonv.Value, st
 			path = u.Locations[0].Path
 		}
 		u.Title = env.relTitle(v.Title, path)
-		m := DshMeta{Card: v}
-		if src, ok := v.RawInput.(string); ok && v.Lang != "" {
-			m.Tokens = programTokens(env, v.Lang, src)
-		}
-		u.Meta = meta(m, nil)
+		u.Meta = meta(DshMeta{Card: v}, nil) // a program's tokens follow (ProgramTokens)
 	case *card.Terminal:
 		u.Kind = card.KindExecute
 		u.Title = v.Title

@@ -202,13 +202,31 @@ func TestProject(t *testing.T) {
 		prog := &card.Generic{Title: "Run code", Kind: card.KindExecute, RawInput: "const x = 1\nreturn x", Lang: "typescript"}
 		env := plain
 		env.Tokenizer = &keywordTokenizer{}
-		u := Call(env, "call_1", "run_code", prog, args, Pending)
-		m := u.Meta["dsh"].(DshMeta)
-		if len(m.Tokens) != 2 || len(m.Tokens[0]) != 1 || m.Tokens[0][0] != (highlight.Span{Start: 0, End: 5, Type: "Keyword"}) || m.Tokens[1][0].Type != "Keyword" {
-			t.Errorf("program tokens %+v", m.Tokens)
+		// The card goes out at once, without tokens; they follow.
+		if m := Call(env, "call_1", "run_code", prog, args, Pending).Meta["dsh"].(DshMeta); m.Tokens != nil || m.Card == nil {
+			t.Errorf("the pending card carries %+v", m)
 		}
-		if m := Call(plain, "call_1", "run_code", prog, args, Pending).Meta["dsh"].(DshMeta); m.Tokens != nil {
-			t.Errorf("tokens without a tokenizer: %+v", m.Tokens)
+		u, ok := ProgramTokens(context.Background(), env, "call_1", prog)
+		if !ok {
+			t.Fatal("no tokens update")
+		}
+		checkWire(t, "SessionNotification", notification(u))
+		m := u.Meta["dsh"].(DshMeta)
+		if m.Card != nil || len(m.Tokens) != 2 || len(m.Tokens[0]) != 1 || m.Tokens[0][0] != (highlight.Span{Start: 0, End: 5, Type: "Keyword"}) || m.Tokens[1][0].Type != "Keyword" {
+			t.Errorf("program tokens %+v", m)
+		}
+		for name, tc := range map[string]struct {
+			env  Env
+			view card.CallView
+		}{
+			"no tokenizer":  {plain, prog},
+			"no language":   {env, &card.Generic{Title: "x", RawInput: "const x = 1"}},
+			"not a program": {env, &card.Generic{Title: "x", RawInput: map[string]any{"a": 1}, Lang: "typescript"}},
+			"another card":  {env, &card.Terminal{Title: "ls"}},
+		} {
+			if _, ok := ProgramTokens(context.Background(), tc.env, "call_1", tc.view); ok {
+				t.Errorf("%s: a tokens update", name)
+			}
 		}
 	})
 
