@@ -254,15 +254,8 @@ func startRunner(path string) (*runnerProc, error) {
 	cmd.SysProcAttr.Setpgid = true
 	rp := &runnerProc{cmd: cmd, stderr: &tail{}, msgs: make(chan []coderun.FromRunner), quit: make(chan struct{})}
 	cmd.Stderr = rp.stderr
-	stdin, err := cmd.StdinPipe()
+	stdin, stdout, err := helperbin.Start(cmd)
 	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	rp.stdin = stdin

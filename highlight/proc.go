@@ -44,15 +44,8 @@ func start(opt Options) (*proc, error) {
 	cmd := exec.Command(opt.Path)
 	cmd.Stderr = opt.Stderr
 	cmd.SysProcAttr = helperbin.SysProcAttr()
-	stdin, err := cmd.StdinPipe()
+	stdin, stdout, err := helperbin.Start(cmd)
 	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	r := bufio.NewReaderSize(stdout, 64<<10)

@@ -3,6 +3,7 @@
 package helperbin
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,6 +33,20 @@ func Locate(name, env string) string {
 		return p
 	}
 	return ""
+}
+
+// Start starts cmd with a pipe to its stdin and one from its stdout.
+func Start(cmd *exec.Cmd) (stdin io.WriteCloser, stdout io.ReadCloser, err error) {
+	if stdin, err = cmd.StdinPipe(); err != nil {
+		return nil, nil, err
+	}
+	if stdout, err = cmd.StdoutPipe(); err != nil {
+		return nil, nil, err
+	}
+	if err = cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	return stdin, stdout, nil
 }
 
 // SysProcAttr kills a helper with its parent, whatever way the parent
