@@ -17,7 +17,12 @@ const runnerEnv = "DSH_CODEMODE_TEST_RUNNER"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(runnerEnv) == "1" {
-		if err := jsvm.Serve(os.Stdin, os.Stdout); err != nil {
+		status, err := os.Open("/proc/self/status") // the memory cap, as dsh-code has it
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "runner:", err)
+			os.Exit(1)
+		}
+		if err := jsvm.Serve(os.Stdin, os.Stdout, status); err != nil {
 			fmt.Fprintln(os.Stderr, "runner:", err)
 			os.Exit(1)
 		}

@@ -29,7 +29,8 @@ const (
 	// see the interrupt) before the process is killed, and how long the
 	// runner may take to exit after its outcome.
 	stopGrace = 2 * time.Second
-	// stderrTail is how much of the runner's stderr a failure quotes.
+	// stderrTail is how much of the runner's stderr a failure quotes (the
+	// start of it).
 	stderrTail = 2 << 10
 )
 
@@ -91,6 +92,11 @@ func drive(ctx context.Context, rp *runnerProc, p Program) (o Outcome, heard boo
 		select {
 		case batch, ok := <-rp.msgs:
 			if !ok {
+				if outOfMemory(rp.stderr.String()) {
+					// The runner's memory cap (its heap headroom plus slack)
+					// stopped an allocation the heap guard did not see.
+					return coderun.Failed(KindWorkerExit, fmt.Sprintf("heap limit exceeded (%d MiB): an allocation went past the runner's memory cap", p.HeapHeadroom>>20)), heard
+				}
 				return rp.exited(nil), heard
 			}
 			heard = true
@@ -211,6 +217,13 @@ func (rp *runnerProc) alive() bool {
 	default:
 		return true
 	}
+}
+
+// outOfMemory reports whether a runner's stderr says it died for want of
+// memory: the Go runtime's words, or the race detector's in a runner
+// built with -race (its shadow memory counts against the cap too).
+func outOfMemory(stderr string) bool {
+	return strings.Contains(stderr, "fatal error: runtime: out of memory") || strings.Contains(stderr, "ThreadSanitizer failed to allocate")
 }
 
 // checked keeps an outcome's failure within the contract's kinds.
@@ -435,7 +448,8 @@ func (rp *runnerProc) exited(err error) Outcome {
 	return coderun.Failed(KindWorkerExit, why)
 }
 
-// tail keeps the last stderrTail bytes written to it.
+// tail keeps the first stderrTail bytes written to it: a Go runtime's
+// fatal error names its cause first, then dumps its goroutines.
 type tail struct {
 	mu  sync.Mutex
 	buf []byte
@@ -444,10 +458,7 @@ type tail struct {
 func (t *tail) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - stderrTail; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
+	t.buf = append(t.buf, p[:min(len(p), stderrTail-len(t.buf))]...)
 	return len(p), nil
 }
 

@@ -51,8 +51,8 @@ func TestRun_Runner(t *testing.T) {
 		{name: "no runner installed", path: "", kind: KindWorkerExit, contains: []string{"dsh-code, is not installed", "DSH_CODE_RUNNER"}},
 		{name: "a runner that does not exist", path: "/nonexistent/dsh-code", kind: KindWorkerExit, contains: []string{"the code runner did not start", "no such file"}},
 		{name: "a binary that is not the runner", runner: "echo hello; cat >/dev/null", kind: KindWorkerExit, contains: []string{`protocol line "hello", want "dsh-code 1"`}},
-		{name: "a runner that dies mid-run quotes its stderr", runner: "echo 'dsh-code 1'; read run; echo 'fatal error: out of memory' >&2; exit 2",
-			kind: KindWorkerExit, contains: []string{"exited before the run ended (exit status 2): fatal error: out of memory"}},
+		{name: "a runner that dies mid-run quotes its stderr", runner: "echo 'dsh-code 1'; read run; echo 'panic: boom' >&2; exit 2",
+			kind: KindWorkerExit, contains: []string{"exited before the run ended (exit status 2): panic: boom"}},
 		{name: "a runner that ignores an abort is killed", runner: "echo 'dsh-code 1'; sleep 60 & wait", cancel: 50 * time.Millisecond,
 			kind: KindAbort, contains: []string{"the run was cancelled"}},
 		{name: "a runner past its wall clock is killed", runner: "echo 'dsh-code 1'; sleep 60 & wait", timeout: 100 * time.Millisecond,
@@ -101,6 +101,20 @@ func TestRun_Runner(t *testing.T) {
 				t.Errorf("dispatched %v", rec.calls)
 			}
 		})
+	}
+}
+
+// TestRun_MemoryCap allocates a huge string in one step, which the heap
+// guard's sampling could miss: the runner's memory cap stops it at once.
+func TestRun_MemoryCap(t *testing.T) {
+	o := Run(context.Background(), os.Args[0], Program{Code: "return 'x'.repeat(2 ** 31).length", Dispatch: (&recorder{}).dispatch, HeapHeadroom: 64 << 20})
+	if o.Err == nil || o.Err.Kind != KindWorkerExit || o.Err.Message != "heap limit exceeded (64 MiB): an allocation went past the runner's memory cap" {
+		t.Fatalf("got %+v %s", o.Err, o.Result)
+	}
+	// A run within its headroom is untouched by the cap.
+	o = Run(context.Background(), os.Args[0], Program{Code: "return 'x'.repeat(2 ** 24).length", Dispatch: (&recorder{}).dispatch, HeapHeadroom: 64 << 20})
+	if o.Err != nil || o.Result.String() != "16777216" {
+		t.Fatalf("got %+v %s", o.Err, o.Result)
 	}
 }
 

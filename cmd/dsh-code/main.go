@@ -30,10 +30,17 @@ func main() {
 	}
 }
 
-// serve confines the process, then serves one run.
+// serve confines the process, then serves one run. Its status file is
+// opened first: the run's memory cap is measured from it, and no file can
+// be opened once the process is confined.
 func serve(in io.Reader, out, errs io.Writer) error {
+	status, err := os.Open("/proc/self/status")
+	if err != nil {
+		return err
+	}
+	defer status.Close()
 	if err := confine.Process(); err != nil {
 		fmt.Fprintln(errs, "dsh-code: not confined:", err)
 	}
-	return jsvm.Serve(in, out)
+	return jsvm.Serve(in, out, status)
 }

@@ -16,12 +16,14 @@ import (
 
 // Serve is the runner's side of one run (package coderun's protocol): it
 // warms up, writes the protocol line, reads the Run message, runs the program, and
-// returns once it has written the Outcome. Settle and Abort messages are
+// returns once it has written the Outcome. With status (the process's
+// /proc/self/status, opened before the process was confined) the run's
+// memory is capped as well (limitData). Settle and Abort messages are
 // read on a goroutine of its own, which ends when in ends; Serve does not
 // wait for it (the process exits). The end of in is not an abort (the
 // runner dies with the bridge): only the calls still pending can no longer
 // settle, and the run's wall clock ends a program that awaits them.
-func Serve(in io.Reader, out io.Writer) error {
+func Serve(in io.Reader, out io.Writer, status io.ReaderAt) error {
 	warmUp() // before the protocol line: a runner is ready when it is warm
 	w := &lineWriter{w: bufio.NewWriterSize(out, 64<<10)}
 	if err := w.raw([]byte(coderun.ProtocolLine + "\n")); err != nil {
@@ -40,6 +42,11 @@ func Serve(in io.Reader, out io.Writer) error {
 		return errors.New("the first message is not a run")
 	}
 	req := first.Run
+	if status != nil {
+		if err := limitData(status, req.HeapHeadroom); err != nil {
+			return fmt.Errorf("limiting the run's memory: %w", err)
+		}
+	}
 	ctx, abort := context.WithCancelCause(context.Background())
 	defer abort(nil)
 	calls := &pendingCalls{m: map[uint64]coderun.Settle{}}

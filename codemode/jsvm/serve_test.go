@@ -36,7 +36,7 @@ func TestServe(t *testing.T) {
 		flushDelay = time.Hour // only the program's own hand-backs flush
 		defer func() { flushDelay = old }()
 		w := &writes{}
-		if err := Serve(strings.NewReader(runLine("tools.a({}); tools.b({x: 1}); return 1")), w); err != nil {
+		if err := Serve(strings.NewReader(runLine("tools.a({}); tools.b({x: 1}); return 1")), w, nil); err != nil {
 			t.Fatal(err)
 		}
 		want := []string{
@@ -54,7 +54,7 @@ func TestServe(t *testing.T) {
 		inR, inW := io.Pipe()
 		outR, outW := io.Pipe()
 		done := make(chan error, 1)
-		go func() { done <- Serve(inR, outW); outW.Close() }()
+		go func() { done <- Serve(inR, outW, nil); outW.Close() }()
 		defer inW.Close()
 		lines := bufio.NewScanner(outR)
 		if !lines.Scan() || lines.Text() != coderun.ProtocolLine {
@@ -95,13 +95,32 @@ func TestServe(t *testing.T) {
 	})
 	t.Run("no run at all is no error", func(t *testing.T) {
 		w := &writes{}
-		if err := Serve(strings.NewReader(""), w); err != nil || strings.Join(w.chunks, "") != "dsh-code 1\n" {
+		if err := Serve(strings.NewReader(""), w, nil); err != nil || strings.Join(w.chunks, "") != "dsh-code 1\n" {
 			t.Errorf("%v %q", err, w.chunks)
 		}
 	})
 	t.Run("a first message that is not a run", func(t *testing.T) {
-		if err := Serve(strings.NewReader(`{"abort":"x"}`+"\n"), &writes{}); err == nil {
+		if err := Serve(strings.NewReader(`{"abort":"x"}`+"\n"), &writes{}, nil); err == nil {
 			t.Error("served")
 		}
 	})
+}
+
+func TestVMData(t *testing.T) {
+	for name, tc := range map[string]struct {
+		status string
+		want   uint64
+		ok     bool
+	}{
+		"a status file": {"Name:\tdsh-code\nVmPeak:\t  99 kB\nVmData:\t   1234 kB\nVmStk:\t 132 kB\n", 1234 << 10, true},
+		"no VmData":     {"Name:\tdsh-code\n", 0, false},
+		"not a number":  {"VmData:\t x kB\n", 0, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got, err := vmData(strings.NewReader(tc.status))
+			if (err == nil) != tc.ok || got != tc.want {
+				t.Errorf("vmData = %d, %v; want %d (ok %v)", got, err, tc.want, tc.ok)
+			}
+		})
+	}
 }
