@@ -29,9 +29,9 @@ const (
 	// see the interrupt) before the process is killed, and how long the
 	// runner may take to exit after its outcome.
 	stopGrace = 2 * time.Second
-	// stderrTail is how much of the runner's stderr a failure quotes (the
+	// stderrHead is how much of the runner's stderr a failure quotes (the
 	// start of it).
-	stderrTail = 2 << 10
+	stderrHead = 2 << 10
 )
 
 // LocateRunner finds dsh-code: $DSH_CODE_RUNNER (a path; "off" disables
@@ -53,11 +53,11 @@ func Run(ctx context.Context, path string, p Program) Outcome {
 	if path == "" {
 		return coderun.Failed(KindWorkerExit, "Code Mode's runner, dsh-code, is not installed: install it next to dsh-bridge (make build does), or name it in DSH_CODE_RUNNER")
 	}
-	defer refill(path)
 	rp, wasSpare, err := takeRunner(path)
 	if err != nil {
 		return coderun.Failed(KindWorkerExit, "the code runner did not start: "+err.Error())
 	}
+	defer refill(path) // a runner that does not start gets no spare either
 	o, heard := drive(ctx, rp, p)
 	if wasSpare && !heard && o.Err != nil && o.Err.Kind == KindWorkerExit && ctx.Err() == nil {
 		// The spare died while it waited (it was killed, or it hit a
@@ -243,7 +243,7 @@ func checked(o Outcome) Outcome {
 // the runner's stdout ends, reaps the process and closes msgs.
 type runnerProc struct {
 	cmd    *exec.Cmd
-	stderr *tail
+	stderr *head
 
 	wmu    sync.Mutex
 	stdin  io.WriteCloser
@@ -265,7 +265,7 @@ func startRunner(path string) (*runnerProc, error) {
 	// Dies with the bridge; its own process group, killed whole.
 	cmd.SysProcAttr = helperbin.SysProcAttr()
 	cmd.SysProcAttr.Setpgid = true
-	rp := &runnerProc{cmd: cmd, stderr: &tail{}, msgs: make(chan []coderun.FromRunner), quit: make(chan struct{})}
+	rp := &runnerProc{cmd: cmd, stderr: &head{}, msgs: make(chan []coderun.FromRunner), quit: make(chan struct{})}
 	cmd.Stderr = rp.stderr
 	stdin, stdout, err := helperbin.Start(cmd)
 	if err != nil {
@@ -448,21 +448,21 @@ func (rp *runnerProc) exited(err error) Outcome {
 	return coderun.Failed(KindWorkerExit, why)
 }
 
-// tail keeps the first stderrTail bytes written to it: a Go runtime's
+// head keeps the first stderrHead bytes written to it: a Go runtime's
 // fatal error names its cause first, then dumps its goroutines.
-type tail struct {
+type head struct {
 	mu  sync.Mutex
 	buf []byte
 }
 
-func (t *tail) Write(p []byte) (int, error) {
+func (t *head) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.buf = append(t.buf, p[:min(len(p), stderrTail-len(t.buf))]...)
+	t.buf = append(t.buf, p[:min(len(p), stderrHead-len(t.buf))]...)
 	return len(p), nil
 }
 
-func (t *tail) String() string {
+func (t *head) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.buf)

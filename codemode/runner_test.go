@@ -185,6 +185,15 @@ func TestRun_Spare(t *testing.T) {
 	if o := run(os.Args[0]); o.Err != nil {
 		t.Fatalf("a run after the spare died: %v", o.Err)
 	}
+	spare.wg.Wait()
+	starts = runnerStarts.Load()
+	if o := run("/nonexistent/dsh-code"); o.Err == nil || o.Err.Kind != KindWorkerExit {
+		t.Fatalf("a runner that does not exist: %+v", o.Err)
+	}
+	spare.wg.Wait()
+	if n := runnerStarts.Load() - starts; n != 1 {
+		t.Errorf("%d starts for a runner that does not exist, want 1 (no spare for it)", n)
+	}
 	other := script(t, `echo 'dsh-code 1'; read run; echo '{"outcome":{"result":"other"}}'`)
 	if o := run(other); o.Err != nil || o.Result.String() != `"other"` {
 		t.Fatalf("a run of another runner: %+v %s", o.Err, o.Result)
