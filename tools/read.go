@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
@@ -93,11 +94,15 @@ func statFile(ctx context.Context, h Host, path, verb string) (fs.FileInfo, erro
 // one there makes it a binary file, as in the reference.
 const binarySample = 8192
 
-// window scans r to the end, returning the requested lines (line and byte
+// readerPool holds the 64 KiB line readers of reads: a fresh one per read
+// was the largest allocation of a 100-line read (and zeroing it a tenth of
+// its CPU).
+var readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64*1024) }}
+
+// window scans br to the end, returning the requested lines (line and byte
 // caps applied, CR before LF stripped) and the exact total line count.
-func window(r io.Reader, in readInput, display string) (readValue, bool, error) {
+func window(br *bufio.Reader, in readInput, display string) (readValue, bool, error) {
 	v := readValue{Path: display, Offset: in.offset, Lines: card.ReadLines{}}
-	br := bufio.NewReaderSize(r, 64*1024)
 	outBytes, capped := 0, false
 	for {
 		want := !capped && v.TotalLines+1 >= in.offset && len(v.Lines) < in.limit
@@ -137,12 +142,23 @@ func window(r io.Reader, in readInput, display string) (readValue, bool, error) 
 // it), keeping at most enough bytes to prove the line overflows the cap;
 // nil and io.EOF at the end. Lines the caller does not want are consumed
 // without being copied (and come back empty, not nil).
+// A line that fits the reader's buffer comes back as a slice of it, valid
+// until the next read.
 func readCappedLine(br *bufio.Reader, want bool) ([]byte, error) {
 	const keep = ReadMaxLineLength*4 + 4 // enough UTF-8 bytes for the cap plus one rune
-	line := []byte{}                     // zero-size: does not allocate
+	chunk, err := br.ReadSlice('\n')
+	if err == nil || err == io.EOF && len(chunk) > 0 {
+		if !want {
+			return []byte{}, nil
+		}
+		return trimEOL(cutAtRune(chunk, keep)), nil
+	}
+	line := []byte{} // zero-size: does not allocate
 	sawAny := false
-	for {
-		chunk, err := br.ReadSlice('\n')
+	for first := true; ; first = false {
+		if !first {
+			chunk, err = br.ReadSlice('\n')
+		}
 		sawAny = sawAny || len(chunk) > 0
 		if room := keep - len(line); want && room > 0 {
 			line = append(line, chunk[:min(len(chunk), room)]...)
@@ -153,13 +169,34 @@ func readCappedLine(br *bufio.Reader, want bool) ([]byte, error) {
 		if err == io.EOF && !sawAny {
 			return nil, io.EOF
 		}
-		line = bytesTrimSuffix(line, "\n")
-		line = bytesTrimSuffix(line, "\r")
+		line = trimEOL(cutAtRune(line, keep-1)) // keep-1: only a cut line fills keep
 		if err == io.EOF {
 			return line, nil
 		}
 		return line, err
 	}
+}
+
+// trimEOL strips a line's "\n" and a "\r" before it.
+func trimEOL(b []byte) []byte { return bytesTrimSuffix(bytesTrimSuffix(b, "\n"), "\r") }
+
+// cutAtRune cuts b to at most n bytes without splitting a rune at the end:
+// a long line's tail is dropped, so a multi-byte character the cut went
+// through must not make the kept part invalid UTF-8.
+func cutAtRune(b []byte, n int) []byte {
+	if len(b) <= n {
+		return b
+	}
+	b = b[:n]
+	for i := 1; i <= utf8.UTFMax && i <= len(b); i++ {
+		if utf8.RuneStart(b[len(b)-i]) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				b = b[:len(b)-i]
+			}
+			break
+		}
+	}
+	return b
 }
 
 func bytesTrimSuffix(b []byte, s string) []byte {
@@ -274,7 +311,9 @@ func newRead(h Host, w *Workspace) (*registry.Tool, error) {
 				return readValue{}, fsError("FS_IO_ERROR", fmt.Sprintf("cannot read %q: %v", path, err))
 			}
 			defer f.Close()
-			br := bufio.NewReaderSize(f, binarySample)
+			br := readerPool.Get().(*bufio.Reader)
+			br.Reset(f)
+			defer func() { br.Reset(nil); readerPool.Put(br) }()
 			if head, _ := br.Peek(binarySample); bytes.IndexByte(head, 0) >= 0 {
 				return readValue{}, fsError("FS_NOT_TEXT", fmt.Sprintf("cannot read %q: binary file", path))
 			}
