@@ -339,16 +339,18 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 }
 
 // BenchmarkLongSession plays 20 prompts of 25 reads each (100-line Go
-// files) in one session, then a 500-read turn: the RSS the bridge gains
-// per prompt once the history is counted (VmRSS after each prompt, the
-// slope over the last 15), and the bridge's CPU per model request in the
-// long turn (the request is rebuilt from the cached history each time).
+// files) in one session, then a 500-read turn. Per prompt, as slopes over
+// the last 15: the RSS the bridge gains (VmRSS), its live heap (as of the
+// last collection, from the bridge's debug "turn ended" line), what the
+// history holds (text and cached encodings, same line), and the live heap
+// beyond the history. Then the bridge's CPU per model request in the long
+// turn (the request is rebuilt from the cached history each time).
 func BenchmarkLongSession(b *testing.B) {
 	dir, _ := filepath.EvalSymlinks(b.TempDir())
 	for i := range 25 {
 		realGoFileAt(b, dir, fmt.Sprintf("f%d.go", i), 100*i, 100)
 	}
-	var growth, cpuPerReq float64
+	var growth, liveGrowth, histGrowth, cpuPerReq float64
 	for b.Loop() {
 		m := newFakeModel(b)
 		var mu sync.Mutex
@@ -363,11 +365,11 @@ func BenchmarkLongSession(b *testing.B) {
 			n++
 			return fakeTurn{calls: []fakeCall{{fmt.Sprintf("c%d", n), "read", args("file_path", fmt.Sprintf("f%d.go", n%25))}}}
 		}
-		e := startEditor(b, "DSH_BASE_URL="+m.srv.URL, "DSH_LOG_LEVEL=error", "DSH_MAX_TURN_REQUESTS=600", "DSH_CPUPROFILE="+os.Getenv("DSH_BENCH_PROFILE"))
+		e := startEditor(b, "DSH_BASE_URL="+m.srv.URL, "DSH_LOG_LEVEL=debug", "DSH_MAX_TURN_REQUESTS=600", "DSH_CPUPROFILE="+os.Getenv("DSH_BENCH_PROFILE"))
 		e.noValidate = true
 		e.initialize(nil)
 		s := e.newSession(dir)
-		var rss []float64
+		var rss, live, hist []float64
 		for range 20 {
 			if stop := e.prompt(s, "read 25 files"); stop != "end_turn" {
 				b.Fatalf("stop %q", stop)
@@ -376,8 +378,12 @@ func BenchmarkLongSession(b *testing.B) {
 			e.updates, e.raw, e.stamps = nil, nil, nil
 			e.mu.Unlock()
 			rss = append(rss, float64(procTreeKiB(e.cmd.Process.Pid, "VmRSS")))
+			h, l := lastTurnEnd(b, e.stderr.String())
+			hist, live = append(hist, h/1024), append(live, l/1024)
 		}
 		growth = (rss[19] - rss[4]) / 15
+		liveGrowth = (live[19] - live[4]) / 15
+		histGrowth = (hist[19] - hist[4]) / 15
 		mu.Lock()
 		perTurn = 500
 		mu.Unlock()
@@ -390,5 +396,28 @@ func BenchmarkLongSession(b *testing.B) {
 		e.close()
 	}
 	b.ReportMetric(growth, "rss-KiB/prompt")
+	b.ReportMetric(liveGrowth, "heap-live-KiB/prompt")
+	b.ReportMetric(histGrowth, "history-KiB/prompt")
+	b.ReportMetric(liveGrowth-histGrowth, "beyond-history-KiB/prompt")
 	b.ReportMetric(cpuPerReq, "bridge-cpu-µs/request")
+}
+
+// lastTurnEnd returns the history bytes and live heap bytes of the last
+// "turn ended" line in a bridge's debug log.
+func lastTurnEnd(b *testing.B, log string) (history, live float64) {
+	i := strings.LastIndex(log, `msg="turn ended"`)
+	if i < 0 {
+		b.Fatalf("no turn ended line in the bridge's log")
+	}
+	line, _, _ := strings.Cut(log[i:], "\n")
+	field := func(name string) float64 {
+		_, v, ok := strings.Cut(line, " "+name+"=")
+		v, _, _ = strings.Cut(v, " ")
+		f, err := strconv.ParseFloat(v, 64)
+		if !ok || err != nil {
+			b.Fatalf("no %s in %q", name, line)
+		}
+		return f
+	}
+	return field("historyBytes"), field("heapLiveBytes")
 }

@@ -246,6 +246,13 @@ func TestBridge_ParallelReadsInModelOrder(t *testing.T) {
 			t.Errorf("r%d got %q", i, got)
 		}
 	}
+	// The debug log says what the session holds once the turn is over:
+	// the user's prompt, the assistant's calls, five results, the answer.
+	i := strings.LastIndex(h.stderr.String(), `msg="turn ended"`)
+	line, _, _ := strings.Cut(h.stderr.String()[max(i, 0):], "\n")
+	if i < 0 || !strings.Contains(line, " stop=end_turn historyMessages=8 ") || strings.Contains(line, "historyBytes=0 ") || !strings.Contains(line, " heapLiveBytes=") {
+		t.Errorf("turn ended line: %q", line)
+	}
 }
 
 func TestBridge_BashWithoutEditorTerminal(t *testing.T) {

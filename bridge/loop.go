@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime"
+	"runtime/metrics"
 	"strings"
 	"time"
 
@@ -68,7 +70,28 @@ func (s *Server) prompt(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	ss.pruneCalls()
 	ss.record(store.Event{Kind: store.KindTurnEnd, StopReason: stop})
 	ss.syncLog()
+	ss.logTurnEnd(ctx, stop)
 	return promptResult{StopReason: stop}, nil
+}
+
+// logTurnEnd logs, at debug level, what the session holds once a turn has
+// ended: its history's messages and bytes, and the process's live heap as
+// of the last collection (runtime/metrics; nothing is collected for it).
+// A session that grows beyond its history shows here.
+func (ss *Session) logTurnEnd(ctx context.Context, stop string) {
+	if !ss.srv.log.Enabled(ctx, slog.LevelDebug) {
+		return
+	}
+	ss.mu.Lock()
+	n, bytes := len(ss.history), model.Footprint(ss.history)
+	ss.mu.Unlock()
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(sample)
+	var live uint64
+	if sample[0].Value.Kind() == metrics.KindUint64 {
+		live = sample[0].Value.Uint64()
+	}
+	ss.srv.log.Debug("turn ended", "session", ss.id, "stop", stop, "historyMessages", n, "historyBytes", bytes, "heapLiveBytes", live)
 }
 
 // titleOf is a session title: the first line of the first prompt, short.

@@ -190,6 +190,16 @@ func TestChat_StablePrefix(t *testing.T) {
 	if hist[1].wire == nil || hist[1].wire.d != dialectDeepSeek {
 		t.Errorf("the encoding was not cached in the history")
 	}
+	text := 0
+	for _, m := range hist {
+		text += len(m.Role) + len(m.Content) + len(m.Reasoning) + len(m.ToolCallID)
+		for _, tc := range m.ToolCalls {
+			text += len(tc.ID) + len(tc.Name) + len(tc.Arguments)
+		}
+	}
+	if got, wire := Footprint(hist), len(second[strings.Index(second, `"messages":[`)+len(`"messages":[`):strings.Index(second, `],"tools"`)]); got < text+wire-len(hist) {
+		t.Errorf("Footprint %d, want the text (%d) and the cached encodings (%d)", got, text, wire-len(hist)+1)
+	}
 	other := string(c.body(&req, "gpt-5"))
 	if strings.Contains(other, "reasoning_content") || hist[1].wire.d != dialectOpenAI {
 		t.Errorf("the cache kept the DeepSeek dialect for another model: %s", other)

@@ -23,6 +23,25 @@ type encoded struct {
 	b []byte
 }
 
+// Footprint is the bytes msgs hold: their text (content, reasoning, tool
+// call ids, names and arguments) and the wire encodings cached for the
+// requests. It is what a session's history costs in memory, give or take
+// the headers of strings and slices.
+func Footprint(msgs []Message) int {
+	n := 0
+	for i := range msgs {
+		m := &msgs[i]
+		n += len(m.Role) + len(m.Content) + len(m.Reasoning) + len(m.ToolCallID)
+		for _, tc := range m.ToolCalls {
+			n += len(tc.ID) + len(tc.Name) + len(tc.Arguments)
+		}
+		if m.wire != nil {
+			n += cap(m.wire.b)
+		}
+	}
+	return n
+}
+
 // wireOf returns m's encoding in dialect d, computing and caching it in m
 // when missing.
 func wireOf(m *Message, d dialect) []byte {
