@@ -73,7 +73,25 @@ func (p *Pipeline) ExecuteBatch(ctx context.Context, calls []Call, opts BatchOpt
 	var nextCommit atomic.Int64 // next, for the calls' goroutines
 	inFlight, next := 0, 0      // next: the commit cursor
 
+	waitOne := func() {
+		i := <-done
+		finished[i] = true
+		inFlight--
+	}
+	// commitReady commits what can be: it first takes every call that has
+	// finished meanwhile, so that a finished call is committed (and its
+	// completion sent) as soon as this goroutine comes by, not only once
+	// it has run out of calls to start.
 	commitReady := func() {
+		for taken := false; !taken; {
+			select {
+			case i := <-done:
+				finished[i] = true
+				inFlight--
+			default:
+				taken = true
+			}
+		}
 		for next < len(calls) && runs[next] != nil && finished[next] {
 			res := runs[next].finalize()
 			results[next] = res
@@ -84,11 +102,6 @@ func (p *Pipeline) ExecuteBatch(ctx context.Context, calls []Call, opts BatchOpt
 			next++
 			nextCommit.Store(int64(next))
 		}
-	}
-	waitOne := func() {
-		i := <-done
-		finished[i] = true
-		inFlight--
 	}
 	drain := func() {
 		for inFlight > 0 {

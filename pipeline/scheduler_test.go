@@ -272,3 +272,41 @@ func TestBatch_CancellationAndBadCalls(t *testing.T) {
 		wg.Wait()
 	})
 }
+
+// A call that has finished is committed (and reported Finished) the next
+// time the batch comes by, not only once the batch has started every call:
+// here call 0's body ends while call 1 is being prepared, and call 0 must
+// be Finished before call 2's pre-execute runs.
+func TestBatch_CommitsFinishedCallsBetweenStarts(t *testing.T) {
+	s := newSchedEnv(t)
+	var mu sync.Mutex
+	var states []string
+	log := func(e string) {
+		mu.Lock()
+		states = append(states, e)
+		mu.Unlock()
+	}
+	s.p.OnPreExecute(nil, func(_ context.Context, x registry.Execution, next func() (PreDecision, error)) (PreDecision, error) {
+		log("pre " + x.CallID)
+		if x.CallID == "1" {
+			// call 0 (0 ms) ends meanwhile, and its goroutine hands it back
+			deadline := time.Now().Add(5 * time.Second)
+			for indexOf(s.rec.got(), "end 0") < 0 && time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		return next()
+	})
+	rs := s.p.ExecuteBatch(context.Background(), s.scoped(calls("par 0", "par 0", "par 0")), BatchOptions{
+		OnState: func(i int, st State, _ *registry.Result) { log(fmt.Sprintf("%d:%v", i, st)) },
+	})
+	if got := values(rs); !slices.Equal(got, []string{"0", "1", "2"}) {
+		t.Fatalf("results %v", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if f, p := indexOf(states, "0:finished"), indexOf(states, "pre 2"); f < 0 || f > p {
+		t.Errorf("call 0 finished after call 2 was prepared: %v", states)
+	}
+}
