@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strconv"
+	"syscall"
 
 	"github.com/dsh-bridge/dsh-bridge/highlight/chromatok"
 	"github.com/dsh-bridge/dsh-bridge/internal/confine"
@@ -30,6 +32,9 @@ func main() {
 		// against 3.5 ms at 400; BENCHMARKS.md).
 		debug.SetGCPercent(400)
 	}
+	if err := yieldCPU(); err != nil {
+		fmt.Fprintln(os.Stderr, "dsh-highlight: priority not lowered:", err)
+	}
 	if err := confine.Process(); err != nil {
 		fmt.Fprintln(os.Stderr, "dsh-highlight: not confined:", err)
 	}
@@ -37,4 +42,32 @@ func main() {
 		fmt.Fprintln(os.Stderr, "dsh-highlight:", err)
 		os.Exit(1)
 	}
+}
+
+// niceness is the helper's scheduling niceness. Tokens are decoration that
+// follow a result the editor already shows; under load they must not take
+// the CPU from the calls users wait for (on two busy cores the tokenizer
+// used three times the bridge's CPU per read and drew out its slowest
+// completions; BENCHMARKS.md).
+const niceness = 10
+
+// yieldCPU lowers the priority of every thread of this process. Linux
+// keeps niceness per thread, and threads inherit their creator's, so once
+// the threads the runtime has started are lowered, the ones it starts
+// later are too.
+func yieldCPU() error {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return err
+	}
+	for _, t := range tasks {
+		tid, err := strconv.Atoi(t.Name())
+		if err != nil {
+			continue
+		}
+		if err := syscall.Setpriority(syscall.PRIO_PROCESS, tid, niceness); err != nil {
+			return err
+		}
+	}
+	return nil
 }
