@@ -218,7 +218,7 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 			}
 			e := startEditor(b, "DSH_BASE_URL="+m.srv.URL, "DSH_LOG_LEVEL=error", "DSH_CPUPROFILE="+os.Getenv("DSH_BENCH_PROFILE"))
 			e.noValidate = true
-			e.initialize(nil)
+			e.initialize(benchCaps())
 			e.prompt(e.newSession(dir), "warm up")
 			var lat []time.Duration
 			var cpu, hcpu time.Duration
@@ -283,7 +283,7 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 	}
 	e := startEditor(b, "DSH_BASE_URL="+m.srv.URL, "DSH_LOG_LEVEL=error", "DSH_CPUPROFILE="+os.Getenv("DSH_BENCH_PROFILE"))
 	e.noValidate = true
-	e.initialize(nil)
+	e.initialize(benchCaps())
 	var lat []time.Duration
 	for b.Loop() {
 		b.StopTimer()
@@ -367,7 +367,7 @@ func BenchmarkLongSession(b *testing.B) {
 		}
 		e := startEditor(b, "DSH_BASE_URL="+m.srv.URL, "DSH_LOG_LEVEL=debug", "DSH_MAX_TURN_REQUESTS=600", "DSH_CPUPROFILE="+os.Getenv("DSH_BENCH_PROFILE"))
 		e.noValidate = true
-		e.initialize(nil)
+		e.initialize(benchCaps())
 		s := e.newSession(dir)
 		var rss, live, hist []float64
 		for range 20 {
@@ -378,7 +378,7 @@ func BenchmarkLongSession(b *testing.B) {
 			e.updates, e.raw, e.stamps = nil, nil, nil
 			e.mu.Unlock()
 			rss = append(rss, float64(procTreeKiB(e.cmd.Process.Pid, "VmRSS")))
-			h, l := lastTurnEnd(b, e.stderr.String())
+			h, l := lastTurnEnd(b, e, len(rss))
 			hist, live = append(hist, h/1024), append(live, l/1024)
 		}
 		growth = (rss[19] - rss[4]) / 15
@@ -402,12 +402,15 @@ func BenchmarkLongSession(b *testing.B) {
 	b.ReportMetric(cpuPerReq, "bridge-cpu-µs/request")
 }
 
-// lastTurnEnd returns the history bytes and live heap bytes of the last
-// "turn ended" line in a bridge's debug log.
-func lastTurnEnd(b *testing.B, log string) (history, live float64) {
+// lastTurnEnd returns the history bytes and live heap bytes of the nth
+// "turn ended" line in a bridge's debug log, once it is there (stderr is
+// copied by its own goroutine: it may trail the prompt's answer).
+func lastTurnEnd(b *testing.B, e *editor, n int) (history, live float64) {
+	e.waitFor(func() bool { return strings.Count(e.stderr.String(), `msg="turn ended"`) >= n })
+	log := e.stderr.String()
 	i := strings.LastIndex(log, `msg="turn ended"`)
-	if i < 0 {
-		b.Fatalf("no turn ended line in the bridge's log")
+	if strings.Count(log, `msg="turn ended"`) != n {
+		b.Fatalf("%d turn ended lines after %d prompts", strings.Count(log, `msg="turn ended"`), n)
 	}
 	line, _, _ := strings.Cut(log[i:], "\n")
 	field := func(name string) float64 {
@@ -420,4 +423,14 @@ func lastTurnEnd(b *testing.B, log string) (history, live float64) {
 		return f
 	}
 	return field("historyBytes"), field("heapLiveBytes")
+}
+
+// benchCaps is what the benchmarks' client advertises: what dsh's own
+// editor extensions send (they draw cards from _meta.dsh, so a read's text
+// comes once), or with DSH_BENCH_PLAIN=1 nothing, as a plain ACP client.
+func benchCaps() map[string]any {
+	if os.Getenv("DSH_BENCH_PLAIN") == "1" {
+		return nil
+	}
+	return map[string]any{"_meta": map[string]any{"dsh": map[string]any{"version": 1}}}
 }

@@ -47,7 +47,7 @@ func BenchmarkReadCPU(b *testing.B) {
 	}
 	e := startEditor(b, "DSH_BASE_URL="+m.srv.URL, "DSH_LOG_LEVEL=error", "DSH_CPUPROFILE="+os.Getenv("DSH_BENCH_PROFILE"))
 	e.noValidate = true
-	e.initialize(nil)
+	e.initialize(benchCaps())
 	play := func(n int) (bridge, helper time.Duration, lat []time.Duration) {
 		mu.Lock()
 		reads = n

@@ -133,7 +133,7 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 		mode:     ModeDefault,
 		calls:    map[string]*callInfo{},
 		subCalls: map[string][]store.Event{},
-		env:      views.Env{Cwd: ws.Cwd(), TerminalOutput: caps.Meta["terminal_output"] == true, Tokenizer: s.cfg.Tokenizer},
+		env:      views.Env{Cwd: ws.Cwd(), TerminalOutput: caps.Meta["terminal_output"] == true, Cards: caps.rendersCards(), Tokenizer: s.cfg.Tokenizer},
 		caps:     caps,
 	}
 	ss.scope = s.reg.NewScope(ss.id, nil)

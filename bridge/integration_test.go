@@ -248,6 +248,8 @@ func TestBridge_ParallelReadsInModelOrder(t *testing.T) {
 	}
 	// The debug log says what the session holds once the turn is over:
 	// the user's prompt, the assistant's calls, five results, the answer.
+	// (stderr is copied by its own goroutine: it may trail the answer.)
+	h.waitFor(func() bool { return strings.Contains(h.stderr.String(), `msg="turn ended"`) })
 	i := strings.LastIndex(h.stderr.String(), `msg="turn ended"`)
 	line, _, _ := strings.Cut(h.stderr.String()[max(i, 0):], "\n")
 	if i < 0 || !strings.Contains(line, " stop=end_turn historyMessages=8 ") || strings.Contains(line, "historyBytes=0 ") || !strings.Contains(line, " heapLiveBytes=") {
@@ -671,4 +673,57 @@ func within(t *testing.T, ch chan message) message {
 		t.Fatal("no answer within 20 s")
 		return message{}
 	}
+}
+
+// A client that renders _meta.dsh cards (it says so in initialize) gets a
+// read's and a search's text once, in the card; its standard content is a
+// one-line summary. Other clients get the text as content, as ACP shows it.
+func TestBridge_CardClientsGetTheTextOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		caps  map[string]any
+		cards bool
+	}{
+		{"plain client", nil, false},
+		{"card client", map[string]any{"_meta": map[string]any{"dsh": map[string]any{"version": 1}}}, true},
+		{"a later card version", map[string]any{"_meta": map[string]any{"dsh": map[string]any{"version": 2}}}, false},
+		{"a malformed advertisement", map[string]any{"_meta": map[string]any{"dsh": true}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := setup(t, tc.caps, fakeTurn{calls: []fakeCall{
+				{"r1", "read", args("file_path", "f.go")},
+				{"g1", "grep", args("pattern", "distinctive")},
+			}})
+			h.file("f.go", "package f\n\n// a distinctive line\n")
+			if stop := h.prompt(h.session, "read"); stop != "end_turn" {
+				t.Fatalf("stop %q", stop)
+			}
+			for _, id := range []string{"r1", "g1"} {
+				ups := h.toolUpdates(id)
+				var done update
+				for _, u := range ups {
+					if u.Status == "completed" {
+						done = u
+					}
+				}
+				if done.Status == "" {
+					t.Fatalf("%s did not complete: %+v", id, ups)
+				}
+				content := string(done.Content)
+				if got := strings.Contains(content, "a distinctive line"); got == tc.cards {
+					t.Errorf("%s: text in the content %v, want %v: %s", id, got, !tc.cards, content)
+				}
+				if !strings.Contains(string(done.Raw), `"card":{"card":`) || strings.Count(string(done.Raw), "a distinctive line") != 1+btoi(!tc.cards) {
+					t.Errorf("%s: the card must carry the text (once more for a plain client): %s", id, done.Raw)
+				}
+			}
+		})
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -21,6 +21,14 @@ type clientCapabilities struct {
 	Meta map[string]any `json:"_meta"`
 }
 
+// rendersCards reports whether the client renders `_meta.dsh` cards: it
+// advertised `_meta.dsh.version` 1 (docs/meta-dsh.md). Such a client is
+// not sent a read's or a search's text twice.
+func (c clientCapabilities) rendersCards() bool {
+	d, ok := c.Meta["dsh"].(map[string]any)
+	return ok && d["version"] == float64(1)
+}
+
 type initializeParams struct {
 	ProtocolVersion    *int               `json:"protocolVersion"`
 	ClientCapabilities clientCapabilities `json:"clientCapabilities"`

@@ -23,6 +23,11 @@ type Env struct {
 	// Tokenizer, when set, gives read cards and programs their syntax
 	// tokens.
 	Tokenizer Tokenizer
+	// Cards is set when the client renders `_meta.dsh` cards (it advertised
+	// `clientCapabilities._meta.dsh.version` 1): the standard content of a
+	// result whose card already carries its text (read, search) is then a
+	// one-line summary instead of that text again.
+	Cards bool
 }
 
 // abs resolves p against the workspace.

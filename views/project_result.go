@@ -61,16 +61,20 @@ func Result(env Env, callID, name string, call card.CallView, view card.ResultVi
 		u.Meta = meta(DshMeta{Card: v, Changes: changes(env, v.Diffs)}, nil)
 	case *card.SearchMatches:
 		u.Title = v.Title
-		u.Content = []ToolCallContent{TextItem(matchesText(v))}
+		u.Content = []ToolCallContent{TextItem(env.textOrSummary(matchesText(v)))}
 		u.Meta = meta(DshMeta{Card: v}, nil)
 	case *card.SearchPaths:
 		u.Title = v.Title
-		u.Content = []ToolCallContent{TextItem(pathsText(v))}
+		u.Content = []ToolCallContent{TextItem(env.textOrSummary(pathsText(v)))}
 		u.Meta = meta(DshMeta{Card: v}, nil)
 	case *card.Read:
 		path := env.abs(v.Path)
 		u.Title = env.relTitle(v.Title, path)
-		u.Content = []ToolCallContent{TextItem(readText(v, path))}
+		if env.Cards {
+			u.Content = []ToolCallContent{TextItem(readSummary(v, env.relTitle(path, path)))}
+		} else {
+			u.Content = []ToolCallContent{TextItem(readText(v, path))}
+		}
 		u.Locations = []Location{{Path: path, Line: max(v.Offset, 1)}}
 		// Tokens come in a later update (ReadTokens), off the hot path.
 		u.Meta = meta(DshMeta{Card: v}, nil)
@@ -148,6 +152,25 @@ func pathsText(v *card.SearchPaths) string {
 		b.WriteString("\n- " + p)
 	}
 	return b.String()
+}
+
+// textOrSummary is a search result's standard text, or for a client that
+// renders the card (which lists the same matches or paths) its first line.
+func (e Env) textOrSummary(text string) string {
+	if !e.Cards {
+		return text
+	}
+	first, _, _ := strings.Cut(text, "\n")
+	return first
+}
+
+// readSummary is a read's standard content for a client that renders the
+// card, which carries the lines: which lines of the file were read.
+func readSummary(v *card.Read, path string) string {
+	if len(v.Lines) == 0 {
+		return readText(v, path)
+	}
+	return fmt.Sprintf("%s: lines %d-%d of %d.", path, v.Lines[0].Number, v.Lines[len(v.Lines)-1].Number, v.TotalLines)
 }
 
 // readText is the read window as a fenced code block in the file's

@@ -105,6 +105,7 @@ func TestProject(t *testing.T) {
 	plain := Env{Cwd: cwd}
 	zed := Env{Cwd: cwd, TerminalOutput: true}
 	editorTerm := Env{Cwd: cwd, TerminalID: "term-7"}
+	cards := Env{Cwd: cwd, Cards: true} // renders _meta.dsh itself
 	args := jsonv.MustParse(`{"file_path":"/work/project/src/main.go"}`)
 	readCall := &card.Generic{Title: "Read /work/project/src/main.go (10 - 12)", Kind: card.KindRead, Locations: []card.FileLocation{{Path: "/work/project/src/main.go", Line: 10}}}
 	term := &card.Terminal{Title: "go test ./...", Description: "Run the tests", Cwd: "sub"}
@@ -156,6 +157,10 @@ func TestProject(t *testing.T) {
 		{"read_go", plain, readCall, &card.Read{Title: "Read /work/project/src/main.go", Path: "/work/project/src/main.go", Offset: 10, Lines: goLines, TotalLines: 40, Lang: "go"}, false},
 		{"read_unknown_language", plain, readCall, &card.Read{Path: "/work/project/notes.zzz", Offset: 1, Lines: []card.ReadFileLine{{Number: 1, Text: "plain"}}, TotalLines: 1}, false},
 		{"read_empty_window", plain, readCall, &card.Read{Path: "/work/project/empty.txt", Offset: 1, Lines: []card.ReadFileLine{}, TotalLines: 0}, false},
+		{"read_go_card_client", cards, readCall, &card.Read{Title: "Read /work/project/src/main.go", Path: "/work/project/src/main.go", Offset: 10, Lines: goLines, TotalLines: 40, Lang: "go"}, false},
+		{"read_empty_window_card_client", cards, readCall, &card.Read{Path: "/work/project/empty.txt", Offset: 1, Lines: []card.ReadFileLine{}, TotalLines: 0}, false},
+		{"search_matches_card_client", cards, nil, &card.SearchMatches{Title: "Grep TODO", Files: []card.SearchFileMatches{{Path: "a.go", Matches: []card.SearchLineMatch{{LineNumber: 3, Line: "// TODO x"}}}}, Truncated: true, Total: 400}, false},
+		{"search_paths_card_client", cards, nil, &card.SearchPaths{Title: "Glob **/*.go", Paths: []string{"a.go", "b/c.go"}, Total: 2}, false},
 		{"web_search", plain, nil, &card.WebSearch{Title: "go generics", Answer: "Generics landed in Go 1.18.", Sources: []card.WebSource{{URL: "https://go.dev/blog/intro-generics", Title: "An Introduction To Generics", Snippet: "…", PublishedAt: "2022-03-22"}}, Truncated: true}, false},
 		{"web_fetch", plain, nil, &card.WebFetch{URL: "https://example.com", StatusCode: 200, Truncated: true}, false},
 	}

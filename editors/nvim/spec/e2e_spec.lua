@@ -71,6 +71,18 @@ describe("a chat with dsh-bridge", function()
     -- the script checks that the read saw the unsaved line
     assert.falsy(text:find("[model error", 1, true), text)
     assert.truthy(text:find("2 │ unsaved line", 1, true), text)
+    -- dsh.nvim draws cards and says so in initialize: the read's text came
+    -- once, in the card, and its standard content is a summary
+    local read
+    for _, b in pairs(chat.session.calls) do
+      if b.dsh.card and b.dsh.card.card == "read" then
+        read = b
+      end
+    end
+    assert.truthy(read, text)
+    local content = vim.json.encode(read.content or {})
+    assert.falsy(content:find("unsaved line", 1, true), content)
+    assert.truthy(content:find("lines 1-2 of 2", 1, true), content)
     assert.are.same({ "hello world", "saved by the agent" }, vim.api.nvim_buf_get_lines(file_buf, 0, -1, false))
     assert.is_false(vim.bo[file_buf].modified)
     assert.are.equal("hello world\nsaved by the agent\n", h.read(dir .. "/hello.txt"))

@@ -28,6 +28,11 @@ test("a real session's cards match the golden model", async () => {
   const model = s.blocks.map((b) =>
     b.kind === "tool" ? acp.cardView(b, (id) => ({ output: host.terminals.get(id).output.toString() })) : { kind: b.kind, text: b.text },
   );
+  // the extension draws cards from _meta.dsh and says so in initialize: the
+  // read's text came once, in the card; its standard content is a summary
+  const readContent = JSON.stringify(s.calls.get("read_1").content);
+  assert.ok(!readContent.includes("greets"), readContent);
+  assert.match(readContent, /main\.go: lines 1-6 of 6\./);
   const text = JSON.stringify(model, null, 1).replaceAll(dir, "/WORKSPACE");
   const golden = path.join(here, "golden", "cards.json");
   if (process.env.DSH_UPDATE === "1") writeFileSync(golden, text + "\n");

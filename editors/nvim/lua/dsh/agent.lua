@@ -136,6 +136,9 @@ local function capabilities()
   return {
     fs = { readTextFile = true, writeTextFile = true },
     terminal = true,
+    -- cards are drawn from _meta.dsh (docs/meta-dsh.md): the bridge then
+    -- sends a read's or a search's text once, in the card
+    _meta = { dsh = { version = 1 } },
   }
 end
 

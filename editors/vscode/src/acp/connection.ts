@@ -45,6 +45,9 @@ export interface StartOptions {
 const CAPABILITIES: acp.ClientCapabilities = {
   fs: { readTextFile: true, writeTextFile: true },
   terminal: true,
+  // Cards are drawn from _meta.dsh (docs/meta-dsh.md): the bridge then
+  // sends a read's or a search's text once, in the card.
+  _meta: { dsh: { version: 1 } },
 };
 
 export class AgentConnection {
