@@ -230,9 +230,14 @@ func (s *server) current() (*mcp.ClientSession, error) {
 		if why == nil {
 			why = errors.New("not connected")
 		}
-		return nil, fmt.Errorf("the MCP server %q is unavailable (%v); its tools cannot run until it is back", s.cfg.Name, why)
+		return nil, s.unavailable(why)
 	}
 	return s.session, nil
+}
+
+// unavailable is the error of a call the server cannot take, and why.
+func (s *server) unavailable(why error) error {
+	return fmt.Errorf("the MCP server %q is unavailable (%v); its tools cannot run until it is back", s.cfg.Name, why)
 }
 
 func (s *server) close() {

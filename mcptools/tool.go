@@ -101,6 +101,12 @@ func (s *server) call(ctx context.Context, tool, name, callID string, args jsonv
 	if ctx.Err() != nil {
 		return jsonv.Value{}, ctx.Err() // the SDK told the server (notifications/cancelled)
 	}
+	if errors.Is(err, mcp.ErrConnectionClosed) {
+		// The server went away before or during the call (a crash its
+		// watcher has not marked yet): the same failure as a call while
+		// it is down.
+		return jsonv.Value{}, s.unavailable(err)
+	}
 	if err != nil {
 		return jsonv.Value{}, fmt.Errorf("the MCP server %q failed the call: %w", s.cfg.Name, err)
 	}
