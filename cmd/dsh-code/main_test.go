@@ -5,9 +5,10 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/dsh-bridge/dsh-bridge/internal/proctest"
 )
 
 // TestServe_Confined serves a run in a child (this test binary again) and
@@ -28,9 +29,7 @@ func TestServe_Confined(t *testing.T) {
 		}
 		return
 	}
-	cmd := exec.Command(os.Args[0], "-test.run", "^TestServe_Confined$", "-test.v")
-	cmd.Env = append(os.Environ(), "DSH_CODE_CONFINE_CHILD=1")
-	out, err := cmd.CombinedOutput()
+	out, err := proctest.Child("TestServe_Confined", "DSH_CODE_CONFINE_CHILD=1")
 	if err != nil || !strings.Contains(string(out), "--- PASS: TestServe_Confined") {
 		t.Fatalf("the child: %v\n%s", err, out)
 	}

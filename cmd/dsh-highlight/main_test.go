@@ -3,11 +3,12 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/dsh-bridge/dsh-bridge/internal/proctest"
 )
 
 // TestYieldCPU runs yieldCPU in a child (this test binary again) and reads
@@ -22,19 +23,19 @@ func TestYieldCPU(t *testing.T) {
 		done := make(chan struct{})
 		go func() { // a thread of its own, started after the call
 			runtime.LockOSThread()
-			fmt.Println(niceOfThreads())
+			fmt.Println("niceness:", niceOfThreads())
 			close(done)
 		}()
 		<-done
 		os.Exit(0)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run", "^TestYieldCPU$")
-	cmd.Env = append(os.Environ(), "DSH_TEST_YIELD=1")
-	out, err := cmd.CombinedOutput()
+	out, err := proctest.Child("TestYieldCPU", "DSH_TEST_YIELD=1")
 	if err != nil {
 		t.Fatalf("child: %v\n%s", err, out)
 	}
-	nices := strings.Fields(strings.TrimSpace(string(out)))
+	_, line, _ := strings.Cut(string(out), "niceness:")
+	line, _, _ = strings.Cut(line, "\n")
+	nices := strings.Fields(line)
 	if len(nices) < 2 {
 		t.Fatalf("child threads: %q", out)
 	}
