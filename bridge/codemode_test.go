@@ -194,38 +194,34 @@ func (e *editor) contentOf(dir, rel string) string {
 	return string(b)
 }
 
+// runOneProgram runs code through run_code in a Code Mode session of a
+// bridge started with env, and returns what the model read of it.
+func runOneProgram(t *testing.T, code string, env ...string) string {
+	t.Helper()
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	m := newFakeModel(t,
+		fakeTurn{calls: []fakeCall{{"prog", "run_code", args("code", code, "description", "Run a program")}}},
+		fakeTurn{text: "Done."})
+	e := startEditor(t, append([]string{"DSH_BASE_URL=" + m.srv.URL, "DSH_TOOLS_MODE=code"}, env...)...)
+	e.initialize(nil)
+	if stop := e.prompt(e.newSession(dir), "run"); stop != "end_turn" {
+		t.Fatalf("stop %q", stop)
+	}
+	return (&harness{editor: e, model: m}).toolMessages(1)["prog"]
+}
+
 // TestBridge_CodeModeLimits: DSH_CODE_TIMEOUT stops a program that never
 // ends, and the model reads why; a cancelled turn stops a program and the
 // command it is running.
 func TestBridge_CodeModeLimits(t *testing.T) {
 	t.Run("timeout", func(t *testing.T) {
-		dir, _ := filepath.EvalSymlinks(t.TempDir())
-		m := newFakeModel(t,
-			fakeTurn{calls: []fakeCall{{"loop", "run_code", args("code", "console.log('spinning'); while (true) {}", "description", "Spin forever")}}},
-			fakeTurn{text: "It timed out."})
-		e := startEditor(t, "DSH_BASE_URL="+m.srv.URL, "DSH_TOOLS_MODE=code", "DSH_CODE_TIMEOUT=200ms")
-		e.initialize(nil)
-		s := e.newSession(dir)
-		if stop := e.prompt(s, "spin"); stop != "end_turn" {
-			t.Fatalf("stop %q", stop)
-		}
-		got := (&harness{editor: e, model: m}).toolMessages(1)["loop"]
+		got := runOneProgram(t, "console.log('spinning'); while (true) {}", "DSH_CODE_TIMEOUT=200ms")
 		if !strings.Contains(got, "code run failed (timeout): wall-clock ceiling reached (200ms)") || !strings.Contains(got, "Captured output:\nspinning") {
 			t.Errorf("the model read %q", got)
 		}
 	})
 	t.Run("no runner installed", func(t *testing.T) {
-		dir, _ := filepath.EvalSymlinks(t.TempDir())
-		m := newFakeModel(t,
-			fakeTurn{calls: []fakeCall{{"prog", "run_code", args("code", "return 1", "description", "Return one")}}},
-			fakeTurn{text: "No runner."})
-		e := startEditor(t, "DSH_BASE_URL="+m.srv.URL, "DSH_TOOLS_MODE=code", "DSH_CODE_RUNNER=off")
-		e.initialize(nil)
-		s := e.newSession(dir)
-		if stop := e.prompt(s, "run"); stop != "end_turn" {
-			t.Fatalf("stop %q", stop)
-		}
-		got := (&harness{editor: e, model: m}).toolMessages(1)["prog"]
+		got := runOneProgram(t, "return 1", "DSH_CODE_RUNNER=off")
 		if !strings.Contains(got, "code run failed (worker-exit): Code Mode's runner, dsh-code, is not installed") {
 			t.Errorf("the model read %q", got)
 		}

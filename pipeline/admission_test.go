@@ -2,7 +2,9 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -37,23 +39,13 @@ func TestAdmission(t *testing.T) {
 		adm := NewAdmission(1, time.Minute)
 		s := newSchedEnv(t, WithAdmission(adm))
 		hold := adm.Acquire(context.Background()) // another session's body
-		var mu sync.Mutex
-		var states []string
+		var log recorder
 		done := make(chan []registry.Result)
 		go func() {
-			done <- s.p.ExecuteBatch(context.Background(), s.scoped(calls("par 1", "par 1")), BatchOptions{
-				OnState: func(i int, st State, _ *registry.Result) {
-					mu.Lock()
-					states = append(states, st.String()+" "+string(rune('0'+i)))
-					mu.Unlock()
-				},
-			})
+			done <- s.p.ExecuteBatch(context.Background(), s.scoped(calls("par 1", "par 1")), BatchOptions{OnState: log.onState})
 		}()
 		time.Sleep(50 * time.Millisecond)
-		mu.Lock()
-		before := slices.Clone(states)
-		mu.Unlock()
-		if !slices.Equal(before, []string{"queued 0", "queued 1"}) {
+		if before := log.got(); !slices.Equal(before, []string{"0:queued", "1:queued"}) {
 			t.Errorf("before admission: %v, want both queued and nothing running", before)
 		}
 		hold()
@@ -61,9 +53,10 @@ func TestAdmission(t *testing.T) {
 		if got := values(rs); !slices.Equal(got, []string{"0", "1"}) {
 			t.Errorf("results %v", got)
 		}
+		states := log.got()
 		for i := range 2 {
-			run := slices.Index(states, "running "+string(rune('0'+i)))
-			fin := slices.Index(states, "finished "+string(rune('0'+i)))
+			run := slices.Index(states, fmt.Sprintf("%d:running", i))
+			fin := slices.Index(states, fmt.Sprintf("%d:finished", i))
 			if run < 0 || fin < run {
 				t.Errorf("call %d: running at %d, finished at %d in %v", i, run, fin, states)
 			}
@@ -74,25 +67,24 @@ func TestAdmission(t *testing.T) {
 		adm := NewAdmission(1, time.Minute)
 		s := newSchedEnv(t, WithAdmission(adm))
 		hold := adm.Acquire(context.Background()) // another session's body
-		var mu sync.Mutex
-		var running []int
+		var log recorder
 		done := make(chan []registry.Result)
 		go func() {
 			done <- s.p.ExecuteBatch(context.Background(), s.scoped(calls("par 1", "par 1", "par 1", "par 1", "par 1", "par 1", "par 1", "par 1")), BatchOptions{
 				MaxParallel: 8,
-				OnState: func(i int, st State, _ *registry.Result) {
-					if st == Running {
-						mu.Lock()
-						running = append(running, i)
-						mu.Unlock()
-					}
-				},
+				OnState:     log.onState,
 			})
 		}()
 		time.Sleep(20 * time.Millisecond) // every call waits for the slot
 		hold()
 		<-done
-		if !slices.Equal(running, []int{0, 1, 2, 3, 4, 5, 6, 7}) {
+		var running []string
+		for _, e := range log.got() {
+			if strings.HasSuffix(e, ":running") {
+				running = append(running, e)
+			}
+		}
+		if !slices.Equal(running, []string{"0:running", "1:running", "2:running", "3:running", "4:running", "5:running", "6:running", "7:running"}) {
 			t.Errorf("admitted in the order %v, want model order", running)
 		}
 	})

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -151,6 +152,11 @@ func (r *recorder) got() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.log)
+}
+
+// onState is an OnState that records "index:state" (from any goroutine).
+func (r *recorder) onState(i int, st State, _ *registry.Result) {
+	r.add(fmt.Sprintf("%d:%v", i, st))
 }
 
 // approver is a fake Approver returning a fixed outcome, with a hook.

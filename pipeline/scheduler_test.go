@@ -279,15 +279,9 @@ func TestBatch_CancellationAndBadCalls(t *testing.T) {
 // be Finished before call 2's pre-execute runs.
 func TestBatch_CommitsFinishedCallsBetweenStarts(t *testing.T) {
 	s := newSchedEnv(t)
-	var mu sync.Mutex
-	var states []string
-	log := func(e string) {
-		mu.Lock()
-		states = append(states, e)
-		mu.Unlock()
-	}
+	var log recorder
 	s.p.OnPreExecute(nil, func(_ context.Context, x registry.Execution, next func() (PreDecision, error)) (PreDecision, error) {
-		log("pre " + x.CallID)
+		log.add("pre " + x.CallID)
 		if x.CallID == "1" {
 			// call 0 (0 ms) ends meanwhile, and its goroutine hands it back
 			deadline := time.Now().Add(5 * time.Second)
@@ -298,14 +292,11 @@ func TestBatch_CommitsFinishedCallsBetweenStarts(t *testing.T) {
 		}
 		return next()
 	})
-	rs := s.p.ExecuteBatch(context.Background(), s.scoped(calls("par 0", "par 0", "par 0")), BatchOptions{
-		OnState: func(i int, st State, _ *registry.Result) { log(fmt.Sprintf("%d:%v", i, st)) },
-	})
+	rs := s.p.ExecuteBatch(context.Background(), s.scoped(calls("par 0", "par 0", "par 0")), BatchOptions{OnState: log.onState})
 	if got := values(rs); !slices.Equal(got, []string{"0", "1", "2"}) {
 		t.Fatalf("results %v", got)
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	states := log.got()
 	if f, p := indexOf(states, "0:finished"), indexOf(states, "pre 2"); f < 0 || f > p {
 		t.Errorf("call 0 finished after call 2 was prepared: %v", states)
 	}
