@@ -45,6 +45,18 @@ var (
 
 var customCache sync.Map // reflect.Type → bool
 
+var converterCache sync.Map // reflect.Type → bool
+
+// converts reports whether t is a [Converter] (cached, as customMarshal).
+func converts(t reflect.Type) bool {
+	if c, ok := converterCache.Load(t); ok {
+		return c.(bool)
+	}
+	c := t.Implements(converterType)
+	converterCache.Store(t, c)
+	return c
+}
+
 // customMarshal reports whether t decides its own JSON form (cached: the
 // method-set checks cost more than converting a small value).
 func customMarshal(t reflect.Type) bool {
@@ -78,6 +90,11 @@ func (c *converter) reflectValue(rv reflect.Value) (Value, error) {
 		return NullValue(), nil
 	}
 	t := rv.Type()
+	if converts(t) && (t.Kind() != reflect.Pointer || !rv.IsNil()) {
+		if v, ok := rv.Interface().(Converter).JSONValue(); ok {
+			return v, nil
+		}
+	}
 	if customMarshal(t) {
 		return viaJSON(rv.Interface())
 	}

@@ -147,22 +147,32 @@ func ObjectValue(members ...Member) (Value, error) {
 // newObject takes ownership of keys and vals and rejects duplicate keys.
 func newObject(keys []string, vals []Value) (Value, error) {
 	n := &node{kind: Object, keys: keys, items: vals}
+	if err := indexObject(n); err != nil {
+		return Value{}, err
+	}
+	return Value{n}, nil
+}
+
+// indexObject checks that object n's keys are unique and, for a larger
+// object, builds its key index.
+func indexObject(n *node) error {
+	keys := n.keys
 	if len(keys) >= IndexThreshold {
 		n.index = make(map[string]int, len(keys))
 		for i, k := range keys {
 			if _, dup := n.index[k]; dup {
-				return Value{}, errLossy("duplicate object key " + strconv.Quote(k))
+				return errLossy("duplicate object key " + strconv.Quote(k))
 			}
 			n.index[k] = i
 		}
-		return Value{n}, nil
+		return nil
 	}
 	for i := 1; i < len(keys); i++ {
 		if slices.Contains(keys[:i], keys[i]) {
-			return Value{}, errLossy("duplicate object key " + strconv.Quote(keys[i]))
+			return errLossy("duplicate object key " + strconv.Quote(keys[i]))
 		}
 	}
-	return Value{n}, nil
+	return nil
 }
 
 // IsValid reports whether v holds a value (is not the zero, absent Value).

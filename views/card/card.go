@@ -69,6 +69,37 @@ func (ls ReadLines) AppendJSON(dst []byte) ([]byte, error) {
 	return append(dst, ']'), nil
 }
 
+// readLineKeys are every line object's keys, shared (Values never change
+// their keys).
+var readLineKeys = []string{"number", "text"}
+
+// JSONValue builds the lines' Value in a few allocations (the typed read
+// output is converted for every read); false for text that is not valid
+// UTF-8, which the reflective walk replaces.
+func (ls ReadLines) JSONValue() (jsonv.Value, bool) {
+	if ls == nil {
+		return jsonv.NullValue(), true
+	}
+	b := jsonv.NewBlock(3*len(ls) + 1)
+	vals := make([]jsonv.Value, 3*len(ls)) // two members per line, then the lines
+	items := vals[2*len(ls):]
+	for i, l := range ls {
+		m := vals[2*i : 2*i+2 : 2*i+2]
+		m[0] = b.Int(int64(l.Number))
+		text, ok := b.String(l.Text)
+		if !ok {
+			return jsonv.Value{}, false
+		}
+		m[1] = text
+		o, err := b.Object(readLineKeys, m)
+		if err != nil {
+			return jsonv.Value{}, false
+		}
+		items[i] = o
+	}
+	return b.Array(items), true
+}
+
 // SearchLineMatch is one grep hit.
 type SearchLineMatch struct {
 	LineNumber int    `json:"lineNumber"`
