@@ -17,13 +17,13 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
-// record appends an event to the session log, if there is one. A failing
-// log is reported once and never stops the conversation.
-func (ss *Session) record(e store.Event) {
-	if ss.log == nil {
+// record appends events to the session log, if there is one, in one
+// write. A failing log is reported once and never stops the conversation.
+func (ss *Session) record(events ...store.Event) {
+	if ss.log == nil || len(events) == 0 {
 		return
 	}
-	if err := ss.log.Append(e); err != nil && !ss.logFailed {
+	if err := ss.log.Append(events...); err != nil && !ss.logFailed {
 		ss.logFailed = true
 		ss.srv.log.Error("session log append failed", "session", ss.id, "err", err)
 	}
@@ -46,20 +46,17 @@ func (ss *Session) recordTurn(resp model.Response, results []registry.Result) {
 			e.ToolCalls = append(e.ToolCalls, store.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
 		}
 	}
-	ss.record(e)
+	// The whole turn in one write.
+	events := []store.Event{e}
 	var contexts []store.Event
 	for i, r := range results {
-		for _, sub := range ss.takeSubCalls(resp.ToolCalls[i].ID) {
-			ss.record(sub)
-		}
-		ss.record(store.Event{Kind: store.KindToolResult, CallID: resp.ToolCalls[i].ID, Content: r.Content, IsError: r.IsError, Error: r.Error, Meta: r.Meta})
+		events = append(events, ss.takeSubCalls(resp.ToolCalls[i].ID)...)
+		events = append(events, store.Event{Kind: store.KindToolResult, CallID: resp.ToolCalls[i].ID, Content: r.Content, IsError: r.IsError, Error: r.Error, Meta: r.Meta})
 		for _, c := range r.AdditionalContexts {
 			contexts = append(contexts, store.Event{Kind: store.KindContext, Text: blocksText(c.Content)})
 		}
 	}
-	for _, c := range contexts {
-		ss.record(c)
-	}
+	ss.record(append(events, contexts...)...)
 }
 
 // replayTurn is one complete turn of a loaded log.

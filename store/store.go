@@ -13,6 +13,7 @@ package store
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -188,27 +189,38 @@ func (s *Store) Reopen(id string) (*Log, error) {
 	return &Log{f: f, path: path}, nil
 }
 
-// Append writes one event as one line (stamping At when zero).
-func (l *Log) Append(e Event) error {
-	if e.At.IsZero() {
-		e.At = time.Now().UTC()
-	}
+// Append writes events, one line each (stamping At when zero), in one
+// write: a turn's results cost one system call, not one per call. An
+// event that cannot be encoded is left out and its error returned; the
+// others are still written. A crash mid-write tears at most the last
+// line, which Load skips.
+func (l *Log) Append(events ...Event) error {
 	buf := bufpool.Get()
 	defer bufpool.Put(buf)
-	b, err := jsonv.AppendGo(*buf, e) // one pass: cards and values write themselves
-	*buf = b
-	if err != nil {
-		return err
+	var first error
+	for _, e := range events {
+		if e.At.IsZero() {
+			e.At = time.Now().UTC()
+		}
+		b, err := jsonv.AppendGo(*buf, e) // one pass: cards and values write themselves
+		if err != nil {
+			first = cmp.Or(first, err) // *buf still ends before e
+			continue
+		}
+		*buf = append(b, '\n')
 	}
-	b = append(b, '\n')
-	*buf = b
+	if len(*buf) == 0 {
+		return first
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil {
 		return os.ErrClosed
 	}
-	_, err = l.f.Write(b)
-	return err
+	if _, err := l.f.Write(*buf); err != nil {
+		return err
+	}
+	return first
 }
 
 // Sync flushes the log to stable storage.

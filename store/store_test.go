@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -132,5 +133,46 @@ func BenchmarkLoad1000(b *testing.B) {
 		if ev, _, err := s.Load("big"); err != nil || len(ev) != 4001 {
 			b.Fatal(err, len(ev))
 		}
+	}
+}
+
+// TestLog_AppendMany: a turn's events go in one call; one that cannot be
+// encoded is left out and reported, and the others are all written.
+func TestLog_AppendMany(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := s.Create("sess_1", Event{Cwd: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = l.Append(
+		Event{Kind: KindAssistant, Text: "reading", ToolCalls: []ToolCall{{ID: "c1", Name: "read"}, {ID: "c2", Name: "read"}, {ID: "c3", Name: "read"}}},
+		Event{Kind: KindToolResult, CallID: "c1", Content: []card.Content{card.Text("one")}},
+		Event{Kind: KindToolResult, CallID: "c2", Content: []card.Content{{}}}, // an absent value
+		Event{Kind: KindToolResult, CallID: "c3", Content: []card.Content{card.Text("three")}},
+	)
+	if err == nil {
+		t.Error("an unencodable event was not reported")
+	}
+	if err := l.Append(Event{Kind: KindTurnEnd, StopReason: "end_turn"}); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	got, rep, err := s.Load("sess_1")
+	if err != nil || len(rep.Skipped) != 0 {
+		t.Fatal(err, rep)
+	}
+	var ids []string
+	for _, e := range got {
+		ids = append(ids, e.Kind+":"+e.CallID)
+	}
+	want := []string{"session:", "assistant:", "tool/result:c1", "tool/result:c3", "turn/end:"}
+	if !slices.Equal(ids, want) {
+		t.Errorf("logged %v, want %v", ids, want)
+	}
+	if got[3].Content[0].TextValue() != "three" {
+		t.Errorf("c3 logged %+v", got[3].Content)
 	}
 }
