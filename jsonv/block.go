@@ -47,7 +47,9 @@ func (b *Block) alloc() *node {
 func (b *Block) Int(i int64) Value {
 	const maxDigits = 20 // "-9223372036854775808"
 	if cap(b.digits)-len(b.digits) < maxDigits {
-		b.digits = make([]byte, 0, max(4096, 8*cap(b.nodes)))
+		// About four digits a part (a file's line numbers); a full buffer
+		// is replaced by one twice its size.
+		b.digits = make([]byte, 0, max(2*cap(b.digits), 4*cap(b.nodes), 64))
 	}
 	start := len(b.digits)
 	b.digits = strconv.AppendInt(b.digits, i, 10)

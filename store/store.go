@@ -189,38 +189,50 @@ func (s *Store) Reopen(id string) (*Log, error) {
 	return &Log{f: f, path: path}, nil
 }
 
-// Append writes events, one line each (stamping At when zero), in one
-// write: a turn's results cost one system call, not one per call. An
-// event that cannot be encoded is left out and its error returned; the
-// others are still written. A crash mid-write tears at most the last
-// line, which Load skips.
+// appendChunk is how much Append encodes before it writes: a turn's
+// events leave in a few writes, and the pooled buffer stays small however
+// large the turn (a buffer grown to a whole turn's results was kept by the
+// pool, per concurrent session).
+const appendChunk = 64 << 10
+
+// Append writes events, one line each (stamping At when zero), in as few
+// writes as appendChunk allows: a turn's results cost a system call or
+// two, not one per call. An event that cannot be encoded is left out and
+// its error returned; the others are still written. A crash mid-write
+// tears at most the last line, which Load skips.
 func (l *Log) Append(events ...Event) error {
 	buf := bufpool.Get()
 	defer bufpool.Put(buf)
 	var first error
-	for _, e := range events {
+	for i, e := range events {
 		if e.At.IsZero() {
 			e.At = time.Now().UTC()
 		}
 		b, err := jsonv.AppendGo(*buf, e) // one pass: cards and values write themselves
 		if err != nil {
 			first = cmp.Or(first, err) // *buf still ends before e
+		} else {
+			*buf = append(b, '\n')
+		}
+		if len(*buf) == 0 || (len(*buf) < appendChunk && i < len(events)-1) {
 			continue
 		}
-		*buf = append(b, '\n')
+		if err := l.write(*buf); err != nil {
+			return err
+		}
+		*buf = (*buf)[:0]
 	}
-	if len(*buf) == 0 {
-		return first
-	}
+	return first
+}
+
+func (l *Log) write(b []byte) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil {
 		return os.ErrClosed
 	}
-	if _, err := l.f.Write(*buf); err != nil {
-		return err
-	}
-	return first
+	_, err := l.f.Write(b)
+	return err
 }
 
 // Sync flushes the log to stable storage.

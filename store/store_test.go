@@ -176,3 +176,33 @@ func TestLog_AppendMany(t *testing.T) {
 		t.Errorf("c3 logged %+v", got[3].Content)
 	}
 }
+
+// TestLog_AppendLargeTurn: a turn larger than one chunk is written whole,
+// in order.
+func TestLog_AppendLargeTurn(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := s.Create("sess_1", Event{Cwd: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []Event
+	for i := range 60 { // about 4 chunks
+		events = append(events, Event{Kind: KindToolResult, CallID: fmt.Sprint("c", i), Content: []card.Content{card.Text(strings.Repeat("x", 4096))}})
+	}
+	if err := l.Append(events...); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	got, rep, err := s.Load("sess_1")
+	if err != nil || len(rep.Skipped) != 0 || len(got) != 61 {
+		t.Fatalf("%d events, %v, %v", len(got), rep, err)
+	}
+	for i, e := range got[1:] {
+		if e.CallID != fmt.Sprint("c", i) || len(e.Content[0].TextValue()) != 4096 {
+			t.Fatalf("event %d: %s", i, e.CallID)
+		}
+	}
+}
