@@ -14,5 +14,7 @@
 //
 // [FromGo] snapshots Go data (maps, slices, scalars, and anything
 // encoding/json marshals) into a Value with the same rules, rejecting NaN,
-// infinities, negative zero and cycles.
+// infinities, negative zero and cycles. A type that implements [Converter]
+// builds its own Value, in bulk through a [Block] (a file's lines: a few
+// allocations instead of several per line).
 package jsonv
