@@ -139,15 +139,8 @@ func BenchmarkLoad1000(b *testing.B) {
 // TestLog_AppendMany: a turn's events go in one call; one that cannot be
 // encoded is left out and reported, and the others are all written.
 func TestLog_AppendMany(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "state"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := s.Create("sess_1", Event{Cwd: "/w"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = l.Append(
+	s, l := newLog(t)
+	err := l.Append(
 		Event{Kind: KindAssistant, Text: "reading", ToolCalls: []ToolCall{{ID: "c1", Name: "read"}, {ID: "c2", Name: "read"}, {ID: "c3", Name: "read"}}},
 		Event{Kind: KindToolResult, CallID: "c1", Content: []card.Content{card.Text("one")}},
 		Event{Kind: KindToolResult, CallID: "c2", Content: []card.Content{{}}}, // an absent value
@@ -180,14 +173,7 @@ func TestLog_AppendMany(t *testing.T) {
 // TestLog_AppendLargeTurn: a turn larger than one chunk is written whole,
 // in order.
 func TestLog_AppendLargeTurn(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "state"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := s.Create("sess_1", Event{Cwd: "/w"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, l := newLog(t)
 	var events []Event
 	for i := range 60 { // about 4 chunks
 		events = append(events, Event{Kind: KindToolResult, CallID: fmt.Sprint("c", i), Content: []card.Content{card.Text(strings.Repeat("x", 4096))}})
@@ -205,4 +191,18 @@ func TestLog_AppendLargeTurn(t *testing.T) {
 			t.Fatalf("event %d: %s", i, e.CallID)
 		}
 	}
+}
+
+// newLog opens a store in a fresh directory and creates a log in it.
+func newLog(t *testing.T) (*Store, *Log) {
+	t.Helper()
+	s, err := Open(filepath.Join(t.TempDir(), "state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := s.Create("sess_1", Event{Cwd: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, l
 }

@@ -9,16 +9,20 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 )
 
+// lineCases are the windows both encodings are checked on.
+var lineCases = []struct {
+	name  string
+	lines ReadLines
+}{
+	{"nil", nil},
+	{"empty", ReadLines{}},
+	{"plain", ReadLines{{1, "package main"}, {2, ""}}},
+	{"escapes", ReadLines{{7, "\t\"quoted\" \\ <tag> & \u2028 \x01 é 😀"}}},
+	{"many", manyLines(2000)},
+}
+
 func TestReadLines_AppendJSON(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		lines ReadLines
-	}{
-		{"nil", nil},
-		{"empty", ReadLines{}},
-		{"plain", ReadLines{{1, "package main"}, {2, ""}}},
-		{"escapes", ReadLines{{7, "\t\"quoted\" \\ <tag> & \u2028 \x01 é 😀"}}},
-	} {
+	for _, tc := range lineCases {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := tc.lines.AppendJSON([]byte("x"))
 			if err != nil || got[0] != 'x' {
@@ -41,16 +45,7 @@ func TestReadLines_AppendJSON(t *testing.T) {
 // reflective walk builds from the same lines (a plain slice, which has no
 // JSONValue), and gives way to the walk for invalid UTF-8.
 func TestReadLines_JSONValue(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		lines ReadLines
-	}{
-		{"nil", nil},
-		{"empty", ReadLines{}},
-		{"plain", ReadLines{{1, "package main"}, {2, ""}}},
-		{"escapes", ReadLines{{7, "\t\"quoted\" \\ <tag> & \u2028 \x01 é 😀"}}},
-		{"many", manyLines(2000)},
-	} {
+	for _, tc := range lineCases {
 		t.Run(tc.name, func(t *testing.T) {
 			got, ok := tc.lines.JSONValue()
 			if !ok {
