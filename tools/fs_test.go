@@ -29,6 +29,8 @@ func TestRead(t *testing.T) {
 				{"long line truncated", long + "\n", `{"file_path":"a.txt"}`, true, "", ""},
 				{"long CJK line cut inside a rune", "a" + strings.Repeat("中", 3000) + "\n", `{"file_path":"a.txt"}`, true, "", ""},
 				{"CJK line longer than the read buffer", "a" + strings.Repeat("中", 30000) + "\nend\n", `{"file_path":"a.txt"}`, true, "", ""},
+				{"emoji line longer than the read buffer", strings.Repeat("😀", 20000) + "\nend\n", `{"file_path":"a.txt"}`, true, "", ""},
+				{"emoji line cut inside the buffer", strings.Repeat("😀", 3000) + "\nend\n", `{"file_path":"a.txt"}`, true, "", ""},
 				{"offset past the end", "1\n2\n", `{"file_path":"a.txt","offset":5}`, false, "FS_NOT_FOUND", `offset 5 is out of range for "`},
 				{"fractional offset", "1\n", `{"file_path":"a.txt","offset":1.5}`, false, "", "offset must be a positive integer"},
 				{"zero limit", "1\n", `{"file_path":"a.txt","limit":0}`, false, "", "limit must be a positive integer"},

@@ -139,20 +139,23 @@ func window(br *bufio.Reader, in readInput, display string) (readValue, bool, er
 	return v, capped, nil
 }
 
+// lineKeep is how many bytes of a line are kept: enough UTF-8 for the
+// character cap plus one character, so that a cut line always overflows the
+// cap (and truncateLine marks it), whatever its characters' widths.
+const lineKeep = ReadMaxLineLength*4 + 4
+
 // readCappedLine returns the next line without its "\n" (and a CR before
-// it), keeping at most enough bytes to prove the line overflows the cap;
-// nil and io.EOF at the end. Lines the caller does not want are consumed
-// without being copied (and come back empty, not nil).
-// A line that fits the reader's buffer comes back as a slice of it, valid
-// until the next read.
+// it), keeping at most lineKeep bytes of it; nil and io.EOF at the end.
+// Lines the caller does not want are consumed without being copied (and
+// come back empty, not nil). A line that fits the reader's buffer comes
+// back as a slice of it, valid until the next read.
 func readCappedLine(br *bufio.Reader, want bool) ([]byte, error) {
-	const keep = ReadMaxLineLength*4 + 4 // enough UTF-8 bytes for the cap plus one rune
 	chunk, err := br.ReadSlice('\n')
 	if err == nil || err == io.EOF && len(chunk) > 0 {
 		if !want {
 			return []byte{}, nil
 		}
-		return trimEOL(cutAtRune(chunk, keep)), nil
+		return endLine(chunk), nil
 	}
 	line := []byte{} // zero-size: does not allocate
 	sawAny := false
@@ -161,7 +164,8 @@ func readCappedLine(br *bufio.Reader, want bool) ([]byte, error) {
 			chunk, err = br.ReadSlice('\n')
 		}
 		sawAny = sawAny || len(chunk) > 0
-		if room := keep - len(line); want && room > 0 {
+		// One byte past lineKeep, so that endLine sees the line was cut.
+		if room := lineKeep + 1 - len(line); want && room > 0 {
 			line = append(line, chunk[:min(len(chunk), room)]...)
 		}
 		if err == bufio.ErrBufferFull {
@@ -170,12 +174,22 @@ func readCappedLine(br *bufio.Reader, want bool) ([]byte, error) {
 		if err == io.EOF && !sawAny {
 			return nil, io.EOF
 		}
-		line = trimEOL(cutAtRune(line, keep-1)) // keep-1: only a cut line fills keep
+		line = endLine(line)
 		if err == io.EOF {
 			return line, nil
 		}
 		return line, err
 	}
+}
+
+// endLine is a line as returned: one longer than lineKeep bytes is cut
+// there, at a character boundary (so that it stays valid UTF-8); a whole
+// line loses its "\n" and a "\r" before it.
+func endLine(b []byte) []byte {
+	if len(b) > lineKeep {
+		return cutAtRune(b, lineKeep)
+	}
+	return trimEOL(b)
 }
 
 // trimEOL strips a line's "\n" and a "\r" before it.
