@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -280,15 +281,16 @@ func TestBatch_CancellationAndBadCalls(t *testing.T) {
 func TestBatch_CommitsFinishedCallsBetweenStarts(t *testing.T) {
 	s := newSchedEnv(t)
 	var log recorder
+	before := runtime.NumGoroutine()
 	s.p.OnPreExecute(nil, func(_ context.Context, x registry.Execution, next func() (PreDecision, error)) (PreDecision, error) {
 		log.add("pre " + x.CallID)
 		if x.CallID == "1" {
-			// call 0 (0 ms) ends meanwhile, and its goroutine hands it back
+			// Call 0 (0 ms) ends meanwhile: its goroutine hands it back
+			// (on a buffered channel) and exits, which is what is awaited.
 			deadline := time.Now().Add(5 * time.Second)
-			for indexOf(s.rec.got(), "end 0") < 0 && time.Now().Before(deadline) {
+			for (indexOf(s.rec.got(), "end 0") < 0 || runtime.NumGoroutine() > before) && time.Now().Before(deadline) {
 				time.Sleep(time.Millisecond)
 			}
-			time.Sleep(20 * time.Millisecond)
 		}
 		return next()
 	})
