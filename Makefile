@@ -3,10 +3,11 @@ GO ?= go
 .PHONY: build demo test deps vet bench fuzz mutate test-nvim deps-nvim test-vscode deps-vscode vsix code-server
 
 # build puts dsh-bridge and its helpers side by side in bin/: dsh-highlight
-# (syntax tokens) and dsh-code (Code Mode's runner). The bridge looks for
-# them next to itself, then on PATH.
+# (syntax tokens), dsh-code (Code Mode's runner) and dsh-markdown
+# (web_fetch's HTML to Markdown). The bridge looks for them next to
+# itself, then on PATH.
 build:
-	$(GO) build -o bin/ ./cmd/dsh-bridge ./cmd/dsh-highlight ./cmd/dsh-code
+	$(GO) build -o bin/ ./cmd/dsh-bridge ./cmd/dsh-highlight ./cmd/dsh-code ./cmd/dsh-markdown
 
 # demo watches a scripted agent fix a bug in a scratch project.
 demo: build
@@ -55,7 +56,7 @@ deps-nvim:
 # inside headless Neovim against the real binary, and the tmux screen test.
 NVIM_TEST_DIR ?= $(or $(TMPDIR),/tmp)/dsh-bridge-nvim-test
 test-nvim: deps-nvim
-	$(GO) build -o $(NVIM_TEST_DIR)/ ./cmd/dsh-bridge ./cmd/dsh-highlight ./cmd/dsh-code
+	$(GO) build -o $(NVIM_TEST_DIR)/ ./cmd/dsh-bridge ./cmd/dsh-highlight ./cmd/dsh-code ./cmd/dsh-markdown
 	cd editors/nvim && luacheck -q lua plugin spec
 	cd editors/nvim && DSH_BRIDGE_BIN=$(NVIM_TEST_DIR)/dsh-bridge \
 		timeout 600 nvim --headless -u NONE -i NONE -c 'luafile spec/runner.lua'
@@ -85,11 +86,11 @@ deps-vscode:
 code-server:
 	$(VSCODE)/scripts/install-code-server.sh $(CODE_SERVER_DIR)
 
-# vsix builds the Go binaries (the bridge and its two helpers) for linux-x64
+# vsix builds the Go binaries (the bridge and its three helpers) for linux-x64
 # into the extension, bundles the
 # extension, and packages it (offline).
 vsix:
-	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -trimpath -o $(VSCODE)/bin/ ./cmd/dsh-bridge ./cmd/dsh-highlight ./cmd/dsh-code
+	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -trimpath -o $(VSCODE)/bin/ ./cmd/dsh-bridge ./cmd/dsh-highlight ./cmd/dsh-code ./cmd/dsh-markdown
 	cd $(VSCODE) && npm run --silent build && mkdir -p dist-vsix && \
 		npx vsce package --no-dependencies --out dist-vsix/dsh-bridge-$(VSCODE_VERSION).vsix
 

@@ -46,9 +46,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "dsh-bridge")
-	// dsh-highlight and dsh-code go next to the bridge, where it finds them.
-	if out, err := exec.Command("go", "build", "-o", dir+"/", "../cmd/dsh-bridge", "../cmd/dsh-highlight", "../cmd/dsh-code").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building dsh-bridge, dsh-highlight and dsh-code: %v\n%s", err, out)
+	// The helpers go next to the bridge, where it finds them.
+	if out, err := exec.Command("go", "build", "-o", dir+"/", "../cmd/dsh-bridge", "../cmd/dsh-highlight", "../cmd/dsh-code", "../cmd/dsh-markdown").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building dsh-bridge and its helpers: %v\n%s", err, out)
 		os.Exit(1)
 	}
 	if b := os.Getenv("DSH_BENCH_BRIDGE"); b != "" {

@@ -121,6 +121,20 @@ func TestBridge_PermissionsHold(t *testing.T) {
 			t.Errorf("the model got %q; the denied host was hit %d times", got, hits)
 		}
 	})
+	t.Run("a fetched page reaches the model as Markdown", func(t *testing.T) {
+		// dsh-markdown converts it, found next to the bridge as installed.
+		page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<html><body><h1>Title</h1><p>a <a href="/x">link</a></p><script>evil()</script></body></html>`)
+		}))
+		defer page.Close()
+		h := setupWorkspace(t, "", `{"permissions":{"allow":["web_fetch(domain:127.0.0.1)"]}}`, nil,
+			fakeTurn{calls: []fakeCall{{"f", "web_fetch", args("url", page.URL)}}}, fakeTurn{text: "ok"})
+		h.prompt(h.session, "x")
+		if got := h.toolMessages(1)["f"]; !strings.Contains(got, "# Title") || !strings.Contains(got, "[link](/x)") || strings.Contains(got, "<h1>") || strings.Contains(got, "evil()") {
+			t.Errorf("the model got %q", got)
+		}
+	})
 	t.Run("sandboxed commands cannot write outside the workspace", func(t *testing.T) {
 		home, _ := os.UserHomeDir()
 		probe := filepath.Join(home, ".dsh-bridge-sandbox-probe")

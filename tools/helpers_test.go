@@ -8,6 +8,7 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/internal/proctest"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -24,7 +25,38 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestMain(m *testing.M) {
 	sandbox.Main(sandbox.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}) // this test binary is also the sandbox helper
-	goleak.VerifyTestMain(m)
+	// web_fetch converts HTML in the real dsh-markdown, built once here.
+	dir, err := os.MkdirTemp("", "dsh-markdown-test")
+	if err != nil {
+		panic(err)
+	}
+	bin := filepath.Join(dir, "dsh-markdown")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/dsh-markdown").CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		panic("building dsh-markdown: " + err.Error() + "\n" + string(out))
+	}
+	os.Setenv("DSH_MARKDOWN", bin)
+	code := m.Run()
+	os.RemoveAll(dir)
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			os.Stderr.WriteString("leaked goroutines: " + err.Error() + "\n")
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// touchMarkdownSources opens dsh-markdown's sources inside a test: it is
+// built with go build, which the test cache cannot see, and files a test
+// opens are part of its cache key.
+func touchMarkdownSources(t *testing.T) {
+	files, _ := filepath.Glob("../cmd/dsh-markdown/*.go")
+	for _, f := range files {
+		if _, err := os.ReadFile(f); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // editorHost is a fake editor: a real Host whose reads see unsaved buffers

@@ -27,6 +27,8 @@ type Options struct {
 	// FetchHop, when set, judges every redirect web_fetch would follow; an
 	// error stops the fetch with that message.
 	FetchHop func(ctx context.Context, from, to *url.URL) error
+	// Markdown converts fetched HTML pages; nil: [HelperMarkdown].
+	Markdown MarkdownFunc
 }
 
 // Names lists the built-in tools in registration order.
@@ -74,7 +76,11 @@ func Register(reg *registry.Registry, scope *registry.Scope, opt Options) (dispo
 	if err != nil {
 		return nil, err
 	}
-	wf, err := newWebFetch(client)
+	markdown := opt.Markdown
+	if markdown == nil {
+		markdown = HelperMarkdown
+	}
+	wf, err := newWebFetch(client, markdown)
 	if err != nil {
 		return nil, err
 	}

@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
@@ -71,7 +70,7 @@ type hopError struct{ err error }
 func (e *hopError) Error() string { return e.err.Error() }
 func (e *hopError) Unwrap() error { return e.err }
 
-func fetch(ctx context.Context, client *http.Client, raw string) (fetchValue, error) {
+func fetch(ctx context.Context, client *http.Client, markdown MarkdownFunc, raw string) (fetchValue, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fetchValue{}, errors.New("url must be an absolute http or https URL")
@@ -105,9 +104,17 @@ func fetch(ctx context.Context, client *http.Client, raw string) (fetchValue, er
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	text := string(data)
 	if mt == "text/html" || mt == "application/xhtml+xml" || (mt == "" && strings.Contains(strings.ToLower(text[:min(len(text), 512)]), "<html")) {
-		md, err := htmltomarkdown.ConvertString(text)
-		if err == nil {
+		// At most FetchMaxText is kept below; UTFMax more lets the cut
+		// there find a character boundary.
+		md, more, err := markdown(ctx, text, FetchMaxText+utf8.UTFMax)
+		switch {
+		case err == nil:
 			text, v.Body.Kind = md, "html"
+			v.Truncated = v.Truncated || more
+		case ctx.Err() != nil:
+			return fetchValue{}, ctx.Err()
+		case !errors.Is(err, ErrNoMarkdown):
+			slog.Warn("web_fetch: the page's HTML is returned unconverted", "url", v.URL, "err", err)
 		}
 	} else if !utf8.ValidString(text) && !strings.HasPrefix(mt, "text/") {
 		return fetchValue{}, registry.NewError("WebError", "WEB_NOT_TEXT", fmt.Sprintf("%s is not text (%s)", v.URL, mt))
@@ -124,7 +131,7 @@ func fetch(ctx context.Context, client *http.Client, raw string) (fetchValue, er
 	return v, nil
 }
 
-func newWebFetch(client *http.Client) (*registry.Tool, error) {
+func newWebFetch(client *http.Client, markdown MarkdownFunc) (*registry.Tool, error) {
 	return registry.Define(registry.TypedTool[fetchArgs, fetchValue]{
 		Name:        "web_fetch",
 		Description: "Fetch a web page or text resource over http(s) and return its readable text (HTML is converted to Markdown).",
@@ -133,7 +140,7 @@ func newWebFetch(client *http.Client) (*registry.Tool, error) {
 			if strings.TrimSpace(a.URL) == "" {
 				return fetchValue{}, errors.New("url must be a non-empty string")
 			}
-			return fetch(ctx, client, a.URL)
+			return fetch(ctx, client, markdown, a.URL)
 		},
 		Render: func(_ fetchArgs, v fetchValue) ([]card.Content, error) {
 			head := fmt.Sprintf("URL: %s\nStatus: %d\n\n", v.URL, v.StatusCode)

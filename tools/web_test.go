@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/dsh-bridge/dsh-bridge/pipeline"
 	"github.com/dsh-bridge/dsh-bridge/registry"
@@ -15,10 +16,19 @@ import (
 )
 
 func TestWebFetch(t *testing.T) {
+	touchMarkdownSources(t)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/page", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, `<html><head><title>T</title><script>evil()</script></head><body><h1>Hello</h1><p>Some <b>bold</b> text and a <a href="/x">link</a>.</p></body></html>`)
+	})
+	mux.HandleFunc("/long", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<html><body>")
+		for i := range 4000 { // about 150 KB of Markdown, three-byte characters
+			fmt.Fprintf(w, "<p>段落 %d：日本語のテキスト</p>", i)
+		}
+		fmt.Fprint(w, "</body></html>")
 	})
 	mux.HandleFunc("/plain", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
@@ -48,6 +58,7 @@ func TestWebFetch(t *testing.T) {
 		code       string
 	}{
 		{"html becomes markdown", "/page", []string{"# Hello", "**bold**", "[link](/x)"}, []string{"evil()", "<p>"}, 200, false, ""},
+		{"long html cut", "/long", []string{"段落 0：日本語のテキスト", "(The content was truncated.)"}, []string{"<p>", "段落 3999"}, 200, true, ""},
 		{"plain text", "/plain", []string{"just text"}, nil, 200, false, ""},
 		{"redirect followed", "/redirect", []string{"URL: " + srv.URL + "/plain", "just text"}, nil, 200, false, ""},
 		{"error status is a result", "/missing", []string{"Status: 404", "gone"}, nil, 404, false, ""},
@@ -77,6 +88,9 @@ func TestWebFetch(t *testing.T) {
 			wf, ok := res.(*card.WebFetch)
 			if !ok || wf.StatusCode != tc.status || wf.Truncated != tc.truncated {
 				t.Errorf("card %#v", res)
+			}
+			if body := fetchedBody(t, r); len(body) > FetchMaxText || !utf8.ValidString(body) {
+				t.Errorf("body of %d bytes (cap %d), valid UTF-8 %v", len(body), FetchMaxText, utf8.ValidString(body))
 			}
 		})
 	}

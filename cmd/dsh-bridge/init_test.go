@@ -56,15 +56,17 @@ func buildBinary(t *testing.T) string {
 // each in the one helper that needs it: chroma's lexers (17 ms and 2.7 MB
 // at every start, and every supervised command's) only in dsh-highlight;
 // esbuild and goja (16 MB of binary, 4 ms and 10 MiB at start) only in
-// dsh-code.
+// dsh-code; the HTML parser (x/net/html's entity table, 0.7 ms at every
+// start) only in dsh-markdown.
 func TestStartup_HelpersStayOut(t *testing.T) {
 	engines := map[string]string{
 		"github.com/alecthomas/chroma/v2/lexers": "../dsh-highlight",
 		"github.com/evanw/esbuild/pkg/api":       "../dsh-code",
 		"github.com/dop251/goja":                 "../dsh-code",
+		"golang.org/x/net/html":                  "../dsh-markdown",
 	}
 	deps := map[string]string{}
-	for _, pkg := range []string{".", "../dsh-highlight", "../dsh-code"} {
+	for _, pkg := range []string{".", "../dsh-highlight", "../dsh-code", "../dsh-markdown"} {
 		out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go list: %v\n%s", err, out)

@@ -1,5 +1,5 @@
 // Package helperbin finds and starts dsh-bridge's helper binaries
-// (dsh-highlight, dsh-code), which are installed next to it.
+// (dsh-highlight, dsh-code, dsh-markdown), which are installed next to it.
 package helperbin
 
 import (

@@ -178,6 +178,7 @@ describe("commands", function()
       "dsh-bridge 0.1.0-dev (ACP v1)",
       "syntax highlighter: " .. vim.fn.fnamemodify(h.bin, ":h") .. "/dsh-highlight",
       "Code Mode runner: " .. vim.fn.fnamemodify(h.bin, ":h") .. "/dsh-code",
+      "HTML converter: " .. vim.fn.fnamemodify(h.bin, ":h") .. "/dsh-markdown",
       "no API key needed: the model is a script",
       "nvim_open_term (live terminals)",
       "running: dsh-bridge",

@@ -16,8 +16,8 @@ export function bin() {
   if (process.env.DSH_BRIDGE_BIN) return process.env.DSH_BRIDGE_BIN;
   if (!built) {
     built = path.join(tmpdir(), "dsh-bridge-vscode-test", "dsh-bridge");
-    // dsh-highlight and dsh-code go next to the bridge, where it finds them.
-    execFileSync("go", ["build", "-o", path.dirname(built) + "/", "./cmd/dsh-bridge", "./cmd/dsh-highlight", "./cmd/dsh-code"], { cwd: root, stdio: "inherit" });
+    // The helpers go next to the bridge, where it finds them.
+    execFileSync("go", ["build", "-o", path.dirname(built) + "/", "./cmd/dsh-bridge", "./cmd/dsh-highlight", "./cmd/dsh-code", "./cmd/dsh-markdown"], { cwd: root, stdio: "inherit" });
   }
   return built;
 }

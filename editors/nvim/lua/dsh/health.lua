@@ -20,6 +20,8 @@ local helpers = {
     off = "syntax tokens are off", without = "read cards come without syntax colours" },
   { name = "dsh-code", env = "DSH_CODE_RUNNER", what = "Code Mode runner",
     off = "Code Mode's runner is off", without = "run_code fails (Code Mode)" },
+  { name = "dsh-markdown", env = "DSH_MARKDOWN", what = "HTML converter",
+    off = "HTML conversion is off", without = "web_fetch returns pages as raw HTML" },
 }
 
 -- check_helpers finds each helper as the bridge does: $ENV, else next to
@@ -39,7 +41,8 @@ function M.check_helpers(bin, cfg, ok, warn, info)
         ok(hp.what .. ": " .. found)
       else
         warn(("no %s next to the binary or on PATH: %s"):format(hp.name, hp.without),
-          { "build it beside dsh-bridge: go build -o DIR/ ./cmd/dsh-bridge ./cmd/dsh-highlight ./cmd/dsh-code" })
+          { "build it beside dsh-bridge: go build -o DIR/ ./cmd/dsh-bridge ./cmd/dsh-highlight"
+              .. " ./cmd/dsh-code ./cmd/dsh-markdown" })
       end
     end
   end
@@ -63,7 +66,8 @@ function M.check()
     err(("%s is not executable or not on PATH"):format(bin),
       { "install it and its helpers: go install github.com/dsh-bridge/dsh-bridge/cmd/dsh-bridge@latest"
           .. " github.com/dsh-bridge/dsh-bridge/cmd/dsh-highlight@latest"
-          .. " github.com/dsh-bridge/dsh-bridge/cmd/dsh-code@latest",
+          .. " github.com/dsh-bridge/dsh-bridge/cmd/dsh-code@latest"
+          .. " github.com/dsh-bridge/dsh-bridge/cmd/dsh-markdown@latest",
         "or set require('dsh').setup({ cmd = { '/path/to/dsh-bridge' } })" })
   else
     local out = vim.fn.system({ path, "version" })

@@ -108,8 +108,8 @@ try {
   for (const vsix of [path.resolve(args.vsix), harness])
     execFileSync(codeServer, ["--extensions-dir", dirs.ext, "--user-data-dir", dirs.data, "--install-extension", vsix], { stdio: "pipe" });
   // The installed extension carries the bridge and, next to it, the
-  // helpers it starts: the highlighter (syntax tokens) and Code Mode's
-  // runner; all three must run.
+  // helpers it starts: the highlighter (syntax tokens), Code Mode's
+  // runner and the HTML converter; all four must run.
   const installed = fs.readdirSync(dirs.ext).find((d) => d.startsWith("dsh-bridge.dsh-bridge-"));
   if (!installed) throw new Error(`the extension is not installed in ${dirs.ext}`);
   const bin = path.join(dirs.ext, installed, "bin");
@@ -121,6 +121,9 @@ try {
   const ran = execFileSync(path.join(bin, "dsh-code"), { input: run, encoding: "utf8" }).split("\n");
   if (ran[0] !== "dsh-code 1" || JSON.stringify(JSON.parse(ran[1])) !== JSON.stringify({ outcome: { result: 42 } }))
     throw new Error(`the packaged dsh-code does not run a program: ${ran.join(" | ")}`);
+  const md = execFileSync(path.join(bin, "dsh-markdown"), { input: "<h1>Hi</h1>", encoding: "utf8" });
+  if (md !== "# Hi")
+    throw new Error(`the packaged dsh-markdown does not convert a page: ${JSON.stringify(md)}`);
   const port = await freePort();
   const started = Date.now();
   start(codeServer, ["--bind-addr", `127.0.0.1:${port}`, "--auth", "none", "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",

@@ -1,0 +1,132 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dsh-bridge/dsh-bridge/registry"
+)
+
+// fetchedBody is the content of a successful web_fetch's typed value.
+func fetchedBody(t *testing.T, r registry.Result) string {
+	t.Helper()
+	body, _ := r.Value.Get("body")
+	content, ok := body.Get("content")
+	if !ok {
+		t.Fatalf("no body.content in %s", r.Value)
+	}
+	return content.Str()
+}
+
+// TestWebFetch_Markdown covers what web_fetch does with its converter's
+// answers, through the tool.
+func TestWebFetch_Markdown(t *testing.T) {
+	const page = `<html><body><h1>Hello</h1></body></html>`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/plain" {
+			w.Header().Set("Content-Type", "text/plain")
+			fmt.Fprint(w, "<h1>not a page</h1>")
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, page)
+	}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		name      string
+		path      string
+		convert   MarkdownFunc
+		kind      string
+		body      string
+		truncated bool
+		code      string
+	}{
+		{"converted", "/", func(context.Context, string, int) (string, bool, error) { return "# Hello\n", false, nil }, "html", "# Hello\n", false, ""},
+		{"the converter kept its limit", "/", func(context.Context, string, int) (string, bool, error) { return "# Hel", true, nil }, "html", "# Hel", true, ""},
+		{"no helper: the HTML as it came", "/", func(context.Context, string, int) (string, bool, error) { return "", false, ErrNoMarkdown }, "text", page, false, ""},
+		{"a failed conversion: the HTML as it came", "/", func(context.Context, string, int) (string, bool, error) {
+			return "", false, errors.New("dsh-markdown: exit status 1")
+		}, "text", page, false, ""},
+		{"plain text is not converted", "/plain", func(context.Context, string, int) (string, bool, error) {
+			panic("the converter ran on text/plain")
+		}, "text", "<h1>not a page</h1>", false, ""},
+		{"cancelled while converting", "/", func(ctx context.Context, _ string, _ int) (string, bool, error) {
+			cancelFetch()
+			<-ctx.Done()
+			return "", false, ctx.Err()
+		}, "", "", false, registry.CodeAborted},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, LocalHost{}, func(o *Options) { o.HTTP, o.Markdown = srv.Client(), tc.convert })
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			cancelFetch = cancel
+			r := e.callCtx(ctx, "web_fetch", `{"url":"`+srv.URL+tc.path+`"}`)
+			if tc.code != "" {
+				wantErr(t, r, tc.code, "")
+				return
+			}
+			wantOK(t, r)
+			body, _ := r.Value.Get("body")
+			kind, _ := body.Get("kind")
+			truncated, _ := r.Value.Get("truncated")
+			if got := fetchedBody(t, r); got != tc.body || kind.Str() != tc.kind || truncated.Bool() != tc.truncated {
+				t.Errorf("body %q kind %q truncated %v, want %q %q %v", got, kind.Str(), truncated.Bool(), tc.body, tc.kind, tc.truncated)
+			}
+		})
+	}
+}
+
+// cancelFetch ends the fetch of the running subtest.
+var cancelFetch context.CancelFunc
+
+// TestRunMarkdown runs the helper protocol against the real dsh-markdown
+// and against scripts standing in for a broken one.
+func TestRunMarkdown(t *testing.T) {
+	touchMarkdownSources(t)
+	script := func(body string) string {
+		p := filepath.Join(t.TempDir(), "fake-markdown")
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	real := os.Getenv("DSH_MARKDOWN")
+	ctx := context.Background()
+
+	t.Run("the real helper", func(t *testing.T) {
+		md, more, err := runMarkdown(ctx, real, `<p>Some <b>bold</b> text</p>`, 1000)
+		if err != nil || more || md != "Some **bold** text" {
+			t.Fatalf("got %q more=%v err=%v", md, more, err)
+		}
+	})
+	t.Run("output past the limit is dropped and reported", func(t *testing.T) {
+		md, more, err := runMarkdown(ctx, script("cat >/dev/null; head -c 10000000 /dev/zero"), "x", 4096)
+		if err != nil || !more || len(md) != 4096 {
+			t.Fatalf("kept %d bytes, more=%v, err=%v", len(md), more, err)
+		}
+	})
+	t.Run("a failure says why", func(t *testing.T) {
+		_, _, err := runMarkdown(ctx, script("echo 'the parser broke' >&2; exit 1"), "x", 100)
+		if err == nil || !strings.Contains(err.Error(), "the parser broke") {
+			t.Fatalf("err %v", err)
+		}
+	})
+	t.Run("cancellation kills it", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(ctx)
+		time.AfterFunc(50*time.Millisecond, cancel)
+		start := time.Now()
+		_, _, err := runMarkdown(ctx, script("exec sleep 60"), "x", 100)
+		if !errors.Is(err, context.Canceled) || time.Since(start) > 5*time.Second {
+			t.Fatalf("err %v after %v", err, time.Since(start))
+		}
+	})
+}
