@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
 // vcsDirs are never searched.
@@ -53,19 +52,17 @@ func (m globMatcher) match(rel string) bool {
 
 // loadIgnore reads the patterns of one directory's .gitignore and .ignore,
 // scoped to that directory (domain: its path from the walk root).
-func loadIgnore(absDir string, domain []string) []gitignore.Pattern {
-	var out []gitignore.Pattern
+func loadIgnore(absDir string, domain []string) []ignorePattern {
+	var out []ignorePattern
 	for _, name := range []string{".gitignore", ".ignore"} {
 		data, err := os.ReadFile(filepath.Join(absDir, name))
 		if err != nil {
 			continue
 		}
 		for _, line := range strings.Split(string(data), "\n") {
-			line = strings.TrimSuffix(line, "\r")
-			if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-				continue
+			if p, ok := parseIgnore(line, domain); ok {
+				out = append(out, p)
 			}
-			out = append(out, gitignore.ParsePattern(line, domain))
 		}
 	}
 	return out
@@ -83,7 +80,7 @@ type walkOptions struct {
 // walkFiles calls fn for every regular file under root, in lexical order,
 // with its slash path relative to root. VCS directories are skipped.
 func walkFiles(root string, opt walkOptions, fn func(abs, rel string, d fs.DirEntry) error) error {
-	var patterns []gitignore.Pattern
+	var patterns ignoreMatcher
 	if opt.gitignore {
 		patterns = loadIgnore(root, nil)
 	}
@@ -98,7 +95,7 @@ func walkFiles(root string, opt walkOptions, fn func(abs, rel string, d fs.DirEn
 			patterns = append(patterns, loadIgnore(abs, parts)...)
 		}
 		defer func() { patterns = patterns[:mark] }()
-		matcher := gitignore.NewMatcher(patterns)
+		matcher := patterns
 		for _, e := range entries {
 			name := e.Name()
 			if !opt.hidden && strings.HasPrefix(name, ".") {
@@ -109,7 +106,7 @@ func walkFiles(root string, opt walkOptions, fn func(abs, rel string, d fs.DirEn
 				continue
 			}
 			child := append(parts[:len(parts):len(parts)], name)
-			if opt.gitignore && len(patterns) > 0 && matcher.Match(child, isDir) {
+			if opt.gitignore && len(patterns) > 0 && matcher.match(child, isDir) {
 				continue
 			}
 			childAbs := filepath.Join(abs, name)
