@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -63,7 +64,7 @@ func NewChat(c ChatConfig) (*Chat, error) {
 	}
 	hc := c.HTTPClient
 	if hc == nil {
-		hc = http.DefaultClient // no overall timeout: a stream lasts as long as the answer
+		hc = defaultClient()
 	}
 	base := strings.TrimSuffix(c.BaseURL, "/")
 	if base == "" {
@@ -144,12 +145,14 @@ func (c *Chat) backoff(attempt int, retryAfter time.Duration) time.Duration {
 }
 
 func (c *Chat) post(ctx context.Context, path string, parts [][]byte, size int) (*http.Response, error) {
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, &partsReader{parts: parts})
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, nil)
 	if err != nil {
 		return nil, err
 	}
-	hr.ContentLength = int64(size)
-	hr.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(&partsReader{parts: parts}), nil }
+	// The body is the partsReader itself, not wrapped, so that partsConn
+	// finds it.
+	hr.Body, hr.ContentLength = &partsReader{parts: parts}, int64(size)
+	hr.GetBody = func() (io.ReadCloser, error) { return &partsReader{parts: parts}, nil }
 	hr.Header.Set("Authorization", "Bearer "+c.key)
 	hr.Header.Set("Content-Type", "application/json")
 	hr.Header.Set("Accept", "text/event-stream")
@@ -251,16 +254,46 @@ func (r *partsReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// WriteTo writes the parts as they are (io.Copy prefers it to Read).
+// WriteTo writes the parts as they are (io.Copy prefers it to Read): to a
+// network connection with writev, 1,024 parts per call, to any other
+// writer one Write per part.
 func (r *partsReader) WriteTo(w io.Writer) (int64, error) {
-	var total int64
-	for ; r.i < len(r.parts); r.i, r.off = r.i+1, 0 {
-		n, err := w.Write(r.parts[r.i][r.off:])
-		total += int64(n)
-		if err != nil {
-			r.off += n
-			return total, err
-		}
+	if r.i == len(r.parts) {
+		return 0, nil
 	}
-	return total, nil
+	bufs := make(net.Buffers, 0, len(r.parts)-r.i)
+	bufs = append(bufs, r.parts[r.i][r.off:])
+	bufs = append(bufs, r.parts[r.i+1:]...)
+	n, err := bufs.WriteTo(w) // consumes bufs, not r.parts
+	r.advance(n)
+	return n, err
+}
+
+// advance moves the read position n bytes on.
+func (r *partsReader) advance(n int64) {
+	for n > 0 && r.i < len(r.parts) {
+		left := int64(len(r.parts[r.i]) - r.off)
+		if n < left {
+			r.off += int(n)
+			return
+		}
+		n -= left
+		r.i, r.off = r.i+1, 0
+	}
+	for r.i < len(r.parts) && len(r.parts[r.i]) == 0 {
+		r.i++
+	}
+}
+
+// Close implements io.Closer (a request body's); there is nothing to
+// release.
+func (r *partsReader) Close() error { return nil }
+
+// remaining is how many bytes are left to read.
+func (r *partsReader) remaining() int64 {
+	var n int64
+	for j := r.i; j < len(r.parts); j++ {
+		n += int64(len(r.parts[j]))
+	}
+	return n - int64(r.off)
 }

@@ -1,0 +1,102 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestPartsConn sends bodies through the default client's transport to a
+// real server over TCP: a body of parts goes out from the parts (counted)
+// and arrives byte for byte, after a partial read too; any other body
+// takes the usual way.
+func TestPartsConn(t *testing.T) {
+	var got []byte
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, _ = io.ReadAll(r.Body)
+	}))
+	defer srv.Close()
+	// About 2.3 MB in 3,000 parts of different sizes, some empty: more
+	// than one writev (1,024 vectors each).
+	var parts [][]byte
+	for i := range 3000 {
+		parts = append(parts, []byte(strings.Repeat(fmt.Sprintf("%x", i%16), (i*37)%1500)))
+	}
+	whole := bytes.Join(parts, nil)
+	post := func(body io.Reader, size int) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, nil)
+		req.Body, req.ContentLength = io.NopCloser(body), int64(size)
+		if pr, ok := body.(*partsReader); ok {
+			req.Body = pr // as Chat.post sends it
+		}
+		resp, err := defaultClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	t.Run("a Chat's request", func(t *testing.T) {
+		c, err := NewChat(ChatConfig{APIKey: "k", BaseURL: srv.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := partsWrites.Load()
+		resp, err := c.post(context.Background(), "/chat/completions", parts, len(whole))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if !bytes.Equal(got, whole) || partsWrites.Load() == before {
+			t.Errorf("the server got %d of %d bytes; written from the parts: %v", len(got), len(whole), partsWrites.Load() > before)
+		}
+	})
+	for _, tc := range []struct {
+		name   string
+		body   func() io.Reader
+		want   []byte
+		direct bool
+	}{
+		{"parts", func() io.Reader { return &partsReader{parts: parts} }, whole, true},
+		{"parts, the first 5,000 bytes read already", func() io.Reader {
+			r := &partsReader{parts: parts}
+			io.CopyN(io.Discard, r, 5000)
+			return r
+		}, whole[5000:], true},
+		{"another body", func() io.Reader { return bytes.NewReader(whole) }, whole, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := partsWrites.Load()
+			post(tc.body(), len(tc.want))
+			if sha256.Sum256(got) != sha256.Sum256(tc.want) {
+				t.Errorf("the server got %d bytes, not the %d sent", len(got), len(tc.want))
+			}
+			if direct := partsWrites.Load() > before; direct != tc.direct {
+				t.Errorf("written from the parts: %v, want %v", direct, tc.direct)
+			}
+		})
+	}
+}
+
+func TestPartsReader_Advance(t *testing.T) {
+	parts := [][]byte{[]byte("abc"), {}, []byte("de"), []byte("f")}
+	for n := int64(0); n <= 6; n++ {
+		r := &partsReader{parts: parts}
+		r.advance(n)
+		rest, _ := io.ReadAll(r)
+		if want := "abcdef"[n:]; string(rest) != want || r.remaining() != 0 {
+			t.Errorf("after %d: %q, want %q", n, rest, want)
+		}
+		r = &partsReader{parts: parts}
+		r.advance(n)
+		if r.remaining() != 6-n {
+			t.Errorf("remaining after %d: %d", n, r.remaining())
+		}
+	}
+}
