@@ -45,6 +45,18 @@ type TextOpener interface {
 	OpenText(ctx context.Context, path string) (io.ReadCloser, error)
 }
 
+// openRegular opens a regular file's text through h for verb ("read"),
+// failing with statFile's errors when it is missing or not a regular file.
+func openRegular(ctx context.Context, h Host, path, verb string) (io.ReadCloser, error) {
+	if g, ok := h.(guardedHost); ok {
+		return g.openRegular(ctx, path, verb)
+	}
+	if _, err := statFile(ctx, h, path, verb); err != nil {
+		return nil, err
+	}
+	return openText(ctx, h, path)
+}
+
 // openText streams a file's text through h: OpenText when h has it, else
 // ReadTextFile.
 func openText(ctx context.Context, h Host, path string) (io.ReadCloser, error) {

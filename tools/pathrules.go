@@ -56,6 +56,18 @@ func (h guardedHost) WriteTextFile(ctx context.Context, path, content string) er
 	return h.Host.WriteTextFile(ctx, path, content)
 }
 
+// openRegular is statFile then openText, with the path judged once for
+// both (each judgement resolves every component of the path).
+func (h guardedHost) openRegular(ctx context.Context, path, verb string) (io.ReadCloser, error) {
+	if err := h.check(path, false); err != nil {
+		return nil, err
+	}
+	if _, err := statFile(ctx, h.Host, path, verb); err != nil {
+		return nil, err
+	}
+	return openText(ctx, h.Host, path)
+}
+
 // Sandboxed reports whether the inner host sandboxes commands.
 func (h guardedHost) Sandboxed(ctx context.Context) bool { return sandboxed(ctx, h.Host) }
 

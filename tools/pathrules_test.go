@@ -58,3 +58,49 @@ func TestPathRules_HideDeniedTrees(t *testing.T) {
 		})
 	}
 }
+
+// countingRules is a PathRules that denies one resolved tree and counts
+// its judgements.
+type countingRules struct {
+	denyTree
+	n *int
+}
+
+func (c countingRules) CheckPath(p string, w bool) error {
+	*c.n++
+	return c.denyTree.CheckPath(p, w)
+}
+
+// TestPathRules_ReadJudgedOnce: a read judges its path once (each
+// judgement resolves every component of it), and that once still refuses
+// a denied file, whichever way it is named.
+func TestPathRules_ReadJudgedOnce(t *testing.T) {
+	var n int
+	var root string
+	e := newEnv(t, LocalHost{}, func(o *Options) {
+		root = filepath.Join(o.Workspace.Roots()[0], "secrets")
+		o.Rules = countingRules{denyTree{root}, &n}
+	})
+	e.write("secrets/key.txt", "k\n")
+	e.write("open.txt", "a\nb\n")
+	os.Symlink(filepath.Join(root, "key.txt"), filepath.Join(e.dir, "link.txt"))
+	for _, tc := range []struct {
+		name, path string
+		denied     bool
+	}{
+		{"an open file", "open.txt", false},
+		{"a denied file", "secrets/key.txt", true},
+		{"a link to a denied file", "link.txt", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n = 0
+			r := e.call("read", `{"file_path":"`+tc.path+`"}`)
+			if r.IsError != tc.denied || (tc.denied && !strings.Contains(r.Error.Message, "denied")) {
+				t.Errorf("read %s: %+v", tc.path, r)
+			}
+			if n != 1 {
+				t.Errorf("the path was judged %d times, want once", n)
+			}
+		})
+	}
+}

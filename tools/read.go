@@ -314,10 +314,7 @@ func newRead(h Host, w *Workspace) (*registry.Tool, error) {
 				return readValue{}, err
 			}
 			path := w.Abs(in.path)
-			if _, err := statFile(ctx, h, path, "read"); err != nil {
-				return readValue{}, err
-			}
-			f, err := openText(ctx, h, path)
+			f, err := openRegular(ctx, h, path, "read")
 			if err != nil {
 				var te *registry.Error
 				if errors.As(err, &te) {
