@@ -1,13 +1,16 @@
 package model
 
 import (
+	"bufio"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -107,23 +110,37 @@ func BenchmarkRequestBody(b *testing.B) {
 }
 
 // BenchmarkSendBody posts a 1,000-message request body (about 2.9 MB, as
-// Complete sends it: the cached parts) to a local server that drains it,
-// through the default client (partsConn: the parts written with writev)
-// and through http.DefaultClient (the body copied through a 32 KB buffer),
-// alternating. The CPU is the whole process's (client and server).
+// Complete sends it: the cached parts) to a server in another process (this
+// test binary again: TestSinkServer) that drains it, through the default
+// client (partsConn: the parts written with writev) and through
+// http.DefaultClient (the body copied through a 32 KB buffer), alternating.
+// The CPU is this process's: the client's alone.
 func BenchmarkSendBody(b *testing.B) {
 	hist := benchHistory(b, 1000)
 	c, _ := NewChat(ChatConfig{APIKey: "k"})
 	parts, size := c.bodyParts(&Request{System: "s", Messages: hist}, "deepseek-flash")
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.Copy(io.Discard, r.Body) }))
-	defer srv.Close()
+	sink := exec.Command(os.Args[0], "-test.run", "^TestSinkServer$")
+	sink.Env = append(os.Environ(), "DSH_TEST_SINK=1")
+	stdin, _ := sink.StdinPipe()
+	stdout, _ := sink.StdoutPipe()
+	if err := sink.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer sink.Wait()
+	defer stdin.Close() // the sink exits when its stdin ends
+	addr, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		b.Fatal(err)
+	}
+	url := "http://" + strings.TrimSpace(addr)
 	send := func(client *http.Client) {
-		req, _ := http.NewRequest(http.MethodPost, srv.URL, nil)
+		req, _ := http.NewRequest(http.MethodPost, url, nil)
 		req.Body, req.ContentLength = &partsReader{parts: parts}, int64(size)
 		resp, err := client.Do(req)
 		if err != nil {
 			b.Fatal(err)
 		}
+		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
 	clients := []struct {
@@ -142,6 +159,23 @@ func BenchmarkSendBody(b *testing.B) {
 		b.ReportMetric(float64(cpu[i].Microseconds())/float64(b.N), cl.name+"-cpu-µs/req")
 	}
 	b.ReportMetric(float64(size), "bytes/req")
+}
+
+// TestSinkServer is BenchmarkSendBody's server when DSH_TEST_SINK is set:
+// it prints its address, drains every request body, and exits when its
+// stdin ends.
+func TestSinkServer(t *testing.T) {
+	if os.Getenv("DSH_TEST_SINK") != "1" {
+		return // only as BenchmarkSendBody's child
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.Copy(io.Discard, r.Body) }))
+	fmt.Println(ln.Addr())
+	io.Copy(io.Discard, os.Stdin)
+	os.Exit(0)
 }
 
 func processCPU() time.Duration {
