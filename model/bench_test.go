@@ -119,7 +119,7 @@ func BenchmarkSendBody(b *testing.B) {
 	hist := benchHistory(b, 1000)
 	c, _ := NewChat(ChatConfig{APIKey: "k"})
 	parts, size := c.bodyParts(&Request{System: "s", Messages: hist}, "deepseek-flash")
-	sink := exec.Command(os.Args[0], "-test.run", "^TestSinkServer$")
+	sink := exec.Command(os.Args[0])
 	sink.Env = append(os.Environ(), "DSH_TEST_SINK=1")
 	stdin, _ := sink.StdinPipe()
 	stdout, _ := sink.StdoutPipe()
@@ -161,16 +161,17 @@ func BenchmarkSendBody(b *testing.B) {
 	b.ReportMetric(float64(size), "bytes/req")
 }
 
-// TestSinkServer is BenchmarkSendBody's server when DSH_TEST_SINK is set:
-// it prints its address, drains every request body, and exits when its
-// stdin ends.
-func TestSinkServer(t *testing.T) {
+// TestMain serves as BenchmarkSendBody's server when DSH_TEST_SINK is set
+// (this test binary run again): it prints its address, drains every
+// request body, and exits when its stdin ends.
+func TestMain(m *testing.M) {
 	if os.Getenv("DSH_TEST_SINK") != "1" {
-		return // only as BenchmarkSendBody's child
+		os.Exit(m.Run())
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
 	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.Copy(io.Discard, r.Body) }))
 	fmt.Println(ln.Addr())
