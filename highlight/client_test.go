@@ -7,38 +7,20 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
+	"github.com/dsh-bridge/dsh-bridge/internal/proctest"
 )
 
 // helperBin is the real dsh-highlight, built once for the package's tests.
 var helperBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "dsh-highlight-test")
-	if err != nil {
-		panic(err)
-	}
-	helperBin = filepath.Join(dir, "dsh-highlight")
-	if out, err := exec.Command("go", "build", "-o", helperBin, "../cmd/dsh-highlight").CombinedOutput(); err != nil {
-		os.RemoveAll(dir)
-		panic("building dsh-highlight: " + err.Error() + "\n" + string(out))
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			os.Stderr.WriteString("leaked goroutines: " + err.Error() + "\n")
-			code = 1
-		}
-	}
-	os.Exit(code)
+	proctest.MainWithHelper(m, "../cmd/dsh-highlight", "dsh-highlight", func(bin string) { helperBin = bin })
 }
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))

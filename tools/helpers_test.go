@@ -8,7 +8,6 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/internal/proctest"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,7 +17,6 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/pipeline"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/views/card"
-	"go.uber.org/goleak"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -26,25 +24,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 func TestMain(m *testing.M) {
 	sandbox.Main(sandbox.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}) // this test binary is also the sandbox helper
 	// web_fetch converts HTML in the real dsh-markdown, built once here.
-	dir, err := os.MkdirTemp("", "dsh-markdown-test")
-	if err != nil {
-		panic(err)
-	}
-	bin := filepath.Join(dir, "dsh-markdown")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/dsh-markdown").CombinedOutput(); err != nil {
-		os.RemoveAll(dir)
-		panic("building dsh-markdown: " + err.Error() + "\n" + string(out))
-	}
-	os.Setenv("DSH_MARKDOWN", bin)
-	code := m.Run()
-	os.RemoveAll(dir)
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			os.Stderr.WriteString("leaked goroutines: " + err.Error() + "\n")
-			code = 1
-		}
-	}
-	os.Exit(code)
+	proctest.MainWithHelper(m, "../cmd/dsh-markdown", "dsh-markdown", func(bin string) { os.Setenv("DSH_MARKDOWN", bin) })
 }
 
 // touchMarkdownSources opens dsh-markdown's sources inside a test: it is

@@ -1,0 +1,38 @@
+package proctest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// MainWithHelper is a TestMain for tests that need one of the helper
+// binaries: it builds the command pkg (a path relative to the test's
+// package) as name in a temporary directory, hands use the binary's
+// path, runs the tests, checks that they leaked no goroutine when they
+// passed, removes the directory and exits with the result. It never
+// returns.
+func MainWithHelper(m *testing.M, pkg, name string, use func(bin string)) {
+	dir, err := os.MkdirTemp("", name+"-test")
+	if err != nil {
+		panic(err)
+	}
+	bin := filepath.Join(dir, name)
+	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		panic("building " + name + ": " + err.Error() + "\n" + string(out))
+	}
+	use(bin)
+	code := m.Run()
+	os.RemoveAll(dir)
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			os.Stderr.WriteString("leaked goroutines: " + err.Error() + "\n")
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
