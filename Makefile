@@ -5,9 +5,12 @@ GO ?= go
 # build puts dsh-bridge and its helpers side by side in bin/: dsh-highlight
 # (syntax tokens), dsh-code (Code Mode's runner) and dsh-markdown
 # (web_fetch's HTML to Markdown). The bridge looks for them next to
-# itself, then on PATH.
+# itself, then on PATH. All are static (CGO_ENABLED=0): a binary that
+# links libc through cgo starts about 4 ms later (the dynamic loader,
+# libc's initialisation, threads made by pthread_create; BENCHMARKS.md),
+# and the bridge starts again for every command it supervises.
 build:
-	$(GO) build -o bin/ ./cmd/dsh-bridge ./cmd/dsh-highlight ./cmd/dsh-code ./cmd/dsh-markdown
+	CGO_ENABLED=0 $(GO) build -o bin/ ./cmd/dsh-bridge ./cmd/dsh-highlight ./cmd/dsh-code ./cmd/dsh-markdown
 
 # demo watches a scripted agent fix a bug in a scratch project.
 demo: build
@@ -56,7 +59,7 @@ deps-nvim:
 # inside headless Neovim against the real binary, and the tmux screen test.
 NVIM_TEST_DIR ?= $(or $(TMPDIR),/tmp)/dsh-bridge-nvim-test
 test-nvim: deps-nvim
-	$(GO) build -o $(NVIM_TEST_DIR)/ ./cmd/dsh-bridge ./cmd/dsh-highlight ./cmd/dsh-code ./cmd/dsh-markdown
+	CGO_ENABLED=0 $(GO) build -o $(NVIM_TEST_DIR)/ ./cmd/dsh-bridge ./cmd/dsh-highlight ./cmd/dsh-code ./cmd/dsh-markdown
 	cd editors/nvim && luacheck -q lua plugin spec
 	cd editors/nvim && DSH_BRIDGE_BIN=$(NVIM_TEST_DIR)/dsh-bridge \
 		timeout 600 nvim --headless -u NONE -i NONE -c 'luafile spec/runner.lua'

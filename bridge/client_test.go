@@ -47,7 +47,9 @@ func TestMain(m *testing.M) {
 	}
 	binary = filepath.Join(dir, "dsh-bridge")
 	// The helpers go next to the bridge, where it finds them.
-	if out, err := exec.Command("go", "build", "-o", dir+"/", "../cmd/dsh-bridge", "../cmd/dsh-highlight", "../cmd/dsh-code", "../cmd/dsh-markdown").CombinedOutput(); err != nil {
+	build := exec.Command("go", "build", "-o", dir+"/", "../cmd/dsh-bridge", "../cmd/dsh-highlight", "../cmd/dsh-code", "../cmd/dsh-markdown")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as make build and the VSIX ship them
+	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building dsh-bridge and its helpers: %v\n%s", err, out)
 		os.Exit(1)
 	}

@@ -46,7 +46,9 @@ func buildBinary(t *testing.T) string {
 			}
 		}
 	}
-	if out, err := exec.Command("go", "build", "-o", dir+"/", ".", "../dsh-highlight", "../dsh-code").CombinedOutput(); err != nil {
+	build := exec.Command("go", "build", "-o", dir+"/", ".", "../dsh-highlight", "../dsh-code")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as shipped
+	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	return filepath.Join(dir, "dsh-bridge")

@@ -21,6 +21,7 @@ func build(b *testing.B, dir string) string {
 	b.Helper()
 	bin := filepath.Join(dir, "dsh-bridge")
 	cmd := exec.Command("go", "build", "-o", dir+"/", "github.com/dsh-bridge/dsh-bridge/cmd/dsh-bridge", "github.com/dsh-bridge/dsh-bridge/cmd/dsh-highlight", "github.com/dsh-bridge/dsh-bridge/cmd/dsh-code", "github.com/dsh-bridge/dsh-bridge/cmd/dsh-markdown")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as shipped
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -11,7 +11,7 @@ import (
 
 // MainWithHelper is a TestMain for tests that need one of the helper
 // binaries: it builds the command pkg (a path relative to the test's
-// package) as name in a temporary directory, hands use the binary's
+// package) as name in a temporary directory, statically as shipped, hands use the binary's
 // path, runs the tests, checks that they leaked no goroutine when they
 // passed, removes the directory and exits with the result. It never
 // returns.
@@ -21,7 +21,9 @@ func MainWithHelper(m *testing.M, pkg, name string, use func(bin string)) {
 		panic(err)
 	}
 	bin := filepath.Join(dir, name)
-	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+	build := exec.Command("go", "build", "-o", bin, pkg)
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as shipped
+	if out, err := build.CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
 		panic("building " + name + ": " + err.Error() + "\n" + string(out))
 	}

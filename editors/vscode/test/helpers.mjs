@@ -17,7 +17,7 @@ export function bin() {
   if (!built) {
     built = path.join(tmpdir(), "dsh-bridge-vscode-test", "dsh-bridge");
     // The helpers go next to the bridge, where it finds them.
-    execFileSync("go", ["build", "-o", path.dirname(built) + "/", "./cmd/dsh-bridge", "./cmd/dsh-highlight", "./cmd/dsh-code", "./cmd/dsh-markdown"], { cwd: root, stdio: "inherit" });
+    execFileSync("go", ["build", "-o", path.dirname(built) + "/", "./cmd/dsh-bridge", "./cmd/dsh-highlight", "./cmd/dsh-code", "./cmd/dsh-markdown"], { cwd: root, stdio: "inherit", env: { ...process.env, CGO_ENABLED: "0" } });
   }
   return built;
 }

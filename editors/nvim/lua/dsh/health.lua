@@ -41,7 +41,7 @@ function M.check_helpers(bin, cfg, ok, warn, info)
         ok(hp.what .. ": " .. found)
       else
         warn(("no %s next to the binary or on PATH: %s"):format(hp.name, hp.without),
-          { "build it beside dsh-bridge: go build -o DIR/ ./cmd/dsh-bridge ./cmd/dsh-highlight"
+          { "build it beside dsh-bridge: CGO_ENABLED=0 go build -o DIR/ ./cmd/dsh-bridge ./cmd/dsh-highlight"
               .. " ./cmd/dsh-code ./cmd/dsh-markdown" })
       end
     end
@@ -64,7 +64,7 @@ function M.check()
   local path = vim.fn.exepath(bin)
   if path == "" then
     err(("%s is not executable or not on PATH"):format(bin),
-      { "install it and its helpers: go install github.com/dsh-bridge/dsh-bridge/cmd/dsh-bridge@latest"
+      { "install it and its helpers: CGO_ENABLED=0 go install github.com/dsh-bridge/dsh-bridge/cmd/dsh-bridge@latest"
           .. " github.com/dsh-bridge/dsh-bridge/cmd/dsh-highlight@latest"
           .. " github.com/dsh-bridge/dsh-bridge/cmd/dsh-code@latest"
           .. " github.com/dsh-bridge/dsh-bridge/cmd/dsh-markdown@latest",
