@@ -27,6 +27,14 @@ const (
 // Each must still be over it (so that the entry goes once it is fixed).
 var overBudget = map[string]string{}
 
+// slowButSmall are packages whose init is near the time budget on this
+// machine kind, the fastest of five runs landing on either side of it, so
+// that only the allocation budget (which does not depend on the load) can
+// judge them without flaking. Each must still be linked.
+var slowButSmall = map[string]string{
+	"encoding/gob": "the standard library's registry of its wire types, 0.55-1.1 ms here; linked by the MCP SDK, not by us",
+}
+
 var initLine = regexp.MustCompile(`^init (\S+) @[0-9.]+ ms, ([0-9.]+) ms clock, (\d+) bytes, (\d+) allocs$`)
 
 // buildBinary builds dsh-bridge, and its helpers dsh-highlight and dsh-code
@@ -118,7 +126,8 @@ func TestStartup_InitBudget(t *testing.T) {
 	}
 	for pkg, ms := range fastest {
 		why, known := overBudget[pkg]
-		over := ms > initBudgetMs || allocs[pkg] > initBudgetAllocs
+		_, small := slowButSmall[pkg]
+		over := (ms > initBudgetMs && !small) || allocs[pkg] > initBudgetAllocs
 		switch {
 		case over && !known:
 			t.Errorf("init of %s takes %.2f ms and %d allocations (budget %.1f ms, %d): build what it builds lazily", pkg, ms, allocs[pkg], initBudgetMs, initBudgetAllocs)
@@ -129,6 +138,11 @@ func TestStartup_InitBudget(t *testing.T) {
 	for pkg := range overBudget {
 		if _, ok := fastest[pkg]; !ok {
 			t.Errorf("%s is no longer linked: remove it from overBudget", pkg)
+		}
+	}
+	for pkg := range slowButSmall {
+		if _, ok := fastest[pkg]; !ok {
+			t.Errorf("%s is no longer linked: remove it from slowButSmall", pkg)
 		}
 	}
 }

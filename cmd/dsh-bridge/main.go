@@ -79,7 +79,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return printTools(stdout, stderr)
 	}
 	if len(args) > 0 && (args[0] == "version" || args[0] == "--version") {
-		fmt.Fprintf(stdout, "dsh-bridge %s (ACP v1)\n", version)
+		io.WriteString(stdout, versionText(buildSettings()))
 		return 0
 	}
 	if len(args) > 0 && args[0] == "demo" {

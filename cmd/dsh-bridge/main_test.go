@@ -20,8 +20,8 @@ func TestRun(t *testing.T) {
 	}{
 		{"tools prints the built-in schemas", []string{"tools"}, 0, "", ""},
 		{"unknown subcommand", []string{"bogus"}, 2, "", `unknown subcommand "bogus"`},
-		{"version", []string{"version"}, 0, "dsh-bridge " + version + " (ACP v1)\n", ""},
-		{"--version", []string{"--version"}, 0, "dsh-bridge " + version + " (ACP v1)\n", ""},
+		{"version", []string{"version"}, 0, versionText(buildSettings()), ""},
+		{"--version", []string{"--version"}, 0, versionText(buildSettings()), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -55,5 +56,24 @@ func TestStartup_StaticBuilds(t *testing.T) {
 		if p.Type == elf.PT_INTERP {
 			t.Errorf("the static build has an ELF interpreter: it is linked dynamically")
 		}
+	}
+}
+
+func TestVersionText(t *testing.T) {
+	first := "dsh-bridge " + version + " (ACP v1)\n"
+	for _, tc := range []struct {
+		name     string
+		settings []debug.BuildSetting
+		want     string
+	}{
+		{"static", []debug.BuildSetting{{Key: "CGO_ENABLED", Value: "0"}}, first},
+		{"no build information", nil, first},
+		{"cgo", []debug.BuildSetting{{Key: "-trimpath", Value: "true"}, {Key: "CGO_ENABLED", Value: "1"}}, first + "built with cgo, which starts about 4 ms later than a static build: rebuild with CGO_ENABLED=0\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := versionText(tc.settings); got != tc.want {
+				t.Errorf("versionText = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
