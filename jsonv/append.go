@@ -85,7 +85,7 @@ func appendReflect(dst []byte, rv reflect.Value, depth int) ([]byte, error) {
 	if rv.CanAddr() && reflect.PointerTo(t).Implements(appenderType) {
 		return rv.Addr().Interface().(JSONAppender).AppendJSON(dst)
 	}
-	if customMarshal(t) {
+	if traitsOf(t).custom {
 		data, err := json.Marshal(rv.Interface())
 		if err != nil {
 			return nil, err
@@ -142,7 +142,7 @@ func appendReflect(dst []byte, rv reflect.Value, depth int) ([]byte, error) {
 		}
 		return append(dst, ']'), nil
 	case reflect.Map:
-		if t.Key().Kind() != reflect.String || customMarshal(t.Key()) {
+		if t.Key().Kind() != reflect.String || traitsOf(t.Key()).custom {
 			data, err := json.Marshal(rv.Interface())
 			return append(dst, data...), err
 		}

@@ -43,29 +43,26 @@ var (
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 )
 
-var customCache sync.Map // reflect.Type → bool
+// traitsCache holds each type's traits (reflect.Type → traits): the
+// method-set checks cost more than converting a small value.
+var traitsCache sync.Map
 
-var converterCache sync.Map // reflect.Type → bool
-
-// converts reports whether t is a [Converter] (cached, as customMarshal).
-func converts(t reflect.Type) bool {
-	if c, ok := converterCache.Load(t); ok {
-		return c.(bool)
-	}
-	c := t.Implements(converterType)
-	converterCache.Store(t, c)
-	return c
+// traits are what the walk needs to know of a type before it walks it.
+type traits struct {
+	converter bool // a [Converter]: it builds its own Value
+	custom    bool // decides its own JSON form (json or text marshaler)
 }
 
-// customMarshal reports whether t decides its own JSON form (cached: the
-// method-set checks cost more than converting a small value).
-func customMarshal(t reflect.Type) bool {
-	if c, ok := customCache.Load(t); ok {
-		return c.(bool)
+func traitsOf(t reflect.Type) traits {
+	if c, ok := traitsCache.Load(t); ok {
+		return c.(traits)
 	}
-	c := t.Implements(marshalerType) || t.Implements(textMarshalerType) ||
-		t.Kind() != reflect.Pointer && (reflect.PointerTo(t).Implements(marshalerType) || reflect.PointerTo(t).Implements(textMarshalerType))
-	customCache.Store(t, c)
+	c := traits{
+		converter: t.Implements(converterType),
+		custom: t.Implements(marshalerType) || t.Implements(textMarshalerType) ||
+			t.Kind() != reflect.Pointer && (reflect.PointerTo(t).Implements(marshalerType) || reflect.PointerTo(t).Implements(textMarshalerType)),
+	}
+	traitsCache.Store(t, c)
 	return c
 }
 
@@ -90,12 +87,13 @@ func (c *converter) reflectValue(rv reflect.Value) (Value, error) {
 		return NullValue(), nil
 	}
 	t := rv.Type()
-	if converts(t) && (t.Kind() != reflect.Pointer || !rv.IsNil()) {
+	tr := traitsOf(t)
+	if tr.converter && (t.Kind() != reflect.Pointer || !rv.IsNil()) {
 		if v, ok := rv.Interface().(Converter).JSONValue(); ok {
 			return v, nil
 		}
 	}
-	if customMarshal(t) {
+	if tr.custom {
 		return viaJSON(rv.Interface())
 	}
 	switch rv.Kind() {
@@ -150,7 +148,7 @@ func (c *converter) reflectValue(rv reflect.Value) (Value, error) {
 	case reflect.Array:
 		return c.reflectItems(rv)
 	case reflect.Map:
-		if t.Key().Kind() != reflect.String || customMarshal(t.Key()) {
+		if t.Key().Kind() != reflect.String || traitsOf(t.Key()).custom {
 			return viaJSON(rv.Interface())
 		}
 		if rv.IsNil() {

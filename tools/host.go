@@ -45,11 +45,17 @@ type TextOpener interface {
 	OpenText(ctx context.Context, path string) (io.ReadCloser, error)
 }
 
+// regularOpener is a Host with its own openRegular (the path-rules guard
+// judges the path once for the stat and the open).
+type regularOpener interface {
+	openRegular(ctx context.Context, path, verb string) (io.ReadCloser, error)
+}
+
 // openRegular opens a regular file's text through h for verb ("read"),
 // failing with statFile's errors when it is missing or not a regular file.
 func openRegular(ctx context.Context, h Host, path, verb string) (io.ReadCloser, error) {
-	if g, ok := h.(guardedHost); ok {
-		return g.openRegular(ctx, path, verb)
+	if o, ok := h.(regularOpener); ok {
+		return o.openRegular(ctx, path, verb)
 	}
 	if _, err := statFile(ctx, h, path, verb); err != nil {
 		return nil, err

@@ -95,7 +95,6 @@ func walkFiles(root string, opt walkOptions, fn func(abs, rel string, d fs.DirEn
 			patterns = append(patterns, loadIgnore(abs, parts)...)
 		}
 		defer func() { patterns = patterns[:mark] }()
-		matcher := patterns
 		for _, e := range entries {
 			name := e.Name()
 			if !opt.hidden && strings.HasPrefix(name, ".") {
@@ -106,7 +105,7 @@ func walkFiles(root string, opt walkOptions, fn func(abs, rel string, d fs.DirEn
 				continue
 			}
 			child := append(parts[:len(parts):len(parts)], name)
-			if opt.gitignore && len(patterns) > 0 && matcher.match(child, isDir) {
+			if opt.gitignore && len(patterns) > 0 && patterns.match(child, isDir) {
 				continue
 			}
 			childAbs := filepath.Join(abs, name)

@@ -58,17 +58,20 @@ func TestWebFetch_Markdown(t *testing.T) {
 		{"plain text is not converted", "/plain", func(context.Context, string, int) (string, bool, error) {
 			panic("the converter ran on text/plain")
 		}, "text", "<h1>not a page</h1>", false, ""},
-		{"cancelled while converting", "/", func(ctx context.Context, _ string, _ int) (string, bool, error) {
-			cancelFetch()
-			<-ctx.Done()
-			return "", false, ctx.Err()
-		}, "", "", false, registry.CodeAborted},
+		{"cancelled while converting", "/", nil, "", "", false, registry.CodeAborted},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t, LocalHost{}, func(o *Options) { o.HTTP, o.Markdown = srv.Client(), tc.convert })
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			cancelFetch = cancel
+			convert := tc.convert
+			if convert == nil { // the fetch is cancelled while its page converts
+				convert = func(ctx context.Context, _ string, _ int) (string, bool, error) {
+					cancel()
+					<-ctx.Done()
+					return "", false, ctx.Err()
+				}
+			}
+			e := newEnv(t, LocalHost{}, func(o *Options) { o.HTTP, o.Markdown = srv.Client(), convert })
 			r := e.callCtx(ctx, "web_fetch", `{"url":"`+srv.URL+tc.path+`"}`)
 			if tc.code != "" {
 				wantErr(t, r, tc.code, "")
@@ -84,9 +87,6 @@ func TestWebFetch_Markdown(t *testing.T) {
 		})
 	}
 }
-
-// cancelFetch ends the fetch of the running subtest.
-var cancelFetch context.CancelFunc
 
 // TestRunMarkdown runs the helper protocol against the real dsh-markdown
 // and against scripts standing in for a broken one.

@@ -12,6 +12,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -33,16 +34,23 @@ func main() {
 		// against 3.5 ms at 400; BENCHMARKS.md).
 		debug.SetGCPercent(400)
 	}
-	if err := yieldCPU(); err != nil {
-		fmt.Fprintln(os.Stderr, "dsh-highlight: priority not lowered:", err)
-	}
-	if err := confine.Process(); err != nil {
-		fmt.Fprintln(os.Stderr, "dsh-highlight: not confined:", err)
-	}
-	if err := chromatok.Serve(os.Stdin, os.Stdout, 0); err != nil {
+	if err := run(os.Stdin, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "dsh-highlight:", err)
 		os.Exit(1)
 	}
+}
+
+// run lowers this process's priority and confines it, then serves
+// requests from r until r ends. A priority or a confinement the kernel
+// refuses is reported on stderr, not fatal (Landlock is best effort).
+func run(r io.Reader, w, stderr io.Writer) error {
+	if err := yieldCPU(); err != nil {
+		fmt.Fprintln(stderr, "dsh-highlight: priority not lowered:", err)
+	}
+	if err := confine.Process(); err != nil {
+		fmt.Fprintln(stderr, "dsh-highlight: not confined:", err)
+	}
+	return chromatok.Serve(r, w, 0)
 }
 
 // niceness is the helper's scheduling niceness. Tokens are decoration that

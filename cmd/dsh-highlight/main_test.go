@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -61,4 +64,25 @@ func niceOfThreads() string {
 		out = append(out, fields[16]) // field 19 of the whole line
 	}
 	return strings.Join(out, " ")
+}
+
+// TestRun_Confined runs the helper's serving in a child (this test binary
+// again) on an input that ends at once, and checks that it answered and
+// that the process can no longer read a file: it confines itself before
+// it reads a request.
+func TestRun_Confined(t *testing.T) {
+	if os.Getenv("DSH_HIGHLIGHT_CONFINE_CHILD") == "1" {
+		var out bytes.Buffer
+		if err := run(strings.NewReader(""), &out, os.Stderr); err != nil || out.String() != "dsh-highlight 1\n" {
+			t.Fatalf("served %q, %v", out.String(), err)
+		}
+		if _, err := os.ReadFile(os.Args[0]); !errors.Is(err, fs.ErrPermission) {
+			t.Fatalf("read a file after serving: %v", err)
+		}
+		return
+	}
+	out, err := proctest.Child("TestRun_Confined", "DSH_HIGHLIGHT_CONFINE_CHILD=1")
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestRun_Confined") {
+		t.Fatalf("the child: %v\n%s", err, out)
+	}
 }

@@ -37,16 +37,23 @@ func main() {
 		fmt.Fprintln(os.Stderr, "dsh-markdown takes no arguments: dsh-bridge writes a page's HTML to its stdin and reads Markdown from its stdout")
 		os.Exit(2)
 	}
-	if err := syscall.Setrlimit(syscall.RLIMIT_DATA, &syscall.Rlimit{Cur: maxMemory, Max: maxMemory}); err != nil {
-		fmt.Fprintln(os.Stderr, "dsh-markdown: memory not capped:", err)
-	}
-	if err := confine.Process(); err != nil {
-		fmt.Fprintln(os.Stderr, "dsh-markdown: not confined:", err)
-	}
-	if err := convert(os.Stdin, os.Stdout); err != nil {
+	if err := run(os.Stdin, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "dsh-markdown:", err)
 		os.Exit(1)
 	}
+}
+
+// run caps this process's memory and confines it, then converts the page
+// on r to w. A cap or a confinement the kernel refuses is reported on
+// stderr, not fatal (Landlock is best effort).
+func run(r io.Reader, w, stderr io.Writer) error {
+	if err := syscall.Setrlimit(syscall.RLIMIT_DATA, &syscall.Rlimit{Cur: maxMemory, Max: maxMemory}); err != nil {
+		fmt.Fprintln(stderr, "dsh-markdown: memory not capped:", err)
+	}
+	if err := confine.Process(); err != nil {
+		fmt.Fprintln(stderr, "dsh-markdown: not confined:", err)
+	}
+	return convert(r, w)
 }
 
 // convert reads one HTML document from r (maxInput bytes at most) and

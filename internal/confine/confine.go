@@ -11,8 +11,9 @@ import "github.com/landlock-lsm/go-landlock/landlock"
 // already hold (dsh-highlight's lexers, dsh-code's VM and dsh-markdown's
 // parser are compiled in, and their input is what the bridge sends), and
 // bounds what a flaw in them, reached by a file the model reads, a program
-// it writes or a page it fetches, could touch. Where the kernel has no Landlock it confines nothing and returns
-// nil (best effort); threads started later inherit the confinement.
+// it writes or a page it fetches, could touch. Where the kernel has no
+// Landlock it confines nothing and returns nil (best effort); threads
+// started later inherit the confinement.
 func Process() error {
 	return landlock.V7.BestEffort().Restrict()
 }
