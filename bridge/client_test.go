@@ -143,6 +143,7 @@ type editor struct {
 	raw     []string          // every line received
 	done    chan struct{}     // closed when stdout ends
 	exited  chan struct{}     // closed when the process has been waited for
+	waitErr error             // how the process ended; set before exited closes
 
 	// Hooks for the bridge's requests.
 	onPermission func(params json.RawMessage) any // result
@@ -218,7 +219,7 @@ func startEditor(t testing.TB, env ...string) *editor {
 	go e.read(stdout)
 	e.exited = make(chan struct{})
 	// Wait only after the reader has drained stdout (os/exec requires it).
-	go func() { <-e.done; e.cmd.Wait(); close(e.exited) }()
+	go func() { <-e.done; e.waitErr = e.cmd.Wait(); close(e.exited) }()
 	t.Cleanup(e.close)
 	return e
 }
@@ -461,7 +462,13 @@ func (e *editor) sendRaw(line string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if _, err := io.WriteString(e.stdin, line+"\n"); err != nil {
-		e.t.Errorf("write to the bridge: %v", err)
+		how := "still running"
+		select {
+		case <-e.exited:
+			how = fmt.Sprintf("ended: %v", e.waitErr) // a signal or an exit code: the stderr may be empty
+		default:
+		}
+		e.t.Errorf("write to the bridge: %v (the bridge %s)", err, how)
 	}
 }
 
