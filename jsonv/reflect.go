@@ -23,9 +23,20 @@ func FromGoOrigin(x any) (Value, error) {
 	if err != nil || c.replaced {
 		return v, err
 	}
+	return v.WithOrigin(x), nil
+}
+
+// WithOrigin returns v remembering x as its [Value.Origin], for a Value
+// built by hand from parts already converted (sharing them instead of
+// converting x again). The caller promises that x converts to exactly v
+// and that nobody mutates x afterwards.
+func (v Value) WithOrigin(x any) Value {
+	if v.n == nil {
+		return v
+	}
 	n := *v.n
 	n.origin = x
-	return Value{&n}, nil
+	return Value{&n}
 }
 
 // Origin returns the Go value v was converted from by [FromGoOrigin], or

@@ -134,7 +134,7 @@ func benchTyped() (func(benchIn) benchOut, registry.TypedTool[benchIn, benchOut]
 		Name:              "typed",
 		Execute:           func(_ context.Context, in benchIn, _ registry.RunContext) (benchOut, error) { return run(in), nil },
 		Render:            render,
-		PresentationMeta:  func(_ benchIn, o benchOut) (jsonv.Value, error) { return jsonv.FromGo(len(o.Lines)) },
+		PresentationMeta:  func(_ benchIn, o benchOut, _ jsonv.Value) (jsonv.Value, error) { return jsonv.FromGo(len(o.Lines)) },
 		IsConcurrencySafe: func(benchIn) bool { return true },
 	}
 }

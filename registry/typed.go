@@ -30,7 +30,9 @@ type TypedTool[In, Out any] struct {
 	// value as-is and anything else as its canonical JSON text.
 	Render func(in In, out Out) ([]card.Content, error)
 	// PresentationMeta is the optional replayable presentation projection.
-	PresentationMeta func(in In, out Out) (jsonv.Value, error)
+	// value is out as the canonical Value (validated): a meta may share
+	// its parts, which never change, instead of converting out again.
+	PresentationMeta func(in In, out Out, value jsonv.Value) (jsonv.Value, error)
 
 	FinalizeContent   func(exec Execution, r Result) ([]card.Content, bool)
 	Timeout           time.Duration
@@ -133,7 +135,7 @@ func Define[In, Out any](d TypedTool[In, Out]) (*Tool, error) {
 			if err != nil {
 				return jsonv.Value{}, err
 			}
-			return d.PresentationMeta(in, o)
+			return d.PresentationMeta(in, o, value)
 		}
 	}
 	if d.IsConcurrencySafe != nil {

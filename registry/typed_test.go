@@ -251,7 +251,7 @@ func TestDefine_ValueHandedBack(t *testing.T) {
 			rendered = o.Lines
 			return []card.Content{card.Text(strings.Join(o.Lines, ","))}, nil
 		},
-		PresentationMeta: func(_ struct{}, o out) (jsonv.Value, error) {
+		PresentationMeta: func(_ struct{}, o out, _ jsonv.Value) (jsonv.Value, error) {
 			meta = o.Lines
 			return jsonv.FromGo(len(o.Lines))
 		},

@@ -116,3 +116,31 @@ func BenchmarkRead200k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRead100Go reads 100 lines of a real Go file (net/http's
+// server.go) four directories deep, through the pipeline: the tool's part
+// of what one read costs the bridge (the bridge benchmarks add the cards
+// and the wire).
+func BenchmarkRead100Go(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(src), "\n")
+	dir := b.TempDir()
+	sub := filepath.Join(dir, "internal", "server", "http", "handlers")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "server.go"), []byte(strings.Join(lines[1000:1100], "")), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	p, scope := benchEnv(b, dir, false)
+	call := pipeline.Call{CallID: "b", Name: "read", Arguments: []byte(`{"file_path":"internal/server/http/handlers/server.go"}`), Scope: scope}
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := p.Execute(context.Background(), call); r.IsError || r.Meta.Len() == 0 {
+			b.Fatalf("read failed or has no meta: %+v", r.Error)
+		}
+	}
+}

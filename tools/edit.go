@@ -116,7 +116,7 @@ func newWrite(h Host, w *Workspace) (*registry.Tool, error) {
 			}
 			return []card.Content{card.Text(envelope(v.Path, body))}, nil
 		},
-		PresentationMeta: func(_ writeArgs, v writeValue) (jsonv.Value, error) {
+		PresentationMeta: func(_ writeArgs, v writeValue, _ jsonv.Value) (jsonv.Value, error) {
 			diffs := []card.FileDiff{}
 			if v.Before != nil {
 				diffs = appliedDiffs(v.Path, *v.Before, v.After)
@@ -274,7 +274,7 @@ func newEdit(h Host, w *Workspace) (*registry.Tool, error) {
 			}
 			return []card.Content{card.Text("The file " + v.Path + " has been updated successfully.")}, nil
 		},
-		PresentationMeta: func(_ editArgs, v editValue) (jsonv.Value, error) {
+		PresentationMeta: func(_ editArgs, v editValue, _ jsonv.Value) (jsonv.Value, error) {
 			return diffsMeta(appliedDiffs(v.Path, v.Before, v.After))
 		},
 		PresentCall: func(a editArgs) card.CallView {

@@ -115,6 +115,24 @@ func TestRead_CapsAndCards(t *testing.T) {
 			t.Errorf("offset-only title %q", c2.(*card.Generic).Title)
 		}
 	})
+	t.Run("meta shares the value's lines", func(t *testing.T) {
+		for _, name := range []string{"big.go", "notes"} {
+			if name == "notes" {
+				e.write("notes", "a\nb\n")
+			}
+			r := e.call("read", `{"file_path":"`+name+`","limit":2}`)
+			wantOK(t, r)
+			want, err := jsonv.FromGo(readMeta{Path: filepath.Join(e.dir, name), Offset: 1, Lines: r.Value.Origin().(readValue).Lines,
+				TotalLines: r.Value.Origin().(readValue).TotalLines, Lang: langFromPath(name)})
+			if err != nil || !r.Meta.Equal(want) || r.Meta.String() != want.String() {
+				t.Errorf("%s: meta %s, want %s (%v)", name, r.Meta, want, err)
+			}
+			lines, _ := r.Value.Get("lines")
+			if metaLines, _ := r.Meta.Get("lines"); !metaLines.Same(lines) {
+				t.Errorf("%s: the meta converted the lines again instead of sharing the value's", name)
+			}
+		}
+	})
 	t.Run("always parallel-safe", func(t *testing.T) {
 		if e.reg.ExecutionMode("read", mustArgs(`{"file_path":"big.go"}`), e.scope).String() != "parallel" {
 			t.Errorf("read is not parallel")

@@ -249,15 +249,30 @@ func formatRead(v readValue, capped bool) string {
 	default:
 		footer = fmt.Sprintf("(End of file - total %d lines)", v.TotalLines)
 	}
-	body := footer
-	if len(v.Lines) > 0 {
-		var b strings.Builder
-		for _, l := range v.Lines {
-			b.WriteString(strconv.Itoa(l.Number) + ": " + l.Text + "\n")
-		}
-		body = b.String() + "\n" + footer
+	const head, tail = "</path>\n<type>file</type>\n<content>\n", "\n</content>"
+	size := len("<path>") + len(v.Path) + len(head) + len(footer) + len(tail)
+	for _, l := range v.Lines {
+		size += 20 + len(": \n") + len(l.Text) // 20: the longest int
 	}
-	return "<path>" + v.Path + "</path>\n<type>file</type>\n<content>\n" + body + "\n</content>"
+	// One allocation: the text is most of what a read costs the bridge.
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteString("<path>")
+	b.WriteString(v.Path)
+	b.WriteString(head)
+	var num [20]byte
+	for _, l := range v.Lines {
+		b.Write(strconv.AppendInt(num[:0], int64(l.Number), 10))
+		b.WriteString(": ")
+		b.WriteString(l.Text)
+		b.WriteByte('\n')
+	}
+	if len(v.Lines) > 0 {
+		b.WriteByte('\n')
+	}
+	b.WriteString(footer)
+	b.WriteString(tail)
+	return b.String()
 }
 
 var langByExt = map[string]string{
@@ -304,6 +319,29 @@ type readMeta struct {
 	Lang       string         `json:"lang,omitempty"`
 }
 
+// readMetaOf is the presentation meta of v: the value's own members
+// (shared, not converted again: the lines are most of a read's bytes)
+// and the language.
+func readMetaOf(v readValue, value jsonv.Value) (jsonv.Value, error) {
+	m := readMeta{Path: v.Path, Offset: v.Offset, Lines: v.Lines, TotalLines: v.TotalLines, Lang: langFromPath(v.Path)}
+	members := make([]jsonv.Member, 0, 5)
+	for _, k := range []string{"path", "offset", "lines", "totalLines"} {
+		part, ok := value.Get(k)
+		if !ok {
+			return jsonv.FromGoOrigin(m)
+		}
+		members = append(members, jsonv.Member{Key: k, Value: part})
+	}
+	if m.Lang != "" {
+		members = append(members, jsonv.Member{Key: "lang", Value: jsonv.MustString(m.Lang)})
+	}
+	meta, err := jsonv.ObjectValue(members...)
+	if err != nil {
+		return jsonv.Value{}, err
+	}
+	return meta.WithOrigin(m), nil
+}
+
 func newRead(h Host, w *Workspace) (*registry.Tool, error) {
 	t, err := registry.Define(registry.TypedTool[readArgs, readValue]{
 		Name:        "read",
@@ -343,8 +381,8 @@ func newRead(h Host, w *Workspace) (*registry.Tool, error) {
 			}
 			return []card.Content{card.Text(formatRead(v, len(v.Lines) < in.limit && end < v.TotalLines))}, nil
 		},
-		PresentationMeta: func(_ readArgs, v readValue) (jsonv.Value, error) {
-			return jsonv.FromGoOrigin(readMeta{Path: v.Path, Offset: v.Offset, Lines: v.Lines, TotalLines: v.TotalLines, Lang: langFromPath(v.Path)})
+		PresentationMeta: func(_ readArgs, v readValue, value jsonv.Value) (jsonv.Value, error) {
+			return readMetaOf(v, value)
 		},
 		IsConcurrencySafe: func(readArgs) bool { return true },
 		PresentCall: func(a readArgs) card.CallView {

@@ -124,7 +124,7 @@ func newSearchTools(w *Workspace, native bool, rules PathRules) ([]*registry.Too
 		Render: func(_ grepArgs, v grepResult) ([]card.Content, error) {
 			return []card.Content{card.Text(renderGrep(v))}, nil
 		},
-		PresentationMeta: func(_ grepArgs, v grepResult) (jsonv.Value, error) { return searchMeta(v) },
+		PresentationMeta: func(_ grepArgs, v grepResult, _ jsonv.Value) (jsonv.Value, error) { return searchMeta(v) },
 		PresentCall: func(a grepArgs) card.CallView {
 			title := "Grep " + a.Pattern
 			if a.Path != "" {
@@ -185,7 +185,7 @@ func newSearchTools(w *Workspace, native bool, rules PathRules) ([]*registry.Too
 			}
 			return []card.Content{card.Text(text)}, nil
 		},
-		PresentationMeta: func(_ globArgs, v globValue) (jsonv.Value, error) {
+		PresentationMeta: func(_ globArgs, v globValue, _ jsonv.Value) (jsonv.Value, error) {
 			shown := v.Paths[:min(len(v.Paths), GlobMaxPaths)]
 			return jsonv.FromGo(map[string]any{"shape": "paths", "paths": shown, "truncated": v.Total > len(shown), "total": v.Total})
 		},

@@ -150,7 +150,7 @@ func newWebFetch(client *http.Client, markdown MarkdownFunc) (*registry.Tool, er
 			}
 			return []card.Content{card.Text(head + v.Body.Content + tail)}, nil
 		},
-		PresentationMeta: func(_ fetchArgs, v fetchValue) (jsonv.Value, error) {
+		PresentationMeta: func(_ fetchArgs, v fetchValue, _ jsonv.Value) (jsonv.Value, error) {
 			return jsonv.FromGo(map[string]any{"url": v.URL, "statusCode": v.StatusCode, "truncated": v.Truncated})
 		},
 		IsConcurrencySafe: func(fetchArgs) bool { return true },

@@ -16,10 +16,12 @@
 //	--state-dir DSH_STATE_DIR  session logs (default $XDG_STATE_HOME/dsh-bridge, i.e. ~/.local/state/dsh-bridge)
 //
 // stdout carries only protocol bytes; logs go to stderr (DSH_LOG_LEVEL:
-// debug, info, warn, error). DSH_CPUPROFILE=path writes a CPU profile.
+// debug, info, warn, error). DSH_CPUPROFILE=path writes a CPU profile;
+// DSH_MEMPROFILE=path writes an allocation profile when the bridge exits.
 package main
 
 import (
+	"errors"
 	"github.com/dsh-bridge/dsh-bridge/sandbox"
 
 	"context"
@@ -146,6 +148,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+	if path := env("DSH_MEMPROFILE"); path != "" {
+		defer writeAllocs(path, log)
+	}
 	// A client that closes its end of stdout must not kill us with SIGPIPE
 	// mid-cleanup: writes fail with EPIPE instead, and the sessions close.
 	signal.Ignore(syscall.SIGPIPE)
@@ -232,4 +237,16 @@ func durationEnv(name string, def time.Duration) time.Duration {
 		return d
 	}
 	return def
+}
+
+// writeAllocs writes the allocation profile (every allocation since the
+// start, sampled at the runtime's default rate) to path.
+func writeAllocs(path string, log *slog.Logger) {
+	f, err := os.Create(path)
+	if err == nil {
+		err = errors.Join(pprof.Lookup("allocs").WriteTo(f, 0), f.Close())
+	}
+	if err != nil {
+		log.Warn("allocation profile not written", "path", path, "err", err)
+	}
 }

@@ -1,0 +1,70 @@
+package tools
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// fileReader reads a local file through its bare descriptor. os.Open
+// costs six system calls on Linux for a regular file (it tries, and fails,
+// to put the file on the runtime's poller, switching O_NONBLOCK on and off
+// around the attempt); this costs one, which is a tenth of a read's.
+type fileReader struct {
+	fd     int
+	path   string
+	closed atomic.Bool
+}
+
+// openFile opens path for reading. O_NONBLOCK makes a FIFO that replaced
+// the file after it was checked fail its reads instead of hanging the
+// call; for a regular file the flag changes nothing.
+func openFile(path string) (*fileReader, error) {
+	for {
+		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		}
+		return &fileReader{fd: fd, path: path}, nil
+	}
+}
+
+// Read implements io.Reader.
+func (f *fileReader) Read(p []byte) (int, error) {
+	if f.closed.Load() {
+		return 0, &fs.PathError{Op: "read", Path: f.path, Err: fs.ErrClosed}
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		n, err := unix.Read(f.fd, p)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return 0, &fs.PathError{Op: "read", Path: f.path, Err: err}
+		case n == 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+// Close implements io.Closer; only the first call closes the descriptor
+// (a second must not close whatever reused its number).
+func (f *fileReader) Close() error {
+	if f.closed.Swap(true) {
+		return &fs.PathError{Op: "close", Path: f.path, Err: fs.ErrClosed}
+	}
+	if err := unix.Close(f.fd); err != nil && !errors.Is(err, unix.EINTR) {
+		return &fs.PathError{Op: "close", Path: f.path, Err: err}
+	}
+	return nil
+}

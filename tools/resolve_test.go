@@ -1,0 +1,58 @@
+package tools
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestResolve_KernelAgreesWithWalk: the /proc shortcut gives what the
+// component walk (EvalSymlinks) gives for every existing path, and stands
+// aside for the paths only the walk can judge.
+func TestResolve_KernelAgreesWithWalk(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	mk := func(rel string) string {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	os.WriteFile(mk("real/dir/file.go"), []byte("x"), 0o644)
+	os.WriteFile(mk("real/with space/é.txt"), []byte("x"), 0o644)
+	os.WriteFile(mk("real/gone (deleted)"), []byte("x"), 0o644)
+	os.Symlink(filepath.Join(root, "real"), mk("abs-link"))
+	os.Symlink("real/dir", mk("rel-link"))
+	os.Symlink("../abs-link/dir/file.go", mk("chain/file-link"))
+	os.Symlink("nowhere", mk("dangling"))
+	for _, tc := range []struct {
+		name, rel string
+		kernel    bool // the shortcut answers (else the walk does)
+	}{
+		{"plain file", "real/dir/file.go", true},
+		{"directory", "real/dir", true},
+		{"absolute symlink to a directory", "abs-link/dir/file.go", true},
+		{"relative symlink", "rel-link/file.go", true},
+		{"chain of symlinks", "chain/file-link", true},
+		{"spaces and non-ASCII", "real/with space/é.txt", true},
+		{"dot-dot after a symlink", "rel-link/../dir/file.go", true},
+		{"missing file", "real/dir/new.go", false},
+		{"dangling symlink", "dangling", false},
+		{"a name the kernel's answer would mimic", "real/gone (deleted)", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := root + "/" + tc.rel // not Join: it would clean the dot-dot away
+			got, ok := resolveOpen(p)
+			if ok != tc.kernel {
+				t.Fatalf("resolveOpen(%q) answered %v, want %v (%q)", tc.rel, ok, tc.kernel, got)
+			}
+			want, err := filepath.EvalSymlinks(p)
+			if ok && (err != nil || got != want) {
+				t.Errorf("resolveOpen(%q) = %q, the walk says %q (%v)", tc.rel, got, want, err)
+			}
+			if err == nil && Resolve(p) != want {
+				t.Errorf("Resolve(%q) = %q, want %q", tc.rel, Resolve(p), want)
+			}
+		})
+	}
+}
