@@ -162,6 +162,31 @@ func AppendString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
+// QuotedLen is len(AppendString(nil, s)), counted without writing: a
+// caller that keeps the encoding sizes its buffer exactly with it.
+func QuotedLen(s string) int {
+	n := len(s) + 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				n += len(`\ufffd`) - 1
+			}
+			i += size
+			continue
+		}
+		switch {
+		case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+			n++
+		case c < 0x20:
+			n += len(`\u0000`) - 1
+		}
+		i++
+	}
+	return n
+}
+
 // FromGo snapshots Go data as a lossless Value. It accepts nil, bool,
 // strings, every integer and float kind, json.Number, json.RawMessage, Value,
 // []any, map[string]any, and typed data (structs, typed slices and maps,

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
@@ -58,28 +59,21 @@ func Define[In, Out any](d TypedTool[In, Out]) (*Tool, error) {
 	if d.Execute == nil {
 		return nil, invalidDef("defineTool(" + d.Name + "): execute is required")
 	}
-	params := d.Params
-	if params == nil {
-		spec, err := SpecFor(reflect.TypeFor[In]())
-		if err != nil {
-			return nil, err
-		}
-		if spec.Type != "object" {
-			return nil, invalidDef(fmt.Sprintf("defineTool(%s): arguments type %v must be a struct", d.Name, reflect.TypeFor[In]()))
-		}
-		params = spec.Properties
+	var args, out *Schema
+	var err error
+	if d.Params != nil {
+		args, err = CompileParams(d.Params...)
+	} else {
+		args, err = derivedSchema(reflect.TypeFor[In](), true, d.Name)
 	}
-	args, err := CompileParams(params...)
 	if err != nil {
 		return nil, err
 	}
-	outSpec := d.OutputSpec
-	if outSpec == nil {
-		if outSpec, err = SpecFor(reflect.TypeFor[Out]()); err != nil {
-			return nil, err
-		}
+	if d.OutputSpec != nil {
+		out, err = d.OutputSpec.Compile()
+	} else {
+		out, err = derivedSchema(reflect.TypeFor[Out](), false, d.Name)
 	}
-	out, err := outSpec.Compile()
 	if err != nil {
 		return nil, err
 	}
@@ -161,6 +155,44 @@ func Define[In, Out any](d TypedTool[In, Out]) (*Tool, error) {
 		}
 	}
 	return t, nil
+}
+
+// derived caches the schemas derived from Go types: every session defines
+// the same tools again, and deriving and compiling their schemas was most
+// of what a session/new cost beyond creating its log. Schemas are
+// immutable; failures are not cached (their messages name the tool).
+var derived sync.Map // derivedKey → *Schema
+
+type derivedKey struct {
+	t      reflect.Type
+	params bool // the arguments' schema (else the output's)
+}
+
+// derivedSchema is the compiled schema of t: as tool parameters (a struct's
+// fields) when params is set, else as an output value.
+func derivedSchema(t reflect.Type, params bool, tool string) (*Schema, error) {
+	key := derivedKey{t, params}
+	if s, ok := derived.Load(key); ok {
+		return s.(*Schema), nil
+	}
+	spec, err := SpecFor(t)
+	if err != nil {
+		return nil, err
+	}
+	var s *Schema
+	if params {
+		if spec.Type != "object" {
+			return nil, invalidDef(fmt.Sprintf("defineTool(%s): arguments type %v must be a struct", tool, t))
+		}
+		s, err = CompileParams(spec.Properties...)
+	} else {
+		s, err = spec.Compile()
+	}
+	if err != nil {
+		return nil, err
+	}
+	actual, _ := derived.LoadOrStore(key, s)
+	return actual.(*Schema), nil
 }
 
 // decodeBoth decodes the arguments and the value; a value Execute just

@@ -71,6 +71,23 @@ func TestDefine_DerivedSchemas(t *testing.T) {
 	if tool.Args == nil {
 		t.Errorf("typed tool has no enforced Args schema")
 	}
+	// Every session defines its tools again: the derived schemas are
+	// compiled once per type and shared.
+	again := defineEdit(t)
+	if again.Args != tool.Args || again.OutputSchema() != tool.OutputSchema() {
+		t.Errorf("a second Define compiled the derived schemas again")
+	}
+	// One type as both arguments and output: two different schemas.
+	echo, err := Define(TypedTool[editOut, editOut]{Name: "echo", Execute: func(_ context.Context, in editOut, _ RunContext) (editOut, error) { return in, nil }})
+	if err != nil || strings.Contains(echo.Parameters.String(), "additionalProperties") || !strings.Contains(echo.Output.Schema.String(), `"additionalProperties":false`) {
+		t.Errorf("arguments and output of one type: %v\n%s\n%s", err, echo.Parameters, echo.Output.Schema)
+	}
+	// An explicit spec is the tool's own, never the cached one.
+	own, err := Define(TypedTool[editArgs, editOut]{Name: "edit2", Execute: func(context.Context, editArgs, RunContext) (editOut, error) { return editOut{}, nil },
+		Params: []Property{Prop("file_path", String())}})
+	if err != nil || own.Args == tool.Args || own.Parameters.String() == wantParams || own.OutputSchema() != tool.OutputSchema() {
+		t.Errorf("explicit parameters: %v, %s", err, own.Parameters)
+	}
 }
 
 func TestDefine_Execute(t *testing.T) {
@@ -192,9 +209,11 @@ func TestDefine_Rejects(t *testing.T) {
 		}, "unsupported JSON schema: schema: Go type chan int has no JSON schema"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tc.define()
-			if err == nil || err.Error() != tc.want {
-				t.Errorf("got %v, want %q", err, tc.want)
+			for range 2 { // a failure is not cached as a schema
+				err := tc.define()
+				if err == nil || err.Error() != tc.want {
+					t.Errorf("got %v, want %q", err, tc.want)
+				}
 			}
 		})
 	}

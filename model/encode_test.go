@@ -1,0 +1,35 @@
+package model
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestWireSize: a message's cached encoding is allocated once, at about
+// its own size (it is kept as long as the message), in every dialect.
+func TestWireSize(t *testing.T) {
+	code := strings.Repeat("\tif err != nil {\n\t\treturn \"x\", err // é\n\t}\n", 60)
+	for _, tc := range []struct {
+		name string
+		m    Message
+	}{
+		{"tool result of source code", Message{Role: "tool", ToolCallID: "call_00_abc", Content: "<path>/w/a.go</path>\n<content>\n" + code + "</content>"}},
+		{"user text with control characters", Message{Role: "user", Content: "a\x00b\x1fc\"d\\" + code}},
+		{"assistant tool calls", Message{Role: "assistant", Reasoning: code[:400], ToolCalls: []ToolCall{{ID: "c1", Name: "read", Arguments: `{"file_path":"a \"b\".go"}`}, {ID: "c2", Name: "bash", Arguments: `{"command":"go test ./...\n"}`}}}},
+		{"assistant text", Message{Role: "assistant", Content: code}},
+		{"invalid UTF-8", Message{Role: "tool", ToolCallID: "c", Content: "\xff\xfe" + code}},
+	} {
+		for _, d := range []dialect{dialectDeepSeek, dialectOpenAI} {
+			t.Run(tc.name, func(t *testing.T) {
+				m := tc.m
+				b := wireOf(&m, d)
+				if size := wireSize(&m, d); len(b) > size || size-len(b) > 256 {
+					t.Errorf("encoding of %d bytes, estimated %d", len(b), size)
+				}
+				if len(b) != len(appendMessage(nil, &m, d)) {
+					t.Errorf("cached encoding differs from a fresh one")
+				}
+			})
+		}
+	}
+}
