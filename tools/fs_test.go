@@ -289,3 +289,25 @@ func TestLiteralEdit_LineEndings(t *testing.T) {
 }
 
 func utf8ValidSubstring(s string) bool { return strings.ToValidUTF8(s, "") == s }
+
+// TestFormatRead_ExactSize: the read's text is allocated at exactly its
+// length (the history keeps it, with any slack).
+func TestFormatRead_ExactSize(t *testing.T) {
+	for _, v := range []readValue{
+		{Path: "/w/a.go", Offset: 1, TotalLines: 0},
+		{Path: "/w/a.go", Offset: 1, Lines: []card.ReadFileLine{{Number: 1, Text: "x"}}, TotalLines: 1},
+		{Path: "/w/é.go", Offset: 8, Lines: []card.ReadFileLine{{Number: 8, Text: ""}, {Number: 9, Text: "\t}"}, {Number: 10, Text: "é"}, {Number: 99, Text: "a"}, {Number: 100, Text: "b"}}, TotalLines: 12345},
+		{Path: "/w/b", Offset: 123456, Lines: []card.ReadFileLine{{Number: 123456, Text: "z"}}, TotalLines: 1234567},
+	} {
+		for _, capped := range []bool{false, true} {
+			text := formatRead(v, capped)
+			footer := text[strings.LastIndex(text, "\n(")+1 : len(text)-len(readTail)]
+			if len(v.Lines) == 0 {
+				footer = text[len("<path>")+len(v.Path)+len(readHead) : len(text)-len(readTail)]
+			}
+			if size := readTextSize(v, footer); size != len(text) {
+				t.Errorf("%s capped=%v: sized %d for %d bytes", v.Path, capped, size, len(text))
+			}
+		}
+	}
+}

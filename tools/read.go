@@ -249,17 +249,14 @@ func formatRead(v readValue, capped bool) string {
 	default:
 		footer = fmt.Sprintf("(End of file - total %d lines)", v.TotalLines)
 	}
-	const head, tail = "</path>\n<type>file</type>\n<content>\n", "\n</content>"
-	size := len("<path>") + len(v.Path) + len(head) + len(footer) + len(tail)
-	for _, l := range v.Lines {
-		size += 20 + len(": \n") + len(l.Text) // 20: the longest int
-	}
-	// One allocation: the text is most of what a read costs the bridge.
+	// One allocation of exactly the text's size: the text is most of what
+	// a read costs the bridge, and the history keeps it (a builder's
+	// slack would be kept with it).
 	var b strings.Builder
-	b.Grow(size)
+	b.Grow(readTextSize(v, footer))
 	b.WriteString("<path>")
 	b.WriteString(v.Path)
-	b.WriteString(head)
+	b.WriteString(readHead)
 	var num [20]byte
 	for _, l := range v.Lines {
 		b.Write(strconv.AppendInt(num[:0], int64(l.Number), 10))
@@ -271,8 +268,34 @@ func formatRead(v readValue, capped bool) string {
 		b.WriteByte('\n')
 	}
 	b.WriteString(footer)
-	b.WriteString(tail)
+	b.WriteString(readTail)
 	return b.String()
+}
+
+const readHead, readTail = "</path>\n<type>file</type>\n<content>\n", "\n</content>"
+
+// readTextSize is the length of formatRead's text.
+func readTextSize(v readValue, footer string) int {
+	size := len("<path>") + len(v.Path) + len(readHead) + len(footer) + len(readTail)
+	for _, l := range v.Lines {
+		size += digits(l.Number) + len(": \n") + len(l.Text)
+	}
+	if len(v.Lines) > 0 {
+		size++
+	}
+	return size
+}
+
+// digits is the length of the decimal form of n.
+func digits(n int) int {
+	d := 1
+	if n < 0 {
+		d, n = 2, -n
+	}
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
 }
 
 var langByExt = map[string]string{
