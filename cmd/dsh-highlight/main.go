@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"syscall"
@@ -27,6 +28,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "dsh-highlight takes no arguments: dsh-bridge starts it and speaks to it over stdin and stdout")
 		os.Exit(2)
 	}
+	tune()
+	if err := run(os.Stdin, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "dsh-highlight:", err)
+		os.Exit(1)
+	}
+}
+
+// tune sets the runtime's collector and parallelism for the helper, unless
+// the environment sets them (GOGC, GOMAXPROCS).
+func tune() {
 	if os.Getenv("GOGC") == "" {
 		// The helper's live heap is a few MB of lexers, and every request
 		// allocates its tokens afresh: at the default 100 it collects
@@ -34,9 +45,13 @@ func main() {
 		// against 3.5 ms at 400; BENCHMARKS.md).
 		debug.SetGCPercent(400)
 	}
-	if err := run(os.Stdin, os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "dsh-highlight:", err)
-		os.Exit(1)
+	if os.Getenv("GOMAXPROCS") == "" {
+		// One request at a time. Tokens are decoration (see niceness);
+		// with a thread per core the runtime's hand-offs and idle
+		// spinning cost 15-30 % more CPU per request on two busy cores,
+		// and tokens for a turn's reads arriving one after another is
+		// fine (BENCHMARKS.md).
+		runtime.GOMAXPROCS(1)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -84,5 +85,33 @@ func TestRun_Confined(t *testing.T) {
 	out, err := proctest.Child("TestRun_Confined", "DSH_HIGHLIGHT_CONFINE_CHILD=1")
 	if err != nil || !strings.Contains(string(out), "--- PASS: TestRun_Confined") {
 		t.Fatalf("the child: %v\n%s", err, out)
+	}
+}
+
+// TestTune: one thread of Go code and a lazier collector, unless the
+// environment says otherwise.
+func TestTune(t *testing.T) {
+	procs, gc := runtime.GOMAXPROCS(0), debug.SetGCPercent(100)
+	t.Cleanup(func() { runtime.GOMAXPROCS(procs); debug.SetGCPercent(gc) })
+	for _, tc := range []struct {
+		name, procs, gogc string
+		wantProcs, wantGC int
+	}{
+		{"defaults", "", "", 1, 400},
+		{"the environment's", "2", "150", 2, 150},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("GOMAXPROCS", tc.procs)
+			t.Setenv("GOGC", tc.gogc)
+			runtime.GOMAXPROCS(2)
+			debug.SetGCPercent(150)
+			tune()
+			if got := runtime.GOMAXPROCS(0); got != tc.wantProcs {
+				t.Errorf("GOMAXPROCS %d, want %d", got, tc.wantProcs)
+			}
+			if got := debug.SetGCPercent(150); got != tc.wantGC {
+				t.Errorf("GOGC %d, want %d", got, tc.wantGC)
+			}
+		})
 	}
 }
