@@ -67,8 +67,12 @@ type Config struct {
 	// tokens, after the result (nil: cards have none). Its owner closes it
 	// after Serve returns.
 	Tokenizer views.Tokenizer
-	Version   string
-	Log       *slog.Logger
+	// AfterInitialize, when set, is called once, on the read loop, right
+	// after the first initialize answer is written: process tuning that
+	// start-up should not wait for (it must return at once).
+	AfterInitialize func()
+	Version         string
+	Log             *slog.Logger
 }
 
 // Server is one ACP agent connection: it serves a single client over one
@@ -87,8 +91,9 @@ type Server struct {
 
 	// conn is captured from the first Handle call: jsonrpc2 starts reading
 	// inside NewConn, so a message can arrive before NewConn returns.
-	conn     *jsonrpc2.Conn
-	connOnce sync.Once
+	conn      *jsonrpc2.Conn
+	connOnce  sync.Once
+	afterInit sync.Once
 	// stream is the connection's line stream: notifications are written
 	// to it directly, encoded once (jsonrpc2 would re-encode them twice).
 	stream *lineStream
@@ -219,6 +224,9 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	}
 	if req.Method == "initialize" {
 		s.respond(ctx, req, func(context.Context) (any, error) { return s.initialize(req) })
+		if s.cfg.AfterInitialize != nil {
+			s.afterInit.Do(s.cfg.AfterInitialize)
+		}
 		return
 	}
 	key := req.ID.String()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -138,5 +139,56 @@ func TestDemo_Code(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the demo output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestTuneRuntime: one thread of Go code unless GOMAXPROCS is set.
+func TestTuneRuntime(t *testing.T) {
+	procs := runtime.GOMAXPROCS(0)
+	t.Cleanup(func() { runtime.GOMAXPROCS(procs) })
+	for _, tc := range []struct {
+		name, env string
+		want      int
+	}{{"default", "", 1}, {"the environment's", "3", 3}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("GOMAXPROCS", tc.env)
+			runtime.GOMAXPROCS(3)
+			tuneRuntime()
+			if got := runtime.GOMAXPROCS(0); got != tc.want {
+				t.Errorf("GOMAXPROCS %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestRun_TunesAfterInitialize: serving, the bridge moves to one thread
+// once it has answered initialize (not before: start-up does not pay for
+// it).
+func TestRun_TunesAfterInitialize(t *testing.T) {
+	procs := runtime.GOMAXPROCS(0)
+	t.Cleanup(func() { runtime.GOMAXPROCS(procs) })
+	t.Setenv("GOMAXPROCS", "")
+	t.Setenv("DSH_STATE_DIR", t.TempDir())
+	t.Setenv("DSH_HIGHLIGHTER", "off")
+	for _, tc := range []struct {
+		name, in string
+		want     int
+	}{
+		{"no initialize", "", 3},
+		{"initialized", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}` + "\n", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			runtime.GOMAXPROCS(3)
+			var out, errOut bytes.Buffer
+			if code := run(nil, strings.NewReader(tc.in), &out, &errOut); code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut.String())
+			}
+			if tc.in != "" && !strings.Contains(out.String(), `"protocolVersion":1`) {
+				t.Fatalf("no initialize answer: %q", out.String())
+			}
+			if got := runtime.GOMAXPROCS(0); got != tc.want {
+				t.Errorf("GOMAXPROCS %d, want %d", got, tc.want)
+			}
+		})
 	}
 }
