@@ -68,9 +68,17 @@ func main() {
 // (BENCHMARKS.md); what is heavy runs in other processes (commands, the
 // highlighter, Code Mode, MCP servers).
 func tuneRuntime() {
+	runtime.GOMAXPROCS(servingProcs())
+}
+
+// servingProcs is the GOMAXPROCS the bridge serves with: 1, or the
+// environment's. The admission of tool bodies (two per thread) is sized
+// from it before tuneRuntime applies it.
+func servingProcs() int {
 	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
+		return 1
 	}
+	return runtime.GOMAXPROCS(0)
 }
 
 func env(keys ...string) string {
@@ -178,6 +186,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer tokenizer.Close()
 	cfg.Tokenizer = tokenizer
 	cfg.AfterInitialize = tuneRuntime // its stop-the-world cost start-up ~1 ms
+	cfg.Admitted = 2 * servingProcs()
+	log.Debug("serving", "threads", servingProcs(), "admitted", cfg.Admitted)
 	if err := bridge.NewServer(cfg).Serve(ctx, stdin, stdout); err != nil {
 		log.Error("serve failed", "err", err)
 		return 1

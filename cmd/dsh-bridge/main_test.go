@@ -170,6 +170,7 @@ func TestRun_TunesAfterInitialize(t *testing.T) {
 	t.Setenv("GOMAXPROCS", "")
 	t.Setenv("DSH_STATE_DIR", t.TempDir())
 	t.Setenv("DSH_HIGHLIGHTER", "off")
+	t.Setenv("DSH_LOG_LEVEL", "debug")
 	for _, tc := range []struct {
 		name, in string
 		want     int
@@ -188,6 +189,10 @@ func TestRun_TunesAfterInitialize(t *testing.T) {
 			}
 			if got := runtime.GOMAXPROCS(0); got != tc.want {
 				t.Errorf("GOMAXPROCS %d, want %d", got, tc.want)
+			}
+			// Two tool bodies per thread it serves with, not per core.
+			if !strings.Contains(errOut.String(), "threads=1 admitted=2") {
+				t.Errorf("admission not sized for one thread: %s", errOut.String())
 			}
 		})
 	}
