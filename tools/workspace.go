@@ -135,7 +135,7 @@ func resolveOpen(p string) (string, bool) {
 	real := string(buf[:n])
 	// A path unlinked meanwhile reads "… (deleted)"; a file name may
 	// also end so. Either way the walk is the judge.
-	if strings.HasSuffix(real, " (deleted)") || strings.Contains(real, "\n") {
+	if strings.HasSuffix(real, " (deleted)") {
 		return "", false
 	}
 	return real, true
