@@ -32,9 +32,9 @@ var defaultClient = sync.OnceValue(func() *http.Client {
 // (a partsReader) straight from the parts, 1,024 of them per writev,
 // instead of copying them through a 32 KB buffer one write at a time: 0.4
 // ms less of the client's CPU per 2.84 MB request (BenchmarkSendBody; a
-// 500-read turn sends about 3.5 MB per request). Over TLS the connection under the TLS layer is not
-// reached (records are encrypted from a buffer anyway), and any other body
-// takes the usual way.
+// 500-read turn sends about 3.5 MB per request). Over TLS the connection
+// under the TLS layer is not reached (records are encrypted from a buffer
+// anyway), and any other body takes the usual way.
 type partsConn struct{ *net.TCPConn }
 
 // partsWrites counts the bodies partsConn wrote from their parts (tests).

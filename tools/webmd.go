@@ -40,7 +40,8 @@ var markdownBin = sync.OnceValue(func() string {
 // nothing, not even the next page. A cold process costs about 14 ms more
 // for a 15 KB page and 30 ms for a 293 KB one than converting in the
 // bridge did (its start, and its heap faulted in afresh;
-// BenchmarkMarkdown), against a fetch that waits hundreds for the network. The process is killed when ctx ends, after markdownTimeout, or
+// BenchmarkMarkdown), against a fetch that waits hundreds for the
+// network. The process is killed when ctx ends, after markdownTimeout, or
 // when the bridge dies. The bridge never links an HTML parser.
 func HelperMarkdown(ctx context.Context, html string, limit int) (string, bool, error) {
 	bin := markdownBin()

@@ -22,11 +22,9 @@
 package main
 
 import (
-	"errors"
-	"github.com/dsh-bridge/dsh-bridge/sandbox"
-
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -47,6 +45,7 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/permission"
 	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/sandbox"
 	"github.com/dsh-bridge/dsh-bridge/tools"
 )
 
@@ -60,11 +59,12 @@ func main() {
 }
 
 // tuneRuntime runs the bridge's Go code on one thread unless GOMAXPROCS
-// says otherwise; the server calls it once initialize is answered. The bridge is glue: a read is a chain of short steps
-// handed from goroutine to goroutine (the model's stream, the pipeline,
-// the cards, the log, the tokens), and with a thread per core each hand-off
-// wakes another thread. On two busy cores one thread cost 26-37 % less CPU
-// per prompt and took the 50-session p99 from ~20 to ~9-13 ms
+// says otherwise; the server calls it once initialize is answered. The
+// bridge is glue: a read is a chain of short steps handed from goroutine
+// to goroutine (the model's stream, the pipeline, the cards, the log, the
+// tokens), and with a thread per core each hand-off wakes another thread.
+// On two busy cores one thread cost about a third less CPU per prompt of
+// a 100-line read and took the 50-session p99 from 17-23 ms to 7-18 ms
 // (BENCHMARKS.md); what is heavy runs in other processes (commands, the
 // highlighter, Code Mode, MCP servers).
 func tuneRuntime() {

@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -72,20 +70,13 @@ func niceOfThreads() string {
 // that the process can no longer read a file: it confines itself before
 // it reads a request.
 func TestRun_Confined(t *testing.T) {
-	if os.Getenv("DSH_HIGHLIGHT_CONFINE_CHILD") == "1" {
+	proctest.InChild(t, "DSH_HIGHLIGHT_CONFINE_CHILD=1", func(t *testing.T) {
 		var out bytes.Buffer
 		if err := run(strings.NewReader(""), &out, os.Stderr); err != nil || out.String() != "dsh-highlight 1\n" {
 			t.Fatalf("served %q, %v", out.String(), err)
 		}
-		if _, err := os.ReadFile(os.Args[0]); !errors.Is(err, fs.ErrPermission) {
-			t.Fatalf("read a file after serving: %v", err)
-		}
-		return
-	}
-	out, err := proctest.Child("TestRun_Confined", "DSH_HIGHLIGHT_CONFINE_CHILD=1")
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestRun_Confined") {
-		t.Fatalf("the child: %v\n%s", err, out)
-	}
+		proctest.WantConfined(t)
+	})
 }
 
 // TestTune: one thread of Go code and a lazier collector, unless the

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
-	"io/fs"
 	"os"
 	"strings"
 	"syscall"
@@ -17,24 +15,17 @@ import (
 // its memory is capped: the helper locks itself down before it reads the
 // page.
 func TestRun_Confined(t *testing.T) {
-	if os.Getenv("DSH_MARKDOWN_CONFINE_CHILD") == "1" {
+	proctest.InChild(t, "DSH_MARKDOWN_CONFINE_CHILD=1", func(t *testing.T) {
 		var out bytes.Buffer
 		if err := run(strings.NewReader("<h1>Hi</h1>"), &out, os.Stderr); err != nil || out.String() != "# Hi" {
 			t.Fatalf("converted %q, %v", out.String(), err)
 		}
-		if _, err := os.ReadFile(os.Args[0]); !errors.Is(err, fs.ErrPermission) {
-			t.Fatalf("read a file after converting: %v", err)
-		}
+		proctest.WantConfined(t)
 		var lim syscall.Rlimit
 		if err := syscall.Getrlimit(syscall.RLIMIT_DATA, &lim); err != nil || lim.Cur != maxMemory {
 			t.Fatalf("RLIMIT_DATA %d (%v), want %d", lim.Cur, err, maxMemory)
 		}
-		return
-	}
-	out, err := proctest.Child("TestRun_Confined", "DSH_MARKDOWN_CONFINE_CHILD=1")
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestRun_Confined") {
-		t.Fatalf("the child: %v\n%s", err, out)
-	}
+	})
 }
 
 func TestConvert(t *testing.T) {

@@ -11,10 +11,10 @@ import (
 
 // MainWithHelper is a TestMain for tests that need one of the helper
 // binaries: it builds the command pkg (a path relative to the test's
-// package) as name in a temporary directory, statically as shipped, hands use the binary's
-// path, runs the tests, checks that they leaked no goroutine when they
-// passed, removes the directory and exits with the result. It never
-// returns.
+// package) as name in a temporary directory, statically as shipped,
+// hands use the binary's path, runs the tests, checks that they leaked no
+// goroutine when they passed, removes the directory and exits with the
+// result. It never returns.
 func MainWithHelper(m *testing.M, pkg, name string, use func(bin string)) {
 	dir, err := os.MkdirTemp("", name+"-test")
 	if err != nil {
