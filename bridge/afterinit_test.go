@@ -3,6 +3,7 @@ package bridge_test
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"sync/atomic"
@@ -57,4 +58,43 @@ func TestServer_AfterInitialize(t *testing.T) {
 	if n := calls.Load(); n != 1 {
 		t.Errorf("the hook ran %d times, want once", n)
 	}
+}
+
+// TestServer_WritesAllBeforeReturning: messages are queued for a writer of
+// their own; when the input ends, Serve returns only once every answer it
+// owes is written (the process exits right after).
+func TestServer_WritesAllBeforeReturning(t *testing.T) {
+	var in strings.Builder
+	in.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}` + "\n")
+	const n = 50
+	for id := 2; id <= n; id++ {
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"no/such_method","params":{}}`+"\n", id)
+	}
+	// A client that reads slowly: the answers are still being written
+	// when the input has ended and the requests are done.
+	out := &slowWriter{delay: 30 * time.Millisecond}
+	if err := bridge.NewServer(bridge.Config{}).Serve(context.Background(), strings.NewReader(in.String()), out); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for id := 1; id <= n; id++ {
+		if !strings.Contains(got, fmt.Sprintf(`"id":%d,`, id)) {
+			t.Errorf("no answer to request %d once Serve returned (%d lines written)", id, strings.Count(got, "\n"))
+			break
+		}
+	}
+	if lines := strings.Count(got, "\n"); lines != n {
+		t.Errorf("%d lines, want %d", lines, n)
+	}
+}
+
+// slowWriter is a syncBuffer whose every Write takes delay.
+type slowWriter struct {
+	syncBuffer
+	delay time.Duration
+}
+
+func (w *slowWriter) Write(p []byte) (int, error) {
+	time.Sleep(w.delay)
+	return w.syncBuffer.Write(p)
 }

@@ -208,9 +208,16 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	for _, ss := range sessions {
 		ss.close()
 	}
+	if !stream.drain(drainWait) {
+		s.log.Warn("the client stopped reading: the last messages were not written", "waited", drainWait)
+	}
 	tools.RemoveOwnSpillDir()
 	return nil
 }
+
+// drainWait bounds how long Serve, once done, waits for its last messages
+// to be written to a client that may have stopped reading.
+const drainWait = 5 * time.Second
 
 // Handle implements jsonrpc2.Handler. It runs on the connection's read
 // loop, so it never blocks and never calls the client: notifications are
@@ -225,7 +232,12 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	if req.Method == "initialize" {
 		s.respond(ctx, req, func(context.Context) (any, error) { return s.initialize(req) })
 		if s.cfg.AfterInitialize != nil {
-			s.afterInit.Do(s.cfg.AfterInitialize)
+			s.afterInit.Do(func() {
+				// After the answer is out, not merely queued: the hook
+				// may stop the world (GOMAXPROCS), which must not delay it.
+				_ = s.stream.flush()
+				s.cfg.AfterInitialize()
+			})
 		}
 		return
 	}

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"sync"
+	"time"
 )
 
 // MaxMessageBytes bounds one inbound JSON-RPC line (a 4 MiB prompt with
@@ -18,12 +18,13 @@ const MaxMessageBytes = 64 << 20
 // transport. Unlike jsonrpc2.NewPlainObjectStream, a line that is not JSON
 // (or not a JSON-RPC object, such as a batch array) is answered here with
 // -32700 or -32600 and skipped: the connection stays up, as ACP's reference
-// SDK does. Writes are serialized; each message is one line.
+// SDK does. Each message is one line; lines are written in the order they
+// are given, by a lineWriter (several may go out in one write), and the
+// owner drains it once, at the end.
 type lineStream struct {
 	r   *bufio.Reader
-	w   io.Writer
+	w   *lineWriter
 	c   io.Closer
-	mu  sync.Mutex // serializes writes
 	log *slog.Logger
 	// onEOF, when set, runs once when the input ends, before the
 	// connection is told: in-flight handlers can still write replies.
@@ -33,7 +34,7 @@ type lineStream struct {
 }
 
 func newLineStream(r io.Reader, w io.Writer, c io.Closer, log *slog.Logger) *lineStream {
-	return &lineStream{r: bufio.NewReaderSize(r, 1<<20), w: w, c: c, log: log}
+	return &lineStream{r: bufio.NewReaderSize(r, 1<<20), w: newLineWriter(w), c: c, log: log}
 }
 
 // WriteObject writes one message as one line.
@@ -45,17 +46,18 @@ func (s *lineStream) WriteObject(obj any) error {
 	return s.writeLine(b)
 }
 
-// writeLine writes b as one line: b ends with '\n', or one is added. It
-// does not keep b after it returns.
-func (s *lineStream) writeLine(b []byte) error {
-	if len(b) == 0 || b[len(b)-1] != '\n' {
-		b = append(b, '\n')
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, err := s.w.Write(b)
-	return err
-}
+// writeLine queues b as one line: b ends with '\n', or one is added. It
+// does not keep b after it returns. Its error is the first failed write's
+// (or, after drain, that the stream is closed).
+func (s *lineStream) writeLine(b []byte) error { return s.w.write(b) }
+
+// flush waits until the lines queued so far are written.
+func (s *lineStream) flush() error { return s.w.flush() }
+
+// drain writes what is queued, waiting up to wait, and takes no more
+// lines; false when the output did not take it in time. Called exactly
+// once, by the stream's owner, when nothing more is to be said.
+func (s *lineStream) drain(wait time.Duration) bool { return s.w.drain(wait) }
 
 // ReadObject reads the next well-formed message into v, answering and
 // skipping malformed lines. An oversized line is never silently lost: a

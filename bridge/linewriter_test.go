@@ -1,0 +1,247 @@
+package bridge
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+// gateWriter records each Write whole. While it is held, a Write reports
+// itself on entered and waits for release.
+type gateWriter struct {
+	mu      sync.Mutex
+	writes  []string
+	hold    bool
+	entered chan struct{}
+	release chan struct{}
+	err     error
+}
+
+func newGateWriter(hold bool) *gateWriter {
+	return &gateWriter{hold: hold, entered: make(chan struct{}, 64), release: make(chan struct{})}
+}
+
+func (g *gateWriter) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	hold := g.hold
+	g.mu.Unlock()
+	if hold {
+		g.entered <- struct{}{}
+		<-g.release
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.err != nil {
+		return 0, g.err
+	}
+	g.writes = append(g.writes, string(p))
+	return len(p), nil
+}
+
+// open stops holding writes and lets the one waiting (if any) go on. It
+// may be called more than once.
+func (g *gateWriter) open() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.hold {
+		g.hold = false
+		close(g.release)
+	}
+}
+
+func (g *gateWriter) got() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]string(nil), g.writes...)
+}
+
+func TestLineWriter(t *testing.T) {
+	t.Run("lines queued during a write go out in one", func(t *testing.T) {
+		defer goleak.VerifyNone(t)
+		g := newGateWriter(true)
+		lw := newLineWriter(g)
+		defer g.open() // a failed check must not leave the writer held
+		writeSoon(t, lw, "a")
+		<-g.entered // the writer holds "a\n"
+		for _, l := range []string{"b", "c\n", "", "d"} {
+			writeSoon(t, lw, l) // queued, not waited for
+		}
+		g.open()
+		if !lw.drain(5 * time.Second) {
+			t.Fatal("not drained")
+		}
+		if got, want := g.got(), []string{"a\n", "b\nc\n\nd\n"}; fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("writes %q, want %q", got, want)
+		}
+	})
+	t.Run("every line once, each writer's in order", func(t *testing.T) {
+		defer goleak.VerifyNone(t)
+		g := newGateWriter(false)
+		lw := newLineWriter(g)
+		var wg sync.WaitGroup
+		for w := range 8 {
+			wg.Go(func() {
+				for i := range 200 {
+					if err := lw.write(fmt.Appendf(nil, `{"w":%d,"i":%d}`, w, i)); err != nil {
+						t.Error(err)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		lw.drain(5 * time.Second)
+		out := strings.Join(g.got(), "")
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if len(lines) != 8*200 || !strings.HasSuffix(out, "\n") {
+			t.Fatalf("%d lines, want %d", len(lines), 8*200)
+		}
+		next := map[int]int{}
+		for _, l := range lines {
+			var w, i int
+			if _, err := fmt.Sscanf(l, `{"w":%d,"i":%d}`, &w, &i); err != nil {
+				t.Fatalf("line %q: %v", l, err)
+			}
+			if i != next[w] {
+				t.Fatalf("writer %d: line %d after %d", w, i, next[w]-1)
+			}
+			next[w]++
+		}
+	})
+	t.Run("a full queue makes the next write wait", func(t *testing.T) {
+		defer goleak.VerifyNone(t)
+		g := newGateWriter(true)
+		lw := newLineWriter(g)
+		lw.max = 10
+		must(t, lw.write([]byte("first")))
+		<-g.entered
+		must(t, lw.write([]byte("0123456789"))) // the queue was empty: it fits
+		returned := make(chan error, 1)
+		go func() { returned <- lw.write([]byte("third")) }()
+		select {
+		case err := <-returned:
+			t.Fatalf("a write to a full queue returned (%v) before the writer made room", err)
+		case <-time.After(100 * time.Millisecond):
+		}
+		g.open()
+		must(t, <-returned)
+		lw.drain(5 * time.Second)
+		if got := strings.Join(g.got(), ""); got != "first\n0123456789\nthird\n" {
+			t.Errorf("wrote %q", got)
+		}
+	})
+	t.Run("a failed write fails every later one", func(t *testing.T) {
+		defer goleak.VerifyNone(t)
+		g := newGateWriter(false)
+		broken := errors.New("broken pipe")
+		g.err = broken
+		lw := newLineWriter(g)
+		must(t, lw.write([]byte("lost")))
+		deadline := time.Now().Add(5 * time.Second)
+		var err error
+		for err == nil && time.Now().Before(deadline) {
+			err = lw.write([]byte("after"))
+			time.Sleep(time.Millisecond)
+		}
+		if !errors.Is(err, broken) {
+			t.Errorf("write after a failure: %v, want %v", err, broken)
+		}
+		if err := lw.flush(); !errors.Is(err, broken) {
+			t.Errorf("flush after a failure: %v", err)
+		}
+		if !lw.drain(5 * time.Second) {
+			t.Error("a failed writer did not drain")
+		}
+	})
+	t.Run("flush waits for the write", func(t *testing.T) {
+		defer goleak.VerifyNone(t)
+		g := newGateWriter(true)
+		lw := newLineWriter(g)
+		must(t, lw.write([]byte("answer")))
+		flushed := make(chan error, 1)
+		go func() { flushed <- lw.flush() }()
+		<-g.entered
+		select {
+		case <-flushed:
+			t.Fatal("flush returned while the line was still being written")
+		case <-time.After(100 * time.Millisecond):
+		}
+		g.open()
+		must(t, <-flushed)
+		if got := g.got(); len(got) != 1 || got[0] != "answer\n" {
+			t.Errorf("wrote %q", got)
+		}
+		lw.drain(5 * time.Second)
+	})
+	t.Run("drain gives up on a writer that never returns", func(t *testing.T) {
+		defer goleak.VerifyNone(t)
+		g := newGateWriter(true)
+		lw := newLineWriter(g)
+		must(t, lw.write([]byte("stuck")))
+		<-g.entered
+		if lw.drain(50 * time.Millisecond) {
+			t.Error("drain reported success while the write was stuck")
+		}
+		if err := lw.write([]byte("late")); !errors.Is(err, errWriterClosed) {
+			t.Errorf("write after drain: %v, want errWriterClosed", err)
+		}
+		g.open()
+		<-lw.done
+	})
+	t.Run("drain writes what is queued", func(t *testing.T) {
+		defer goleak.VerifyNone(t)
+		var buf syncBuffer
+		lw := newLineWriter(&buf)
+		for i := range 100 {
+			must(t, lw.write(fmt.Appendf(nil, "%d", i)))
+		}
+		if !lw.drain(5 * time.Second) {
+			t.Fatal("not drained")
+		}
+		if got := strings.Count(buf.String(), "\n"); got != 100 {
+			t.Errorf("%d lines written before drain returned, want 100", got)
+		}
+	})
+}
+
+// writeSoon fails t when a write does not return at once.
+func writeSoon(t *testing.T, lw *lineWriter, line string) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- lw.write([]byte(line)) }()
+	select {
+	case err := <-done:
+		must(t, err)
+	case <-time.After(5 * time.Second):
+		t.Fatalf("writing %q waited for the write", line)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
