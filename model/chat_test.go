@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -241,7 +242,7 @@ func TestChat_ToolCache(t *testing.T) {
 // TestPartsReader: the body read piece by piece, or written whole, is the
 // joined body, as often as it is read (a retry reads it again).
 func TestPartsReader(t *testing.T) {
-	parts := [][]byte{[]byte(`{"a":`), {}, []byte(`[1,2,3]`), comma, []byte(`"xyz"}`)}
+	parts := [][]byte{[]byte(`{"a":`), {}, []byte(`[1,2,3]`), []byte(","), []byte(`"xyz"}`)}
 	want := `{"a":[1,2,3],"xyz"}`
 	for range 2 {
 		var b strings.Builder
@@ -262,4 +263,54 @@ func TestPartsReader(t *testing.T) {
 			t.Errorf("wrote %q (%d, %v)", w.String(), n, err)
 		}
 	}
+}
+
+// TestPartsReader_ManyParts: a body of more parts than one writev takes
+// (a long history) is written whole and in order, to a TCP connection
+// (writev, maxVec parts at a time) and to a plain writer.
+func TestPartsReader_ManyParts(t *testing.T) {
+	var parts [][]byte
+	var want strings.Builder
+	for i := range 2*maxVec + 500 {
+		p := fmt.Appendf(nil, `{"i":%d},`, i)
+		if i%7 == 0 {
+			p = nil // empty pieces, as an empty tail can be
+		}
+		parts = append(parts, p)
+		want.Write(p)
+	}
+	t.Run("plain writer", func(t *testing.T) {
+		var w strings.Builder
+		n, err := (&partsReader{parts: parts}).WriteTo(&w)
+		if err != nil || n != int64(want.Len()) || w.String() != want.String() {
+			t.Errorf("wrote %d bytes (%v), want %d; equal: %v", n, err, want.Len(), w.String() == want.String())
+		}
+	})
+	t.Run("tcp", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		got := make(chan []byte, 1)
+		go func() {
+			c, err := ln.Accept()
+			if err != nil {
+				got <- nil
+				return
+			}
+			defer c.Close()
+			b, _ := io.ReadAll(c)
+			got <- b
+		}()
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := (&partsReader{parts: parts}).WriteTo(c)
+		c.Close()
+		if b := <-got; err != nil || n != int64(want.Len()) || string(b) != want.String() {
+			t.Errorf("wrote %d bytes (%v), the server read %d, want %d", n, err, len(b), want.Len())
+		}
+	})
 }

@@ -42,13 +42,15 @@ func Footprint(msgs []Message) int {
 	return n
 }
 
-// wireOf returns m's encoding in dialect d, computing and caching it in m
-// when missing.
+// wireOf returns m's encoding in dialect d after a comma (",{…}": the
+// separator a message needs in the list unless it comes first), computing
+// and caching it in m when missing. With the comma in it, a request is
+// one piece per message, not two.
 func wireOf(m *Message, d dialect) []byte {
 	if w := m.wire; w != nil && w.d == d {
 		return w.b
 	}
-	b := appendMessage(make([]byte, 0, wireSize(m, d)), m, d)
+	b := appendMessage(append(make([]byte, 0, 1+wireSize(m, d)), ','), m, d)
 	m.wire = &encoded{d: d, b: b}
 	return b
 }
@@ -180,8 +182,6 @@ func (c *Chat) body(req *Request, modelID string) []byte {
 	return b
 }
 
-var comma = []byte{','}
-
 // bodyParts is body as the pieces it is written from, and their total
 // size: the cached message encodings are handed out as they are, so a
 // request over a long history is never copied into one buffer (the
@@ -199,15 +199,14 @@ func (c *Chat) bodyParts(req *Request, modelID string) (parts [][]byte, size int
 		sys := Message{Role: "system", Content: req.System}
 		head = appendMessage(head, &sys, d)
 	}
-	parts = make([][]byte, 0, 2*len(req.Messages)+2)
+	parts = make([][]byte, 0, len(req.Messages)+2)
 	parts = append(parts, head)
 	size = len(head)
 	for i := range req.Messages {
-		if i > 0 || req.System != "" {
-			parts = append(parts, comma)
-			size++
+		w := wireOf(&req.Messages[i], d) // ",{…}"
+		if i == 0 && req.System == "" {
+			w = w[1:] // the list's first element
 		}
-		w := wireOf(&req.Messages[i], d)
 		parts = append(parts, w)
 		size += len(w)
 	}

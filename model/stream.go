@@ -9,6 +9,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -48,11 +49,22 @@ type chunk struct {
 // maxEventBytes bounds one SSE event; a longer one is a broken stream.
 const maxEventBytes = 16 << 20
 
+// readers are readStream's 32 KB line buffers, reused: a long turn makes
+// a request per tool round, and a fresh buffer each was an eighth of its
+// allocations. Nothing read is kept past readStream (events are copied
+// into data, and decoded from there).
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 32<<10) }}
+
 // readStream reads an SSE chat completions stream to its end.
 func readStream(body io.Reader, h Handler) (Response, error) {
 	var acc accumulator
 	acc.h = h
-	r := bufio.NewReaderSize(body, 32<<10)
+	r := readers.Get().(*bufio.Reader)
+	r.Reset(body)
+	defer func() {
+		r.Reset(nil) // the pool keeps no connection
+		readers.Put(r)
+	}()
 	var data []byte
 	done := false
 	for !done {
