@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -195,15 +194,15 @@ func TestLineWriter(t *testing.T) {
 	})
 	t.Run("drain writes what is queued", func(t *testing.T) {
 		defer goleak.VerifyNone(t)
-		var buf syncBuffer
-		lw := newLineWriter(&buf)
+		g := newGateWriter(false)
+		lw := newLineWriter(g)
 		for i := range 100 {
 			must(t, lw.write(fmt.Appendf(nil, "%d", i)))
 		}
 		if !lw.drain(5 * time.Second) {
 			t.Fatal("not drained")
 		}
-		if got := strings.Count(buf.String(), "\n"); got != 100 {
+		if got := strings.Count(strings.Join(g.got(), ""), "\n"); got != 100 {
 			t.Errorf("%d lines written before drain returned, want 100", got)
 		}
 	})
@@ -220,23 +219,6 @@ func writeSoon(t *testing.T, lw *lineWriter, line string) {
 	case <-time.After(5 * time.Second):
 		t.Fatalf("writing %q waited for the write", line)
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func must(t *testing.T, err error) {
