@@ -55,6 +55,7 @@ func TestServer_AfterInitialize(t *testing.T) {
 	if err := <-done; err != nil && ctx.Err() == nil {
 		t.Fatal(err)
 	}
+	outW.Close() // ends the copy above
 	if n := calls.Load(); n != 1 {
 		t.Errorf("the hook ran %d times, want once", n)
 	}

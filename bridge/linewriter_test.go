@@ -62,7 +62,7 @@ func (g *gateWriter) got() []string {
 
 func TestLineWriter(t *testing.T) {
 	t.Run("lines queued during a write go out in one", func(t *testing.T) {
-		defer goleak.VerifyNone(t)
+		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 		g := newGateWriter(true)
 		lw := newLineWriter(g)
 		defer g.open() // a failed check must not leave the writer held
@@ -80,7 +80,7 @@ func TestLineWriter(t *testing.T) {
 		}
 	})
 	t.Run("every line once, each writer's in order", func(t *testing.T) {
-		defer goleak.VerifyNone(t)
+		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 		g := newGateWriter(false)
 		lw := newLineWriter(g)
 		var wg sync.WaitGroup
@@ -113,7 +113,7 @@ func TestLineWriter(t *testing.T) {
 		}
 	})
 	t.Run("a full queue makes the next write wait", func(t *testing.T) {
-		defer goleak.VerifyNone(t)
+		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 		g := newGateWriter(true)
 		lw := newLineWriter(g)
 		lw.max = 10
@@ -135,7 +135,7 @@ func TestLineWriter(t *testing.T) {
 		}
 	})
 	t.Run("a failed write fails every later one", func(t *testing.T) {
-		defer goleak.VerifyNone(t)
+		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 		g := newGateWriter(false)
 		broken := errors.New("broken pipe")
 		g.err = broken
@@ -158,7 +158,7 @@ func TestLineWriter(t *testing.T) {
 		}
 	})
 	t.Run("flush waits for the write", func(t *testing.T) {
-		defer goleak.VerifyNone(t)
+		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 		g := newGateWriter(true)
 		lw := newLineWriter(g)
 		must(t, lw.write([]byte("answer")))
@@ -178,7 +178,7 @@ func TestLineWriter(t *testing.T) {
 		lw.drain(5 * time.Second)
 	})
 	t.Run("drain gives up on a writer that never returns", func(t *testing.T) {
-		defer goleak.VerifyNone(t)
+		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 		g := newGateWriter(true)
 		lw := newLineWriter(g)
 		must(t, lw.write([]byte("stuck")))
@@ -193,7 +193,7 @@ func TestLineWriter(t *testing.T) {
 		<-lw.done
 	})
 	t.Run("drain writes what is queued", func(t *testing.T) {
-		defer goleak.VerifyNone(t)
+		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 		g := newGateWriter(false)
 		lw := newLineWriter(g)
 		for i := range 100 {
