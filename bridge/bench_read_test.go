@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +22,11 @@ import (
 // model requests and the session's own costs cancel out; what is left is
 // the read, its cards and tokens, its log event and its share of the next
 // model request.
+//
+// It also reports, per read and just as marginally, the bridge's context
+// switches (its threads' sleeps and wake-ups, which on a paravirtualized
+// VM cost more than the work between them) and its write system calls
+// (each one to stdout wakes the editor).
 func BenchmarkReadCPU(b *testing.B) {
 	dir, _ := filepath.EvalSymlinks(b.TempDir())
 	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
@@ -48,6 +54,7 @@ func BenchmarkReadCPU(b *testing.B) {
 	e := startEditor(b, "DSH_BASE_URL="+m.srv.URL, "DSH_LOG_LEVEL=error", "DSH_CPUPROFILE="+os.Getenv("DSH_BENCH_PROFILE"))
 	e.noValidate = true
 	e.initialize(benchCaps())
+	var sw, wr [2]int64 // context switches and write system calls: [1-read, 25-read] prompts
 	play := func(n int) (bridge, helper time.Duration, lat []time.Duration) {
 		mu.Lock()
 		reads = n
@@ -58,10 +65,14 @@ func BenchmarkReadCPU(b *testing.B) {
 		e.mu.Unlock()
 		pid := e.cmd.Process.Pid
 		c0, h0 := procCPU(pid), helperCPU(pid)
+		sw0, wr0 := procSwitches(pid), procWrites(pid)
 		if stop := e.prompt(s, "read"); stop != "end_turn" {
 			b.Fatalf("stop reason %q", stop)
 		}
 		bridge, helper = procCPU(pid)-c0, helperCPU(pid)-h0
+		k := min(n-1, 1)
+		sw[k] += procSwitches(pid) - sw0
+		wr[k] += procWrites(pid) - wr0
 		lat = e.callLatencies()
 		if len(lat) != n {
 			b.Fatalf("%d of %d reads completed", len(lat), n)
@@ -78,6 +89,7 @@ func BenchmarkReadCPU(b *testing.B) {
 	}
 	write(0)
 	play(many) // warm up: the helper's start
+	sw, wr = [2]int64{}, [2]int64{}
 	var one, all, hOne, hAll time.Duration
 	var lat []time.Duration
 	for b.Loop() {
@@ -103,5 +115,40 @@ func BenchmarkReadCPU(b *testing.B) {
 	b.ReportMetric((per(all)-per(one))/(many-1), "bridge-cpu-µs/read")
 	b.ReportMetric((per(hAll)-per(hOne))/(many-1), "helper-cpu-µs/read")
 	b.ReportMetric(per(one), "bridge-cpu-µs/1-read-prompt")
+	perRead := func(v [2]int64) float64 { return float64(v[1]-v[0]) / float64(b.N) / (many - 1) }
+	b.ReportMetric(perRead(sw), "bridge-switches/read")
+	b.ReportMetric(perRead(wr), "bridge-writes/read")
 	reportLatencies(b, lat, "read")
+}
+
+// procSwitches is the context switches, voluntary and not, of pid's live
+// threads (/proc/pid/task/*/status).
+func procSwitches(pid int) int64 {
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	var n int64
+	for _, t := range tasks {
+		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/status", pid, t.Name()))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(k, "ctxt_switches") {
+				c, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				n += c
+			}
+		}
+	}
+	return n
+}
+
+// procWrites is pid's write system calls so far (syscw in /proc/pid/io).
+func procWrites(pid int) int64 {
+	io, _ := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	for _, line := range strings.Split(string(io), "\n") {
+		if v, ok := strings.CutPrefix(line, "syscw: "); ok {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	return 0
 }
