@@ -62,8 +62,9 @@ func TestServer_AfterInitialize(t *testing.T) {
 }
 
 // TestServer_WritesAllBeforeReturning: messages are queued for a writer of
-// their own; when the input ends, Serve returns only once every answer it
-// owes is written (the process exits right after).
+// their own, which writes those queued meanwhile together; when the input
+// ends, Serve returns only once every answer it owes is written (the
+// process exits right after).
 func TestServer_WritesAllBeforeReturning(t *testing.T) {
 	var in strings.Builder
 	in.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}` + "\n")
@@ -87,15 +88,25 @@ func TestServer_WritesAllBeforeReturning(t *testing.T) {
 	if lines := strings.Count(got, "\n"); lines != n {
 		t.Errorf("%d lines, want %d", lines, n)
 	}
+	// The answers queued while a write was under way went out together:
+	// one write per line would wake the editor once per line.
+	if w := out.count(); w > n/2 {
+		t.Errorf("%d lines took %d writes, want at most %d", n, w, n/2)
+	}
 }
 
-// slowWriter is a syncBuffer whose every Write takes delay.
+// slowWriter is a syncBuffer whose every Write takes delay; it counts
+// them.
 type slowWriter struct {
 	syncBuffer
-	delay time.Duration
+	delay  time.Duration
+	writes atomic.Int32
 }
 
 func (w *slowWriter) Write(p []byte) (int, error) {
+	w.writes.Add(1)
 	time.Sleep(w.delay)
 	return w.syncBuffer.Write(p)
 }
+
+func (w *slowWriter) count() int { return int(w.writes.Load()) }

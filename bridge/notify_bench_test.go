@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 
@@ -34,6 +35,7 @@ func BenchmarkNotifyReadCard(b *testing.B) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	pr, _ := io.Pipe()
 	stream := newLineStream(pr, io.Discard, nil, log)
+	defer stream.drain(time.Second)
 	b.Run("jsonrpc2-notify", func(b *testing.B) {
 		conn := jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.HandlerWithError(func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) { return nil, nil }))
 		defer conn.Close()
@@ -41,6 +43,7 @@ func BenchmarkNotifyReadCard(b *testing.B) {
 			if err := conn.Notify(context.Background(), "session/update", sessionNotification{SessionID: "s", Update: update}); err != nil {
 				b.Fatal(err)
 			}
+			stream.flush() // the line written, not only queued
 		}
 	})
 	b.Run("direct", func(b *testing.B) {
@@ -50,6 +53,7 @@ func BenchmarkNotifyReadCard(b *testing.B) {
 		s.conn = conn
 		for b.Loop() {
 			s.notify(context.Background(), "s", update)
+			stream.flush()
 		}
 	})
 }
