@@ -1,0 +1,115 @@
+package jsonv
+
+import (
+	"unicode/utf8"
+)
+
+// AppendString appends s as a JSON string. Invalid UTF-8 (which a Value
+// never holds, but tool output may) becomes U+FFFD, as encoding/json
+// does, so the result is always valid JSON. HTML characters and U+2028/9
+// are written as they are.
+//
+// Source text is mostly runs of plain ASCII between tabs and newlines:
+// the runs are skipped eight bytes at a time and copied whole.
+func AppendString(dst []byte, s string) []byte {
+	if need := len(s) + 2; cap(dst)-len(dst) < need {
+		grown := make([]byte, len(dst), len(dst)+need+need/8)
+		copy(grown, dst)
+		dst = grown
+	}
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		for i+8 <= len(s) && plain8(s, i) {
+			i += 8
+		}
+		if i == len(s) {
+			break
+		}
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			if r, size := utf8.DecodeRuneInString(s[i:]); r == utf8.RuneError && size == 1 {
+				dst = append(dst, s[start:i]...)
+				dst = append(dst, `\ufffd`...)
+				i++
+				start = i
+			} else {
+				i += size
+			}
+			continue
+		}
+		esc := escapes[c]
+		if esc == 0 {
+			i++
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		if esc == 'u' {
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		} else {
+			dst = append(dst, '\\', esc)
+		}
+		i++
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// QuotedLen is len(AppendString(nil, s)), counted without writing: a
+// caller that keeps the encoding sizes its buffer exactly with it.
+func QuotedLen(s string) int {
+	n := len(s) + 2
+	for i := 0; i < len(s); {
+		for i+8 <= len(s) && plain8(s, i) {
+			i += 8
+		}
+		if i == len(s) {
+			break
+		}
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				n += len(`\ufffd`) - 1
+			}
+			i += size
+			continue
+		}
+		switch escapes[c] {
+		case 0:
+		case 'u':
+			n += len(`\u0000`) - 1
+		default:
+			n++
+		}
+		i++
+	}
+	return n
+}
+
+// escapes[c] is, for an ASCII byte c, 0 when a JSON string holds it as it
+// is, the letter of its two-character escape (`\n`: 'n', `\"`: '"'), or
+// 'u' when it is written \u00XX.
+var escapes = [utf8.RuneSelf]byte{
+	0x00: 'u', 0x01: 'u', 0x02: 'u', 0x03: 'u', 0x04: 'u', 0x05: 'u', 0x06: 'u', 0x07: 'u',
+	'\b': 'b', '\t': 't', '\n': 'n', 0x0b: 'u', '\f': 'f', '\r': 'r', 0x0e: 'u', 0x0f: 'u',
+	0x10: 'u', 0x11: 'u', 0x12: 'u', 0x13: 'u', 0x14: 'u', 0x15: 'u', 0x16: 'u', 0x17: 'u',
+	0x18: 'u', 0x19: 'u', 0x1a: 'u', 0x1b: 'u', 0x1c: 'u', 0x1d: 'u', 0x1e: 'u', 0x1f: 'u',
+	'"': '"', '\\': '\\',
+}
+
+// plain8 reports whether s[i:i+8] is eight ASCII bytes that need no
+// escape: none below 0x20, none at or above 0x80, no '"' and no '\\'.
+// Each test below is the word-at-a-time "does some byte ..." test; it may
+// misplace which byte, never miss that one does.
+func plain8(s string, i int) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	quote, backslash := w^(ones*'"'), w^(ones*'\\')
+	below := (w - ones*0x20) &^ w // a byte below 0x20 sets its high bit
+	zeroQ := (quote - ones) &^ quote
+	zeroB := (backslash - ones) &^ backslash
+	return (w|below|zeroQ|zeroB)&highs == 0
+}
