@@ -54,7 +54,7 @@ func BenchmarkReadCPU(b *testing.B) {
 	e := startEditor(b, "DSH_BASE_URL="+m.srv.URL, "DSH_LOG_LEVEL=error", "DSH_CPUPROFILE="+os.Getenv("DSH_BENCH_PROFILE"))
 	e.noValidate = true
 	e.initialize(benchCaps())
-	var sw, wr [2]int64 // context switches and write system calls: [1-read, 25-read] prompts
+	var sw, wr, wb [2]int64 // context switches, write system calls, bytes written: [1-read, 25-read] prompts
 	play := func(n int) (bridge, helper time.Duration, lat []time.Duration) {
 		mu.Lock()
 		reads = n
@@ -65,7 +65,7 @@ func BenchmarkReadCPU(b *testing.B) {
 		e.mu.Unlock()
 		pid := e.cmd.Process.Pid
 		c0, h0 := procCPU(pid), helperCPU(pid)
-		sw0, wr0 := procSwitches(pid), procWrites(pid)
+		sw0, wr0, wb0 := procSwitches(pid), procWrites(pid), procIO(pid, "wchar")
 		if stop := e.prompt(s, "read"); stop != "end_turn" {
 			b.Fatalf("stop reason %q", stop)
 		}
@@ -73,6 +73,7 @@ func BenchmarkReadCPU(b *testing.B) {
 		k := min(n-1, 1)
 		sw[k] += procSwitches(pid) - sw0
 		wr[k] += procWrites(pid) - wr0
+		wb[k] += procIO(pid, "wchar") - wb0
 		lat = e.callLatencies()
 		if len(lat) != n {
 			b.Fatalf("%d of %d reads completed", len(lat), n)
@@ -89,7 +90,7 @@ func BenchmarkReadCPU(b *testing.B) {
 	}
 	write(0)
 	play(many) // warm up: the helper's start
-	sw, wr = [2]int64{}, [2]int64{}
+	sw, wr, wb = [2]int64{}, [2]int64{}, [2]int64{}
 	var one, all, hOne, hAll time.Duration
 	var lat []time.Duration
 	for b.Loop() {
@@ -118,6 +119,7 @@ func BenchmarkReadCPU(b *testing.B) {
 	perRead := func(v [2]int64) float64 { return float64(v[1]-v[0]) / float64(b.N) / (many - 1) }
 	b.ReportMetric(perRead(sw), "bridge-switches/read")
 	b.ReportMetric(perRead(wr), "bridge-writes/read")
+	b.ReportMetric(perRead(wb), "bridge-bytes-written/read")
 	reportLatencies(b, lat, "read")
 }
 
@@ -142,10 +144,14 @@ func procSwitches(pid int) int64 {
 }
 
 // procWrites is pid's write system calls so far (syscw in /proc/pid/io).
-func procWrites(pid int) int64 {
+func procWrites(pid int) int64 { return procIO(pid, "syscw") }
+
+// procIO is the counter field of /proc/pid/io (syscw: write system calls,
+// wchar: bytes written, to pipes and sockets too).
+func procIO(pid int, field string) int64 {
 	io, _ := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
 	for _, line := range strings.Split(string(io), "\n") {
-		if v, ok := strings.CutPrefix(line, "syscw: "); ok {
+		if v, ok := strings.CutPrefix(line, field+": "); ok {
 			n, _ := strconv.ParseInt(v, 10, 64)
 			return n
 		}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"log/slog"
 	"time"
+
+	"github.com/dsh-bridge/dsh-bridge/internal/batchwrite"
 )
 
 // MaxMessageBytes bounds one inbound JSON-RPC line (a 4 MiB prompt with
@@ -19,11 +21,11 @@ const MaxMessageBytes = 64 << 20
 // (or not a JSON-RPC object, such as a batch array) is answered here with
 // -32700 or -32600 and skipped: the connection stays up, as ACP's reference
 // SDK does. Each message is one line; lines are written in the order they
-// are given, by a lineWriter (several may go out in one write), and the
-// owner drains it once, at the end.
+// are given, by a batchwrite.Writer (several may go out in one write), and
+// the owner drains it once, at the end.
 type lineStream struct {
 	r   *bufio.Reader
-	w   *lineWriter
+	w   *batchwrite.Writer
 	c   io.Closer
 	log *slog.Logger
 	// onEOF, when set, runs once when the input ends, before the
@@ -34,7 +36,7 @@ type lineStream struct {
 }
 
 func newLineStream(r io.Reader, w io.Writer, c io.Closer, log *slog.Logger) *lineStream {
-	return &lineStream{r: bufio.NewReaderSize(r, 1<<20), w: newLineWriter(w), c: c, log: log}
+	return &lineStream{r: bufio.NewReaderSize(r, 1<<20), w: batchwrite.New(w), c: c, log: log}
 }
 
 // WriteObject writes one message as one line.
@@ -49,15 +51,15 @@ func (s *lineStream) WriteObject(obj any) error {
 // writeLine queues b as one line: b ends with '\n', or one is added. It
 // does not keep b after it returns. Its error is the first failed write's
 // (or, after drain, that the stream is closed).
-func (s *lineStream) writeLine(b []byte) error { return s.w.write(b) }
+func (s *lineStream) writeLine(b []byte) error { return s.w.WriteLine(b) }
 
 // flush waits until the lines queued so far are written.
-func (s *lineStream) flush() error { return s.w.flush() }
+func (s *lineStream) flush() error { return s.w.Flush() }
 
 // drain writes what is queued, waiting up to wait, and takes no more
 // lines; false when the output did not take it in time. Called exactly
 // once, by the stream's owner, when nothing more is to be said.
-func (s *lineStream) drain(wait time.Duration) bool { return s.w.drain(wait) }
+func (s *lineStream) drain(wait time.Duration) bool { return s.w.Drain(wait) }
 
 // ReadObject reads the next well-formed message into v, answering and
 // skipping malformed lines. An oversized line is never silently lost: a

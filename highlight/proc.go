@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dsh-bridge/dsh-bridge/internal/batchwrite"
 	"github.com/dsh-bridge/dsh-bridge/internal/helperbin"
 )
 
@@ -18,7 +19,7 @@ import (
 // the helper must not hang the first read.
 const handshakeTimeout = 5 * time.Second
 
-// proc is one running helper: the writer side (send, under wmu), the
+// proc is one running helper: the writer side (send, through out), the
 // reader goroutine that dispatches answers to the waiting requests, and
 // done, closed once the helper is unusable.
 type proc struct {
@@ -27,8 +28,12 @@ type proc struct {
 	stdout io.Closer
 	log    *slog.Logger
 
-	wmu     sync.Mutex
-	closing atomic.Bool // Close asked the helper to end: its exit is no failure
+	// out writes the requests to stdin from a goroutine of its own: the
+	// requests of reads that finish together reach the helper in one
+	// write, and wake it once.
+	out       *batchwrite.Writer
+	inputOnce sync.Once
+	closing   atomic.Bool // Close asked the helper to end: its exit is no failure
 
 	mu      sync.Mutex
 	pending map[uint64]chan<- Answer
@@ -76,7 +81,7 @@ func start(opt Options) (*proc, error) {
 		_ = cmd.Wait()
 		return nil, err
 	}
-	p := &proc{cmd: cmd, stdin: stdin, stdout: stdout, log: opt.Log, pending: map[uint64]chan<- Answer{}, done: make(chan struct{}), reaped: make(chan struct{})}
+	p := &proc{cmd: cmd, stdin: stdin, stdout: stdout, log: opt.Log, out: batchwrite.New(stdin), pending: map[uint64]chan<- Answer{}, done: make(chan struct{}), reaped: make(chan struct{})}
 	go p.read(r)
 	opt.Log.Debug("the highlighter started", "helper", opt.Path, "pid", cmd.Process.Pid)
 	return p, nil
@@ -123,12 +128,19 @@ func (p *proc) unregister(id uint64) {
 	p.mu.Unlock()
 }
 
-// send writes one request frame whole.
-func (p *proc) send(frame []byte) error {
-	p.wmu.Lock()
-	defer p.wmu.Unlock()
-	_, err := p.stdin.Write(frame)
-	return err
+// send queues one request frame, written whole and in order. Its error is
+// the first failed write's: a helper whose input broke is dead, and its
+// reader says so too.
+func (p *proc) send(frame []byte) error { return p.out.Write(frame) }
+
+// closeInput writes the requests still queued, waiting up to wait, then
+// closes the helper's input (a write the helper never takes ends with
+// it). Its first call does this; later ones do nothing.
+func (p *proc) closeInput(wait time.Duration) {
+	p.inputOnce.Do(func() {
+		p.out.Drain(wait)
+		_ = p.stdin.Close()
+	})
 }
 
 // fail marks the helper unusable (once), kills it and closes done; the
@@ -146,6 +158,7 @@ func (p *proc) fail(err error) {
 		}
 		_ = p.cmd.Process.Kill()
 		_ = p.stdout.Close() // ends the reader even if a child holds the pipe
+		p.closeInput(0)      // nobody reads the requests any more
 		close(p.done)
 	})
 }
@@ -155,7 +168,7 @@ func (p *proc) fail(err error) {
 // the process.
 func (p *proc) stop() {
 	p.closing.Store(true)
-	_ = p.stdin.Close()
+	p.closeInput(time.Second)
 	select {
 	case <-p.reaped:
 	case <-time.After(time.Second):

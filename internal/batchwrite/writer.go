@@ -1,41 +1,43 @@
-package bridge
+package batchwrite
 
 import (
 	"errors"
 	"io"
+	"runtime"
 	"sync"
 	"time"
 )
 
-// maxQueued is how many bytes of lines may wait for the writer before a
-// caller waits for room: an editor that stops reading slows the bridge
-// down instead of letting its memory grow.
-const maxQueued = 4 << 20
+// MaxQueued is how many bytes may wait for the writer before a caller
+// waits for room: a reader that stops reading slows its writers down
+// instead of letting their memory grow.
+const MaxQueued = 4 << 20
 
 // keepBuffer is the largest queue buffer kept for reuse once written (a
 // 2,000-line read card is about 0.5 MB; a rare larger one is let go).
 const keepBuffer = 1 << 20
 
-// errWriterClosed is a write after the connection's writer was drained
-// for the last time.
-var errWriterClosed = errors.New("the connection's writer is closed")
+// ErrClosed is a write after the writer was drained.
+var ErrClosed = errors.New("batchwrite: the writer is closed")
 
-// lineWriter writes the lines queued by any number of goroutines to w, in
-// the order they were queued, from one goroutine of its own. Lines queued
-// while it is writing go out together in its next Write: a turn's 25 call
+// Writer writes what any number of goroutines queue to w, in the order it
+// was queued, from one goroutine of its own. What is queued while it
+// writes goes out together in its next Write: a turn's 25 call
 // announcements, or a call's in-progress and completed updates, cost the
-// editor one wake-up instead of one each. Nothing waits for a timer: the
-// writer writes as soon as the scheduler runs it.
-type lineWriter struct {
+// editor one wake-up instead of one each. Before it takes a batch, the
+// writer lets the goroutines that are ready to run go first, once, so
+// that those the same event woke (the helper's answers to several reads)
+// queue theirs in time. Nothing waits for a timer.
+type Writer struct {
 	w io.Writer
 
 	mu      sync.Mutex
-	cond    *sync.Cond // broadcast when lines are queued, written, or the writer stops
-	queue   []byte     // lines waiting, each ending in '\n'
+	cond    *sync.Cond // broadcast when bytes are queued, written, or the writer stops
+	queue   []byte     // the bytes waiting
 	spare   []byte     // the last written batch's buffer, for reuse
 	err     error      // the first failed Write: every later write returns it
 	closing bool
-	max     int // maxQueued; tests lower it
+	max     int // MaxQueued, unless NewSize set it
 	// queued and written count the bytes ever queued and ever taken by
 	// a Write (or discarded after a failed one), for flush.
 	queued, written int64
@@ -43,20 +45,29 @@ type lineWriter struct {
 	done chan struct{} // closed when the goroutine has returned
 }
 
-// newLineWriter starts the writer's goroutine. Its owner must call drain
-// exactly once, which ends it.
-func newLineWriter(w io.Writer) *lineWriter {
-	lw := &lineWriter{w: w, max: maxQueued, done: make(chan struct{})}
+// New starts a writer to w. Its owner must call Drain exactly once,
+// which ends its goroutine.
+func New(w io.Writer) *Writer { return NewSize(w, MaxQueued) }
+
+// NewSize is New with max bytes queued at most (more when one write is
+// larger: a write to an empty queue always fits).
+func NewSize(w io.Writer, max int) *Writer {
+	lw := &Writer{w: w, max: max, done: make(chan struct{})}
 	lw.cond = sync.NewCond(&lw.mu)
 	go lw.run()
 	return lw
 }
 
-// write queues line (a '\n' is added when it does not end in one) and
-// returns without waiting for it to be written, unless the queue is full.
-// It does not keep line. It returns the writer's first write error, or
-// errWriterClosed after drain.
-func (lw *lineWriter) write(line []byte) error {
+// Write queues p and returns without waiting for it to be written,
+// unless the queue is full. It does not keep p. It returns the writer's
+// first write error, or ErrClosed after Drain.
+func (lw *Writer) Write(p []byte) error { return lw.enqueue(p, false) }
+
+// WriteLine is Write for a line: a '\n' is added when p does not end in
+// one.
+func (lw *Writer) WriteLine(p []byte) error { return lw.enqueue(p, true) }
+
+func (lw *Writer) enqueue(p []byte, line bool) error {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
 	for len(lw.queue) >= lw.max && lw.err == nil && !lw.closing {
@@ -66,12 +77,12 @@ func (lw *lineWriter) write(line []byte) error {
 	case lw.err != nil:
 		return lw.err
 	case lw.closing:
-		return errWriterClosed
+		return ErrClosed
 	}
 	wake := len(lw.queue) == 0
 	n := len(lw.queue)
-	lw.queue = append(lw.queue, line...)
-	if len(line) == 0 || line[len(line)-1] != '\n' {
+	lw.queue = append(lw.queue, p...)
+	if line && (len(p) == 0 || p[len(p)-1] != '\n') {
 		lw.queue = append(lw.queue, '\n')
 	}
 	lw.queued += int64(len(lw.queue) - n)
@@ -81,9 +92,10 @@ func (lw *lineWriter) write(line []byte) error {
 	return nil
 }
 
-// run writes what is queued, all of it at once, until drain has been
-// called and the queue is empty. After a failed Write it discards lines.
-func (lw *lineWriter) run() {
+// run writes what is queued, all of it at once, until Drain has been
+// called and the queue is empty. After a failed Write it discards what is
+// queued.
+func (lw *Writer) run() {
 	defer close(lw.done)
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
@@ -94,6 +106,12 @@ func (lw *lineWriter) run() {
 		if len(lw.queue) == 0 {
 			return // closing, and everything queued was written
 		}
+		// The goroutines woken with the first writer (with GOMAXPROCS=1,
+		// all of them run on this thread) queue theirs before the batch
+		// is taken.
+		lw.mu.Unlock()
+		runtime.Gosched()
+		lw.mu.Lock()
 		batch := lw.queue
 		lw.queue = lw.spare[:0]
 		lw.spare = nil
@@ -114,10 +132,10 @@ func (lw *lineWriter) run() {
 	}
 }
 
-// flush waits until every line queued before it was called has been
-// written, and returns the writer's error. It waits for as long as the
-// Write takes: an editor that stops reading holds it up.
-func (lw *lineWriter) flush() error {
+// Flush waits until everything queued before it was called has been
+// written, and returns the writer's first write error. It waits for as
+// long as the Write takes: a reader that stops reading holds it up.
+func (lw *Writer) Flush() error {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
 	for target := lw.queued; lw.written < target && lw.err == nil; {
@@ -126,10 +144,11 @@ func (lw *lineWriter) flush() error {
 	return lw.err
 }
 
-// drain stops taking lines, waits up to wait for the queued ones to be
+// Drain stops taking writes, waits up to wait for the queued ones to be
 // written, and reports whether they were (a Write that never returns, to
-// an editor that stopped reading, is given up on).
-func (lw *lineWriter) drain(wait time.Duration) bool {
+// a reader that stopped reading, is given up on). It must be called
+// exactly once; its goroutine ends when the queue is written.
+func (lw *Writer) Drain(wait time.Duration) bool {
 	lw.mu.Lock()
 	lw.closing = true
 	lw.cond.Broadcast()

@@ -1,8 +1,9 @@
-package bridge
+package batchwrite
 
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -60,11 +61,11 @@ func (g *gateWriter) got() []string {
 	return append([]string(nil), g.writes...)
 }
 
-func TestLineWriter(t *testing.T) {
+func TestWriter(t *testing.T) {
 	t.Run("lines queued during a write go out in one", func(t *testing.T) {
 		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 		g := newGateWriter(true)
-		lw := newLineWriter(g)
+		lw := New(g)
 		defer g.open() // a failed check must not leave the writer held
 		writeSoon(t, lw, "a")
 		<-g.entered // the writer holds "a\n"
@@ -72,7 +73,7 @@ func TestLineWriter(t *testing.T) {
 			writeSoon(t, lw, l) // queued, not waited for
 		}
 		g.open()
-		if !lw.drain(5 * time.Second) {
+		if !lw.Drain(5 * time.Second) {
 			t.Fatal("not drained")
 		}
 		if got, want := g.got(), []string{"a\n", "b\nc\n\nd\n"}; fmt.Sprint(got) != fmt.Sprint(want) {
@@ -82,19 +83,19 @@ func TestLineWriter(t *testing.T) {
 	t.Run("every line once, each writer's in order", func(t *testing.T) {
 		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 		g := newGateWriter(false)
-		lw := newLineWriter(g)
+		lw := New(g)
 		var wg sync.WaitGroup
 		for w := range 8 {
 			wg.Go(func() {
 				for i := range 200 {
-					if err := lw.write(fmt.Appendf(nil, `{"w":%d,"i":%d}`, w, i)); err != nil {
+					if err := lw.WriteLine(fmt.Appendf(nil, `{"w":%d,"i":%d}`, w, i)); err != nil {
 						t.Error(err)
 					}
 				}
 			})
 		}
 		wg.Wait()
-		lw.drain(5 * time.Second)
+		lw.Drain(5 * time.Second)
 		out := strings.Join(g.got(), "")
 		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 		if len(lines) != 8*200 || !strings.HasSuffix(out, "\n") {
@@ -115,13 +116,12 @@ func TestLineWriter(t *testing.T) {
 	t.Run("a full queue makes the next write wait", func(t *testing.T) {
 		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 		g := newGateWriter(true)
-		lw := newLineWriter(g)
-		lw.max = 10
-		must(t, lw.write([]byte("first")))
+		lw := NewSize(g, 10)
+		must(t, lw.WriteLine([]byte("first")))
 		<-g.entered
-		must(t, lw.write([]byte("0123456789"))) // the queue was empty: it fits
+		must(t, lw.WriteLine([]byte("0123456789"))) // the queue was empty: it fits
 		returned := make(chan error, 1)
-		go func() { returned <- lw.write([]byte("third")) }()
+		go func() { returned <- lw.WriteLine([]byte("third")) }()
 		select {
 		case err := <-returned:
 			t.Fatalf("a write to a full queue returned (%v) before the writer made room", err)
@@ -129,7 +129,7 @@ func TestLineWriter(t *testing.T) {
 		}
 		g.open()
 		must(t, <-returned)
-		lw.drain(5 * time.Second)
+		lw.Drain(5 * time.Second)
 		if got := strings.Join(g.got(), ""); got != "first\n0123456789\nthird\n" {
 			t.Errorf("wrote %q", got)
 		}
@@ -139,31 +139,31 @@ func TestLineWriter(t *testing.T) {
 		g := newGateWriter(false)
 		broken := errors.New("broken pipe")
 		g.err = broken
-		lw := newLineWriter(g)
-		must(t, lw.write([]byte("lost")))
+		lw := New(g)
+		must(t, lw.WriteLine([]byte("lost")))
 		deadline := time.Now().Add(5 * time.Second)
 		var err error
 		for err == nil && time.Now().Before(deadline) {
-			err = lw.write([]byte("after"))
+			err = lw.WriteLine([]byte("after"))
 			time.Sleep(time.Millisecond)
 		}
 		if !errors.Is(err, broken) {
 			t.Errorf("write after a failure: %v, want %v", err, broken)
 		}
-		if err := lw.flush(); !errors.Is(err, broken) {
+		if err := lw.Flush(); !errors.Is(err, broken) {
 			t.Errorf("flush after a failure: %v", err)
 		}
-		if !lw.drain(5 * time.Second) {
+		if !lw.Drain(5 * time.Second) {
 			t.Error("a failed writer did not drain")
 		}
 	})
 	t.Run("flush waits for the write", func(t *testing.T) {
 		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 		g := newGateWriter(true)
-		lw := newLineWriter(g)
-		must(t, lw.write([]byte("answer")))
+		lw := New(g)
+		must(t, lw.WriteLine([]byte("answer")))
 		flushed := make(chan error, 1)
-		go func() { flushed <- lw.flush() }()
+		go func() { flushed <- lw.Flush() }()
 		<-g.entered
 		select {
 		case <-flushed:
@@ -175,31 +175,78 @@ func TestLineWriter(t *testing.T) {
 		if got := g.got(); len(got) != 1 || got[0] != "answer\n" {
 			t.Errorf("wrote %q", got)
 		}
-		lw.drain(5 * time.Second)
+		lw.Drain(5 * time.Second)
 	})
 	t.Run("drain gives up on a writer that never returns", func(t *testing.T) {
 		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 		g := newGateWriter(true)
-		lw := newLineWriter(g)
-		must(t, lw.write([]byte("stuck")))
+		lw := New(g)
+		must(t, lw.WriteLine([]byte("stuck")))
 		<-g.entered
-		if lw.drain(50 * time.Millisecond) {
+		if lw.Drain(50 * time.Millisecond) {
 			t.Error("drain reported success while the write was stuck")
 		}
-		if err := lw.write([]byte("late")); !errors.Is(err, errWriterClosed) {
-			t.Errorf("write after drain: %v, want errWriterClosed", err)
+		if err := lw.WriteLine([]byte("late")); !errors.Is(err, ErrClosed) {
+			t.Errorf("write after drain: %v, want ErrClosed", err)
 		}
 		g.open()
 		<-lw.done
 	})
+	t.Run("Write adds no newline", func(t *testing.T) {
+		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+		g := newGateWriter(false)
+		lw := New(g)
+		must(t, lw.Write([]byte{1, 2}))
+		must(t, lw.Write(nil))
+		must(t, lw.Write([]byte("x\n")))
+		lw.Drain(5 * time.Second)
+		if got := strings.Join(g.got(), ""); got != "\x01\x02x\n" {
+			t.Errorf("wrote %q", got)
+		}
+	})
+	t.Run("what goroutines woken together queue goes out together", func(t *testing.T) {
+		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+		// One thread, as the bridge serves: ten goroutines that one
+		// event makes ready (the helper's answers to ten reads) each
+		// queue a line. The writer, woken by the first, lets the others
+		// queue theirs before it writes. The scheduler's order is not
+		// promised (the race detector shuffles it), so the check is over
+		// many rounds: one write a round, give or take.
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+		const rounds, ready = 50, 10
+		writes := 0
+		for range rounds {
+			g := newGateWriter(false)
+			lw := New(g)
+			start := make(chan struct{})
+			var wg sync.WaitGroup
+			for i := range ready {
+				wg.Go(func() {
+					<-start
+					must(t, lw.WriteLine(fmt.Appendf(nil, "%d", i)))
+				})
+			}
+			close(start)
+			wg.Wait()
+			lw.Drain(5 * time.Second)
+			if got := strings.Count(strings.Join(g.got(), ""), "\n"); got != ready {
+				t.Fatalf("%d lines written, want %d", got, ready)
+			}
+			writes += len(g.got())
+		}
+		t.Logf("%d writes for %d rounds of %d lines", writes, rounds, ready)
+		if writes > 2*rounds {
+			t.Errorf("%d writes for %d rounds of %d lines woken together, want at most %d", writes, rounds, ready, 2*rounds)
+		}
+	})
 	t.Run("drain writes what is queued", func(t *testing.T) {
 		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 		g := newGateWriter(false)
-		lw := newLineWriter(g)
+		lw := New(g)
 		for i := range 100 {
-			must(t, lw.write(fmt.Appendf(nil, "%d", i)))
+			must(t, lw.WriteLine(fmt.Appendf(nil, "%d", i)))
 		}
-		if !lw.drain(5 * time.Second) {
+		if !lw.Drain(5 * time.Second) {
 			t.Fatal("not drained")
 		}
 		if got := strings.Count(strings.Join(g.got(), ""), "\n"); got != 100 {
@@ -209,10 +256,10 @@ func TestLineWriter(t *testing.T) {
 }
 
 // writeSoon fails t when a write does not return at once.
-func writeSoon(t *testing.T, lw *lineWriter, line string) {
+func writeSoon(t *testing.T, lw *Writer, line string) {
 	t.Helper()
 	done := make(chan error, 1)
-	go func() { done <- lw.write([]byte(line)) }()
+	go func() { done <- lw.WriteLine([]byte(line)) }()
 	select {
 	case err := <-done:
 		must(t, err)
