@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dsh-bridge/dsh-bridge/bridge"
+	"github.com/dsh-bridge/dsh-bridge/model"
 )
 
 // TestServer_AfterInitialize: the hook runs once, after the first
@@ -110,3 +111,62 @@ func (w *slowWriter) Write(p []byte) (int, error) {
 }
 
 func (w *slowWriter) count() int { return int(w.writes.Load()) }
+
+// TestServer_AfterTurn: the hook runs once per prompt turn, before the
+// prompt is answered.
+func TestServer_AfterTurn(t *testing.T) {
+	script, err := model.ParseScript("two turns", []byte(`{"text":"one"}`+"\n"+`{"text":"two"}`+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var calls atomic.Int32
+	var history []int
+	srv := bridge.NewServer(bridge.Config{Model: script, AfterTurn: func(n int) { history = append(history, n); calls.Add(1) }})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, inR, outW) }()
+	lines := bufio.NewScanner(outR)
+	lines.Buffer(nil, 1<<20)
+	// answer sends one request and returns its answer, skipping
+	// notifications.
+	answer := func(id int, method, params string) string {
+		t.Helper()
+		fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", id, method, params)
+		for lines.Scan() {
+			if strings.Contains(lines.Text(), fmt.Sprintf(`"id":%d,`, id)) || strings.Contains(lines.Text(), fmt.Sprintf(`"id":%d}`, id)) {
+				return lines.Text()
+			}
+		}
+		t.Fatalf("no answer to %s: %v", method, lines.Err())
+		return ""
+	}
+	answer(1, "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`)
+	created := answer(2, "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, t.TempDir()))
+	_, rest, _ := strings.Cut(created, `"sessionId":"`)
+	sid, _, _ := strings.Cut(rest, `"`)
+	if sid == "" {
+		t.Fatalf("session/new: %s", created)
+	}
+	for i, want := range []int32{1, 2} {
+		got := answer(3+i, "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"hi"}]}`, sid))
+		if !strings.Contains(got, `"stopReason":"end_turn"`) {
+			t.Fatalf("prompt %d: %s", i+1, got)
+		}
+		if n := calls.Load(); n != want {
+			t.Errorf("after prompt %d the hook had run %d times, want %d", i+1, n, want)
+		}
+	}
+	// Each turn adds a prompt and an answer to the history it is told of.
+	if len(history) != 2 || history[0] <= 0 || history[1] <= history[0] {
+		t.Errorf("history bytes told %v, want two, growing", history)
+	}
+	inW.Close()
+	go io.Copy(io.Discard, outR)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	outW.Close()
+}

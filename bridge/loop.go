@@ -71,6 +71,9 @@ func (s *Server) prompt(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	ss.record(store.Event{Kind: store.KindTurnEnd, StopReason: stop})
 	ss.syncLog()
 	ss.logTurnEnd(ctx, stop)
+	if ss.srv.cfg.AfterTurn != nil {
+		ss.srv.cfg.AfterTurn(ss.srv.historyBytes())
+	}
 	return promptResult{StopReason: stop}, nil
 }
 
@@ -92,6 +95,23 @@ func (ss *Session) logTurnEnd(ctx context.Context, stop string) {
 		live = sample[0].Value.Uint64()
 	}
 	ss.srv.log.Debug("turn ended", "session", ss.id, "stop", stop, "historyMessages", n, "historyBytes", bytes, "heapLiveBytes", live)
+}
+
+// historyBytes is what every session's history holds, summed.
+func (s *Server) historyBytes() int {
+	s.mu.Lock()
+	sessions := make([]*Session, 0, len(s.sessions))
+	for _, ss := range s.sessions {
+		sessions = append(sessions, ss)
+	}
+	s.mu.Unlock()
+	n := 0
+	for _, ss := range sessions {
+		ss.mu.Lock()
+		n += model.Footprint(ss.history)
+		ss.mu.Unlock()
+	}
+	return n
 }
 
 // titleOf is a session title: the first line of the first prompt, short.

@@ -71,8 +71,13 @@ type Config struct {
 	// after the first initialize answer is written: process tuning that
 	// start-up should not wait for (it must return at once).
 	AfterInitialize func()
-	Version         string
-	Log             *slog.Logger
+	// AfterTurn, when set, is called after each prompt turn has ended
+	// (its updates are out, its answer not yet), from the goroutine that
+	// served the prompt, with what every session's history holds (text
+	// and cached encodings, model.Footprint); calls may overlap.
+	AfterTurn func(historyBytes int)
+	Version   string
+	Log       *slog.Logger
 }
 
 // Server is one ACP agent connection: it serves a single client over one

@@ -51,12 +51,3 @@ func (ts TokenLines) AppendJSON(dst []byte) ([]byte, error) {
 	}
 	return append(dst, ']'), nil
 }
-
-// size estimates the memory the spans hold, for the cache's budget.
-func (ts TokenLines) size() int {
-	n := 24 * len(ts)
-	for _, l := range ts {
-		n += 40 * len(l) // the type strings are shared
-	}
-	return n
-}

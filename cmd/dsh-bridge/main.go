@@ -18,7 +18,9 @@
 // stdout carries only protocol bytes; logs go to stderr (DSH_LOG_LEVEL:
 // debug, info, warn, error). DSH_CPUPROFILE=path writes a CPU profile;
 // DSH_MEMPROFILE=path writes an allocation profile when the bridge exits.
-// The bridge's Go code runs on one thread unless GOMAXPROCS is set.
+// The bridge's Go code runs on one thread unless GOMAXPROCS is set, and
+// its collector's headroom over the sessions' histories is bounded
+// unless GOGC is set.
 package main
 
 import (
@@ -42,6 +44,7 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/bridge"
 	"github.com/dsh-bridge/dsh-bridge/codemode"
 	"github.com/dsh-bridge/dsh-bridge/highlight"
+	"github.com/dsh-bridge/dsh-bridge/internal/heapgoal"
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/permission"
 	"github.com/dsh-bridge/dsh-bridge/registry"
@@ -69,6 +72,18 @@ func main() {
 // highlighter, Code Mode, MCP servers).
 func tuneRuntime() {
 	runtime.GOMAXPROCS(servingProcs())
+}
+
+// afterTurn is what the bridge tunes when a prompt turn ends: a
+// session's history only grows, and the collector's headroom over it is
+// kept to a sixteenth of it instead of all of it (heapgoal). Nil when GOGC
+// is set: the person's setting stands.
+func afterTurn() func(historyBytes int) {
+	if os.Getenv("GOGC") != "" {
+		return nil
+	}
+	var gc heapgoal.Tuner
+	return func(history int) { gc.Adjust(uint64(max(history, 0))) }
 }
 
 // servingProcs is the GOMAXPROCS the bridge serves with: 1, or the
@@ -186,6 +201,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer tokenizer.Close()
 	cfg.Tokenizer = tokenizer
 	cfg.AfterInitialize = tuneRuntime // its stop-the-world cost start-up ~1 ms
+	cfg.AfterTurn = afterTurn()
 	cfg.Admitted = 2 * servingProcs()
 	log.Debug("serving", "threads", servingProcs(), "admitted", cfg.Admitted)
 	if err := bridge.NewServer(cfg).Serve(ctx, stdin, stdout); err != nil {

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -196,4 +201,72 @@ func TestRun_TunesAfterInitialize(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRun_TunesTheCollectorAfterEachTurn: once a session's history is a
+// good part of the heap (a 4 MiB prompt, held as text and encoding), the
+// bridge lowers GOGC when the turn ends (heapgoal), unless GOGC is set.
+func TestRun_TunesTheCollectorAfterEachTurn(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "turn.jsonl")
+	if err := os.WriteFile(script, []byte(`{"text":"ok"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DSH_STATE_DIR", t.TempDir())
+	t.Setenv("DSH_HIGHLIGHTER", "off")
+	t.Setenv("DSH_MODEL", "script:"+script)
+	procs := runtime.GOMAXPROCS(0)
+	t.Cleanup(func() { runtime.GOMAXPROCS(procs) })
+	live := make([]byte, 64<<20) // the rest of the heap, kept at 100 %
+	big := strings.Repeat("x", 4<<20)
+	for _, tc := range []struct {
+		name, gogc string
+		lowered    bool
+	}{{"GOGC unset", "", true}, {"GOGC set", "50", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("GOGC", tc.gogc)
+			defer debug.SetGCPercent(debug.SetGCPercent(100))
+			runtime.GC() // the live heap as of the last collection
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			done := make(chan int, 1)
+			var errOut bytes.Buffer
+			go func() { done <- run(nil, inR, outW, &errOut); outW.Close() }()
+			lines := bufio.NewScanner(outR)
+			lines.Buffer(nil, 1<<20)
+			answer := func(id int, method, params string) string {
+				t.Helper()
+				fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", id, method, params)
+				for lines.Scan() {
+					var m struct {
+						ID     *int
+						Method string
+					}
+					if json.Unmarshal(lines.Bytes(), &m) == nil && m.ID != nil && *m.ID == id && m.Method == "" {
+						return lines.Text()
+					}
+				}
+				t.Fatalf("no answer to %s: %v %s", method, lines.Err(), errOut.String())
+				return ""
+			}
+			answer(1, "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`)
+			var created struct {
+				Result struct{ SessionID string }
+			}
+			if err := json.Unmarshal([]byte(answer(2, "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, t.TempDir()))), &created); err != nil || created.Result.SessionID == "" {
+				t.Fatalf("session/new: %v", err)
+			}
+			if got := answer(3, "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":%q}]}`, created.Result.SessionID, big)); !strings.Contains(got, "end_turn") {
+				t.Fatalf("prompt: %s", got)
+			}
+			inW.Close()
+			go io.Copy(io.Discard, outR)
+			if code := <-done; code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut.String())
+			}
+			if got := debug.SetGCPercent(100); (got < 100) != tc.lowered || got <= 0 {
+				t.Errorf("GOGC %d after a turn; lowered below 100: want %v", got, tc.lowered)
+			}
+		})
+	}
+	runtime.KeepAlive(live)
 }
