@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dsh-bridge/dsh-bridge/bridge"
+	"github.com/dsh-bridge/dsh-bridge/internal/rpctest"
 	"github.com/dsh-bridge/dsh-bridge/model"
 )
 
@@ -128,21 +129,8 @@ func TestServer_AfterTurn(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, inR, outW) }()
-	lines := bufio.NewScanner(outR)
-	lines.Buffer(nil, 1<<20)
-	// answer sends one request and returns its answer, skipping
-	// notifications.
-	answer := func(id int, method, params string) string {
-		t.Helper()
-		fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", id, method, params)
-		for lines.Scan() {
-			if strings.Contains(lines.Text(), fmt.Sprintf(`"id":%d,`, id)) || strings.Contains(lines.Text(), fmt.Sprintf(`"id":%d}`, id)) {
-				return lines.Text()
-			}
-		}
-		t.Fatalf("no answer to %s: %v", method, lines.Err())
-		return ""
-	}
+	rpc := rpctest.New(outR, inW)
+	answer := func(id int, method, params string) string { t.Helper(); return rpc.Call(t, id, method, params) }
 	answer(1, "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`)
 	created := answer(2, "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, t.TempDir()))
 	_, rest, _ := strings.Cut(created, `"sessionId":"`)

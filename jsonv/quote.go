@@ -20,10 +20,7 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		for i+8 <= len(s) && plain8(s, i) {
-			i += 8
-		}
-		if i == len(s) {
+		if i = skipPlain(s, i); i == len(s) {
 			break
 		}
 		c := s[i]
@@ -61,10 +58,7 @@ func AppendString(dst []byte, s string) []byte {
 func QuotedLen(s string) int {
 	n := len(s) + 2
 	for i := 0; i < len(s); {
-		for i+8 <= len(s) && plain8(s, i) {
-			i += 8
-		}
-		if i == len(s) {
+		if i = skipPlain(s, i); i == len(s) {
 			break
 		}
 		c := s[i]
@@ -97,6 +91,16 @@ var escapes = [utf8.RuneSelf]byte{
 	0x10: 'u', 0x11: 'u', 0x12: 'u', 0x13: 'u', 0x14: 'u', 0x15: 'u', 0x16: 'u', 0x17: 'u',
 	0x18: 'u', 0x19: 'u', 0x1a: 'u', 0x1b: 'u', 0x1c: 'u', 0x1d: 'u', 0x1e: 'u', 0x1f: 'u',
 	'"': '"', '\\': '\\',
+}
+
+// skipPlain returns where the plain ASCII that starts at s[i] ends, or
+// nearly: it steps a word at a time and stops before the word that holds
+// the first byte to look at one by one (or fewer than eight are left).
+func skipPlain(s string, i int) int {
+	for i+8 <= len(s) && plain8(s, i) {
+		i += 8
+	}
+	return i
 }
 
 // plain8 reports whether s[i:i+8] is eight ASCII bytes that need no

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dsh-bridge/dsh-bridge/internal/rpctest"
 )
 
 func TestRun(t *testing.T) {
@@ -231,23 +232,8 @@ func TestRun_TunesTheCollectorAfterEachTurn(t *testing.T) {
 			done := make(chan int, 1)
 			var errOut bytes.Buffer
 			go func() { done <- run(nil, inR, outW, &errOut); outW.Close() }()
-			lines := bufio.NewScanner(outR)
-			lines.Buffer(nil, 1<<20)
-			answer := func(id int, method, params string) string {
-				t.Helper()
-				fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", id, method, params)
-				for lines.Scan() {
-					var m struct {
-						ID     *int
-						Method string
-					}
-					if json.Unmarshal(lines.Bytes(), &m) == nil && m.ID != nil && *m.ID == id && m.Method == "" {
-						return lines.Text()
-					}
-				}
-				t.Fatalf("no answer to %s: %v %s", method, lines.Err(), errOut.String())
-				return ""
-			}
+			rpc := rpctest.New(outR, inW)
+			answer := func(id int, method, params string) string { t.Helper(); return rpc.Call(t, id, method, params) }
 			answer(1, "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`)
 			var created struct {
 				Result struct{ SessionID string }
