@@ -3,6 +3,7 @@ package highlight
 import (
 	"container/list"
 	"sync"
+	"unsafe"
 )
 
 // cache keeps recent tokenizations (a re-read of the same window, a
@@ -96,7 +97,7 @@ func (c *cache) put(k string, ts TokenLines) {
 	for _, l := range ts {
 		n += len(l)
 	}
-	size := 10*n + 4*len(ts) + len(ts)/8 + len(k) + 64
+	size := int(unsafe.Sizeof(packedSpan{}))*n + 4*len(ts) + len(ts)/8 + len(k) + 64
 	if size > c.budget {
 		return
 	}

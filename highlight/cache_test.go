@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+	"unsafe"
 )
 
 func TestCache(t *testing.T) {
@@ -30,7 +31,7 @@ func TestCache(t *testing.T) {
 	})
 	t.Run("the least recently used goes first", func(t *testing.T) {
 		one := TokenLines{{{0, 1, "Keyword"}}}
-		c := newCache(3 * (10 + 4 + 2 + 64))
+		c := newCache(3 * (int(unsafe.Sizeof(packedSpan{})) + 4 + 1 + 64)) // three one-span entries
 		for i := range 3 {
 			c.put(fmt.Sprint(i), one)
 		}
