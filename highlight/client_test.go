@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/dsh-bridge/dsh-bridge/internal/proctest"
+
+	"go.uber.org/goleak"
 )
 
 // helperBin is the real dsh-highlight, built once for the package's tests.
@@ -109,6 +111,9 @@ func TestClient(t *testing.T) {
 	})
 
 	t.Run("a killed helper is started again", func(t *testing.T) {
+		// Nothing of the killed helper's is left running (its request
+		// writer included), nor of the second once the client is closed.
+		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 		c := New(Options{Path: helperBin, Log: quiet})
 		defer c.Close()
 		if _, err := c.Tokens(ctx, "/w/a.go", "", []string{"package a"}); err != nil {

@@ -83,7 +83,7 @@ func afterTurn() func(historyBytes int) {
 		return nil
 	}
 	var gc heapgoal.Tuner
-	return func(history int) { gc.Adjust(uint64(max(history, 0))) }
+	return func(history int) { gc.Adjust(uint64(history)) }
 }
 
 // servingProcs is the GOMAXPROCS the bridge serves with: 1, or the
