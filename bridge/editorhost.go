@@ -83,6 +83,16 @@ func (h *editorHost) OpenText(ctx context.Context, path string) (io.ReadCloser, 
 	return io.NopCloser(strings.NewReader(s)), nil
 }
 
+// OpenChecked judges and opens what OpenText would read: a local file
+// through its descriptor (tools.LocalHost's), a file the editor serves by
+// its resolved path before the editor is asked.
+func (h *editorHost) OpenChecked(ctx context.Context, path, verb string, check func(string) error) (io.ReadCloser, error) {
+	if h.readsLocally(path) {
+		return h.LocalHost.OpenChecked(ctx, path, verb, check)
+	}
+	return tools.OpenRegular(ctx, h, path, verb, check)
+}
+
 func (h *editorHost) WriteTextFile(ctx context.Context, path, content string) error {
 	if !h.session.caps.FS.WriteTextFile {
 		return h.LocalHost.WriteTextFile(ctx, path, content)

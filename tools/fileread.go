@@ -16,23 +16,20 @@ import (
 type fileReader struct {
 	fd     int
 	path   string
+	eof    bool // a read found the end: later ones say so without asking
 	closed atomic.Bool
 }
 
-// openFile opens path for reading. O_NONBLOCK makes a FIFO that replaced
-// the file after it was checked fail its reads instead of hanging the
-// call; for a regular file the flag changes nothing.
-func openFile(path string) (*fileReader, error) {
-	for {
-		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, &fs.PathError{Op: "open", Path: path, Err: err}
-		}
-		return &fileReader{fd: fd, path: path}, nil
+// openFile opens name for reading; errors and the reader name path (name
+// may be a /proc/self/fd link to it). O_NONBLOCK makes a FIFO that
+// replaced the file after it was checked fail its reads instead of
+// hanging the call; for a regular file the flag changes nothing.
+func openFile(name, path string) (*fileReader, error) {
+	fd, err := openRetry(name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
+	return &fileReader{fd: fd, path: path}, nil
 }
 
 // Read implements io.Reader.
@@ -43,6 +40,9 @@ func (f *fileReader) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	if f.eof {
+		return 0, io.EOF
+	}
 	for {
 		n, err := unix.Read(f.fd, p)
 		switch {
@@ -51,6 +51,7 @@ func (f *fileReader) Read(p []byte) (int, error) {
 		case err != nil:
 			return 0, &fs.PathError{Op: "read", Path: f.path, Err: err}
 		case n == 0:
+			f.eof = true
 			return 0, io.EOF
 		}
 		return n, nil

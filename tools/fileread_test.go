@@ -19,7 +19,7 @@ func TestFileReader(t *testing.T) {
 	p := filepath.Join(dir, "f.txt")
 	os.WriteFile(p, []byte(text), 0o644)
 	t.Run("reads the whole file, then EOF", func(t *testing.T) {
-		f, err := openFile(p)
+		f, err := openFile(p, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,7 +41,7 @@ func TestFileReader(t *testing.T) {
 		}
 	})
 	t.Run("missing file is ErrNotExist", func(t *testing.T) {
-		if _, err := openFile(filepath.Join(dir, "nope")); !errors.Is(err, fs.ErrNotExist) {
+		if _, err := openFile(filepath.Join(dir, "nope"), "nope"); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("err %v", err)
 		}
 	})
@@ -52,7 +52,7 @@ func TestFileReader(t *testing.T) {
 		}
 		done := make(chan error, 1)
 		go func() {
-			f, err := openFile(fifo)
+			f, err := openFile(fifo, fifo)
 			if err == nil {
 				_, err = io.ReadAll(f)
 				f.Close()
@@ -66,7 +66,7 @@ func TestFileReader(t *testing.T) {
 		}
 	})
 	t.Run("the descriptor is not inherited", func(t *testing.T) {
-		f, err := openFile(p)
+		f, err := openFile(p, p)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -73,6 +73,12 @@ func (e *editorHost) OpenText(ctx context.Context, path string) (io.ReadCloser, 
 	return io.NopCloser(strings.NewReader(s)), nil
 }
 
+// OpenChecked reads through the buffers too (LocalHost's would bypass
+// them).
+func (e *editorHost) OpenChecked(ctx context.Context, path, verb string, check func(string) error) (io.ReadCloser, error) {
+	return OpenRegular(ctx, e, path, verb, check)
+}
+
 func (e *editorHost) WriteTextFile(ctx context.Context, path, content string) error {
 	e.mu.Lock()
 	e.buffers[path] = content

@@ -169,7 +169,7 @@ func (LocalHost) ReadTextFile(_ context.Context, path string) (string, error) {
 // OpenText implements TextOpener. A Host that embeds LocalHost but reads
 // files elsewhere must override it too.
 func (LocalHost) OpenText(_ context.Context, path string) (io.ReadCloser, error) {
-	return openFile(path)
+	return openFile(path, path)
 }
 
 // WriteTextFile implements Host. It writes a temporary file in the same

@@ -29,7 +29,12 @@ type guardedHost struct {
 }
 
 func (h guardedHost) check(path string, write bool) error {
-	if err := h.rules.CheckPath(h.ws.Resolve(path), write); err != nil {
+	return h.judge(h.ws.Resolve(path), write)
+}
+
+// judge is the rules' verdict on a resolved path, as a tool error.
+func (h guardedHost) judge(real string, write bool) error {
+	if err := h.rules.CheckPath(real, write); err != nil {
 		return registry.NewError("PermissionError", "FS_PERMISSION_DENIED", err.Error())
 	}
 	return nil
@@ -58,14 +63,30 @@ func (h guardedHost) WriteTextFile(ctx context.Context, path, content string) er
 
 // openRegular is statFile then openText, with the path judged once for
 // both (each judgement resolves every component of the path).
+//
+// On a host that can judge the file it opened (the local disk), the rules
+// judge that file instead, so that nothing can swap it between the
+// judgement and the open.
 func (h guardedHost) openRegular(ctx context.Context, path, verb string) (io.ReadCloser, error) {
-	if err := h.check(path, false); err != nil {
+	judge := func(real string) error { return h.judge(real, false) }
+	if o, ok := h.Host.(CheckedOpener); ok {
+		return o.OpenChecked(ctx, path, verb, judge)
+	}
+	return OpenRegular(ctx, h.Host, path, verb, judge)
+}
+
+// OpenRegular opens the regular file path (absolute) through h once check
+// accepted its resolved path: what a Host that reads files elsewhere (an
+// editor's buffers) does for [CheckedOpener]. Its errors are check's and
+// the read tool's FS errors for verb.
+func OpenRegular(ctx context.Context, h Host, path, verb string, check func(real string) error) (io.ReadCloser, error) {
+	if err := check(Resolve(path)); err != nil {
 		return nil, err
 	}
-	if _, err := statFile(ctx, h.Host, path, verb); err != nil {
+	if _, err := statFile(ctx, h, path, verb); err != nil {
 		return nil, err
 	}
-	return openText(ctx, h.Host, path)
+	return openText(ctx, h, path)
 }
 
 // Sandboxed reports whether the inner host sandboxes commands.

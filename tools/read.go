@@ -74,15 +74,11 @@ func fsError(code, msg string) error { return registry.NewError("FsError", code,
 // statFile returns a regular file's info or the contract's FS error.
 func statFile(ctx context.Context, h Host, path, verb string) (fs.FileInfo, error) {
 	info, err := h.Stat(ctx, path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, fsError("FS_NOT_FOUND", fmt.Sprintf("cannot %s %q: not found", verb, path))
-	case errors.Is(err, fs.ErrPermission):
-		return nil, fsError("FS_PERMISSION_DENIED", fmt.Sprintf("cannot %s %q: permission denied", verb, path))
-	case err != nil:
-		return nil, fsError("FS_IO_ERROR", fmt.Sprintf("cannot %s %q: %v", verb, path, err))
-	case !info.Mode().IsRegular():
-		return nil, fsError("FS_NOT_REGULAR_FILE", fmt.Sprintf("cannot %s %q: not a regular file", verb, path))
+	if err == nil && !info.Mode().IsRegular() {
+		err = errNotRegular
+	}
+	if err != nil {
+		return nil, fileError(err, verb, path)
 	}
 	return info, nil
 }

@@ -142,7 +142,8 @@ func bytesTrimSuffix(b []byte, s string) []byte {
 }
 
 func truncateLine(s string) string {
-	if utf8.RuneCountInString(s) <= ReadMaxLineLength {
+	// No more characters than bytes: most lines need no counting.
+	if len(s) <= ReadMaxLineLength || utf8.RuneCountInString(s) <= ReadMaxLineLength {
 		return s
 	}
 	i, n := 0, 0

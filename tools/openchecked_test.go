@@ -1,0 +1,112 @@
+package tools
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+)
+
+// recordingRules denies one resolved tree and remembers every path it
+// judged.
+type recordingRules struct {
+	denyTree
+	mu     sync.Mutex
+	judged []string
+}
+
+func (r *recordingRules) CheckPath(p string, w bool) error {
+	r.mu.Lock()
+	r.judged = append(r.judged, p)
+	r.mu.Unlock()
+	return r.denyTree.CheckPath(p, w)
+}
+
+// TestOpenChecked: a guarded read on the local disk judges the file it
+// opened, and reads that file, whatever its path points to by then.
+func TestOpenChecked(t *testing.T) {
+	rules := &recordingRules{}
+	e := newEnv(t, LocalHost{}, func(o *Options) {
+		rules.root = filepath.Join(o.Workspace.Roots()[0], "secrets")
+		o.Rules = rules
+	})
+	key := e.write("secrets/key.txt", "the key\n")
+	open := e.write("open.txt", "open text\n")
+	link := filepath.Join(e.dir, "link.txt")
+	fifo := filepath.Join(e.dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Mkdir(filepath.Join(e.dir, "dir"), 0o755)
+	for _, tc := range []struct {
+		name, path string
+		hook       func() // between the judgement and the open
+		want       string // in the result's text, or its error's message
+		judged     string // the path the rules saw
+		failed     bool
+	}{
+		{name: "a link is judged by its target", path: "link.txt", want: "open text", judged: open},
+		{name: "a link swapped to a denied file after the judgement reads the file judged", path: "link.txt",
+			hook: func() { swapLink(t, key, link) }, want: "open text", judged: open},
+		{name: "a link swapped to a FIFO after the judgement reads the file judged", path: "link.txt",
+			hook: func() { swapLink(t, fifo, link) }, want: "open text", judged: open},
+		{name: "a denied file", path: "secrets/key.txt", want: "denied", judged: key, failed: true},
+		{name: "a missing file in a denied tree is denied, not missing", path: "secrets/nope.txt", want: "denied", failed: true},
+		{name: "a missing file", path: "nope.txt", want: "not found", failed: true},
+		{name: "a FIFO", path: "fifo", want: "not a regular file", judged: fifo, failed: true},
+		{name: "a directory", path: "dir", want: "not a regular file", failed: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			swapLink(t, open, link)
+			rules.judged = nil
+			testHookChecked = tc.hook
+			defer func() { testHookChecked = nil }()
+			r := e.call("read", `{"file_path":"`+tc.path+`"}`)
+			got := text(r)
+			if r.IsError {
+				got = r.Error.Message
+			}
+			if r.IsError != tc.failed || !strings.Contains(got, tc.want) || strings.Contains(got, "the key") {
+				t.Errorf("read %s: failed %v, %q; want failed %v, %q", tc.path, r.IsError, got, tc.failed, tc.want)
+			}
+			if tc.judged != "" && (len(rules.judged) != 1 || rules.judged[0] != tc.judged) {
+				t.Errorf("judged %q, want [%s]", rules.judged, tc.judged)
+			}
+		})
+	}
+}
+
+// swapLink points link at target, atomically (a rename over the link).
+func swapLink(t *testing.T, target, link string) {
+	t.Helper()
+	tmp := link + ".new"
+	os.Remove(tmp)
+	if err := os.Symlink(target, tmp); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, link); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOpenChecked_EditorBuffers: a guarded host that reads files
+// elsewhere (an editor's unsaved buffers) still reads there, judged by the
+// resolved path.
+func TestOpenChecked_EditorBuffers(t *testing.T) {
+	h := newEditorHost()
+	rules := &recordingRules{}
+	e := newEnv(t, h, func(o *Options) {
+		rules.root = filepath.Join(o.Workspace.Roots()[0], "secrets")
+		o.Rules = rules
+	})
+	p := e.write("a.txt", "on disk\n")
+	h.buffers[p] = "in the buffer\n"
+	if got := text(e.call("read", `{"file_path":"a.txt"}`)); !strings.Contains(got, "in the buffer") {
+		t.Errorf("read %q, want the buffer", got)
+	}
+	if len(rules.judged) != 1 || rules.judged[0] != p {
+		t.Errorf("judged %q, want [%s]", rules.judged, p)
+	}
+}
