@@ -346,5 +346,5 @@ func benchCaps() map[string]any {
 	if os.Getenv("DSH_BENCH_PLAIN") == "1" {
 		return nil
 	}
-	return map[string]any{"_meta": map[string]any{"dsh": map[string]any{"version": 1}}}
+	return cardCaps()
 }

@@ -503,6 +503,12 @@ func (e *editor) notify(method string, params any) {
 }
 
 // initialize and newSession set up a session; caps are the client's.
+// cardCaps are the capabilities of a client that draws _meta.dsh cards
+// (dsh-bridge's own extensions).
+func cardCaps() map[string]any {
+	return map[string]any{"_meta": map[string]any{"dsh": map[string]any{"version": 1}}}
+}
+
 func (e *editor) initialize(caps map[string]any) {
 	e.t.Helper()
 	if _, err := e.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": caps}); err != nil {

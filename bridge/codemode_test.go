@@ -63,7 +63,7 @@ func TestBridge_CodeMode(t *testing.T) {
 		mu.Unlock()
 		return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}
 	}
-	first.initialize(nil)
+	first.initialize(cardCaps()) // it draws cards: the program gets its tokens
 	s := first.newSession(dir)
 	res, rerr := first.call("session/set_config_option", map[string]any{"sessionId": s, "configId": "tools_mode", "value": "code"})
 	if rerr != nil || !strings.Contains(string(res), `"id":"tools_mode"`) || !strings.Contains(string(res), `"currentValue":"code"`) {
@@ -167,7 +167,7 @@ func TestBridge_CodeMode(t *testing.T) {
 	first.close()
 
 	second := startEditor(t, "DSH_BASE_URL="+m.srv.URL, "DSH_STATE_DIR="+state)
-	second.initialize(nil)
+	second.initialize(cardCaps()) // the same kind of client
 	res, rerr = second.call("session/load", map[string]any{"sessionId": s, "cwd": dir, "mcpServers": []any{}})
 	if rerr != nil || !strings.Contains(string(res), `"currentValue":"code"`) {
 		t.Fatalf("session/load: %s %+v", res, rerr)

@@ -133,7 +133,7 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 		mode:     ModeDefault,
 		calls:    map[string]*callInfo{},
 		subCalls: map[string][]store.Event{},
-		env:      views.Env{Cwd: ws.Cwd(), TerminalOutput: caps.Meta["terminal_output"] == true, Cards: caps.rendersCards(), Tokenizer: s.cfg.Tokenizer},
+		env:      views.Env{Cwd: ws.Cwd(), TerminalOutput: caps.Meta["terminal_output"] == true, Cards: caps.rendersCards(), Tokenizer: s.tokenizerFor(caps)},
 		caps:     caps,
 	}
 	ss.scope = s.reg.NewScope(ss.id, nil)
@@ -197,4 +197,14 @@ func (s *Server) sessionCapabilities() map[string]any {
 		c["resume"] = map[string]any{}
 	}
 	return c
+}
+
+// tokenizerFor is the syntax tokenizer of a client's sessions: none for a
+// client that does not draw _meta.dsh cards, which would never show the
+// tokens (tokenizing a 100-line read costs the helper some 2.5 ms of CPU).
+func (s *Server) tokenizerFor(caps clientCapabilities) views.Tokenizer {
+	if !caps.rendersCards() {
+		return nil
+	}
+	return s.cfg.Tokenizer
 }

@@ -685,7 +685,7 @@ func TestBridge_CardClientsGetTheTextOnce(t *testing.T) {
 		cards bool
 	}{
 		{"plain client", nil, false},
-		{"card client", map[string]any{"_meta": map[string]any{"dsh": map[string]any{"version": 1}}}, true},
+		{"card client", cardCaps(), true},
 		{"a later card version", map[string]any{"_meta": map[string]any{"dsh": map[string]any{"version": 2}}}, false},
 		{"a malformed advertisement", map[string]any{"_meta": map[string]any{"dsh": true}}, false},
 	} {

@@ -255,33 +255,52 @@ func TestBridge_KillNineLeavesNoProcess(t *testing.T) {
 	}
 }
 
-// TestBridge_ReadTokensFollowTheResult: a read card completes without
-// waiting for syntax highlighting; the tokens arrive in a later update of
-// the same call, before the turn's answer.
+// TestBridge_ReadTokensFollowTheResult: for a client that draws cards, a
+// read card completes without waiting for syntax highlighting, and the
+// tokens arrive in a later update of the same call, before the turn's
+// answer. A client that does not draw cards is sent none (nor is the
+// helper asked for them).
 func TestBridge_ReadTokensFollowTheResult(t *testing.T) {
-	h := setup(t, nil, fakeTurn{calls: []fakeCall{{"r", "read", args("file_path", "main.go")}}}, fakeTurn{text: "ok"})
-	h.file("main.go", "package main\n\nfunc uniqueMarker() {}\n")
-	h.prompt(h.session, "read")
-	var completed, tokens int
-	for i, u := range h.toolUpdates("r") {
-		switch {
-		case u.Status == "completed":
-			completed = i
-			// The file's text travels once for each kind of client: the
-			// content block (for every client) and the card's lines (for
-			// clients of _meta.dsh); not a third time as the model's text.
-			if n := strings.Count(string(u.Raw), "uniqueMarker"); n != 2 {
-				t.Errorf("the completed update carries the text %d times, want 2: %s", n, u.Raw)
+	for _, tc := range []struct {
+		name       string
+		caps       map[string]any
+		texts      int // times the file's text is in the completed update
+		wantTokens bool
+	}{
+		// The text travels once in the card's lines, the standard content
+		// being a summary; never a third time as the model's text.
+		{"a client that draws cards", cardCaps(), 1, true},
+		// The content block (as ACP clients show it) and the card's lines.
+		{"a plain ACP client", nil, 2, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := setup(t, tc.caps, fakeTurn{calls: []fakeCall{{"r", "read", args("file_path", "main.go")}}}, fakeTurn{text: "ok"})
+			h.file("main.go", "package main\n\nfunc uniqueMarker() {}\n")
+			h.prompt(h.session, "read")
+			completed, tokens := -1, -1
+			for i, u := range h.toolUpdates("r") {
+				switch {
+				case u.Status == "completed":
+					completed = i
+					if n := strings.Count(string(u.Raw), "uniqueMarker"); n != tc.texts {
+						t.Errorf("the completed update carries the text %d times, want %d: %s", n, tc.texts, u.Raw)
+					}
+				case strings.Contains(string(u.Raw), `"tokens"`):
+					tokens = i
+					if strings.Contains(string(u.Raw), "uniqueMarker") || strings.Contains(string(u.Raw), `"card"`) {
+						t.Errorf("the tokens update repeats the card: %s", u.Raw)
+					}
+				}
 			}
-		case strings.Contains(string(u.Raw), `"tokens"`):
-			tokens = i
-			if strings.Contains(string(u.Raw), "uniqueMarker") || strings.Contains(string(u.Raw), `"card"`) {
-				t.Errorf("the tokens update repeats the card: %s", u.Raw)
+			switch {
+			case completed < 0:
+				t.Errorf("the read never completed")
+			case tc.wantTokens && tokens <= completed:
+				t.Errorf("completed at %d, tokens at %d: the tokens must follow the result", completed, tokens)
+			case !tc.wantTokens && tokens >= 0:
+				t.Errorf("tokens sent to a client that does not draw cards (update %d)", tokens)
 			}
-		}
-	}
-	if completed == 0 || tokens <= completed {
-		t.Errorf("completed at %d, tokens at %d: the tokens must follow the result", completed, tokens)
+		})
 	}
 }
 
