@@ -9,18 +9,23 @@ import (
 	"testing"
 )
 
-// recordingRules denies one resolved tree and remembers every path it
-// judged.
+// recordingRules denies one resolved tree, remembers every path it
+// judged, and runs onJudge (when set) as it judges: a command the model
+// runs beside the read could change the files at that moment.
 type recordingRules struct {
 	denyTree
-	mu     sync.Mutex
-	judged []string
+	mu      sync.Mutex
+	judged  []string
+	onJudge func()
 }
 
 func (r *recordingRules) CheckPath(p string, w bool) error {
 	r.mu.Lock()
 	r.judged = append(r.judged, p)
 	r.mu.Unlock()
+	if r.onJudge != nil {
+		r.onJudge()
+	}
 	return r.denyTree.CheckPath(p, w)
 }
 
@@ -42,16 +47,16 @@ func TestOpenChecked(t *testing.T) {
 	os.Mkdir(filepath.Join(e.dir, "dir"), 0o755)
 	for _, tc := range []struct {
 		name, path string
-		hook       func() // between the judgement and the open
+		swap       func() // as the rules judge the path
 		want       string // in the result's text, or its error's message
 		judged     string // the path the rules saw
 		failed     bool
 	}{
 		{name: "a link is judged by its target", path: "link.txt", want: "open text", judged: open},
-		{name: "a link swapped to a denied file after the judgement reads the file judged", path: "link.txt",
-			hook: func() { swapLink(t, key, link) }, want: "open text", judged: open},
-		{name: "a link swapped to a FIFO after the judgement reads the file judged", path: "link.txt",
-			hook: func() { swapLink(t, fifo, link) }, want: "open text", judged: open},
+		{name: "a link swapped to a denied file as it is judged reads the file judged", path: "link.txt",
+			swap: func() { swapLink(t, key, link) }, want: "open text", judged: open},
+		{name: "a link swapped to a FIFO as it is judged reads the file judged", path: "link.txt",
+			swap: func() { swapLink(t, fifo, link) }, want: "open text", judged: open},
 		{name: "a denied file", path: "secrets/key.txt", want: "denied", judged: key, failed: true},
 		{name: "a missing file in a denied tree is denied, not missing", path: "secrets/nope.txt", want: "denied", failed: true},
 		{name: "a missing file", path: "nope.txt", want: "not found", failed: true},
@@ -60,9 +65,8 @@ func TestOpenChecked(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			swapLink(t, open, link)
-			rules.judged = nil
-			testHookChecked = tc.hook
-			defer func() { testHookChecked = nil }()
+			rules.judged, rules.onJudge = nil, tc.swap
+			defer func() { rules.onJudge = nil }()
 			r := e.call("read", `{"file_path":"`+tc.path+`"}`)
 			got := text(r)
 			if r.IsError {
