@@ -79,13 +79,14 @@ func appendReflect(dst []byte, rv reflect.Value, depth int) ([]byte, error) {
 	if t.Kind() == reflect.Pointer && rv.IsNil() {
 		return append(dst, "null"...), nil
 	}
-	if t.Implements(appenderType) {
+	tr := traitsOf(t) // the method-set checks, once per type
+	if tr.appender {
 		return rv.Interface().(JSONAppender).AppendJSON(dst)
 	}
-	if rv.CanAddr() && reflect.PointerTo(t).Implements(appenderType) {
+	if tr.ptrAppender && rv.CanAddr() {
 		return rv.Addr().Interface().(JSONAppender).AppendJSON(dst)
 	}
-	if traitsOf(t).custom {
+	if tr.custom {
 		data, err := json.Marshal(rv.Interface())
 		if err != nil {
 			return nil, err

@@ -31,6 +31,11 @@ func TestAppendGo(t *testing.T) {
 		{name: "nil", in: nil, want: "null"},
 		{name: "value written as it is", in: map[string]any{"v": MustParse(`{"b":[1,2.50],"a":"x"}`)}, want: `{"v":{"b":[1,2.50],"a":"x"}}`},
 		{name: "appender wins over encoding/json", in: []any{&appendSelf{&calls}}, want: `["self"]`},
+		// A pointer-receiver appender held by value: used where it can be
+		// addressed (a slice's element), walked where it cannot (a copy in
+		// an interface; its unexported field makes it an empty object).
+		{name: "addressable value with a pointer appender", in: []appendSelf{{&calls}}, want: `["self"]`},
+		{name: "unaddressable value with a pointer appender", in: any(appendSelf{&calls}), want: `{}`},
 		{name: "html is not escaped", in: "<a & b>", want: `"<a & b>"`},
 		{name: "invalid UTF-8 becomes U+FFFD", in: "a\xffb", want: `"a\ufffdb"`},
 		{name: "nil pointer", in: (*tagMe)(nil), want: "null"},
@@ -52,8 +57,8 @@ func TestAppendGo(t *testing.T) {
 			}
 		})
 	}
-	if calls != 1 {
-		t.Errorf("the appender ran %d times", calls)
+	if calls != 2 {
+		t.Errorf("the appender ran %d times, want 2", calls)
 	}
 	t.Run("tagged", func(t *testing.T) {
 		for _, tc := range []struct {

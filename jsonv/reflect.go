@@ -60,8 +60,10 @@ var traitsCache sync.Map
 
 // traits are what the walk needs to know of a type before it walks it.
 type traits struct {
-	converter bool // a [Converter]: it builds its own Value
-	custom    bool // decides its own JSON form (json or text marshaler)
+	converter   bool // a [Converter]: it builds its own Value
+	custom      bool // decides its own JSON form (json or text marshaler)
+	appender    bool // a [JSONAppender]: it writes its own JSON
+	ptrAppender bool // its pointer is a [JSONAppender] (and it is not)
 }
 
 func traitsOf(t reflect.Type) traits {
@@ -72,7 +74,9 @@ func traitsOf(t reflect.Type) traits {
 		converter: t.Implements(converterType),
 		custom: t.Implements(marshalerType) || t.Implements(textMarshalerType) ||
 			t.Kind() != reflect.Pointer && (reflect.PointerTo(t).Implements(marshalerType) || reflect.PointerTo(t).Implements(textMarshalerType)),
+		appender: t.Implements(appenderType),
 	}
+	c.ptrAppender = !c.appender && reflect.PointerTo(t).Implements(appenderType)
 	traitsCache.Store(t, c)
 	return c
 }
