@@ -105,7 +105,7 @@ func (p *Policy) decideCommand(c *call) Decision {
 			}
 		}
 	}
-	for _, acc := range c.accesses {
+	for _, acc := range c.accesses() {
 		if !p.ws.ContainsResolved(acc.path) {
 			blockers = append(blockers, "it runs in "+acc.path+", outside the workspace")
 		}

@@ -98,22 +98,39 @@ func (p *Policy) remembered(key string) (always, never bool) {
 type call struct {
 	tool     *registry.Tool
 	args     jsonv.Value
-	accesses []access
+	declared []registry.Access // the tool's own declaration
+	ws       *tools.Workspace
+	files    []access // declared, resolved: accesses() fills it once
+	resolved bool
 	cmd      *Analysis // command tools
 	host     string    // fetch tools: canonical host
 
-	ctx      context.Context // for the host's lookup
-	resolved bool            // private and addrs are known
-	private  bool
-	addrs    []string
+	ctx     context.Context // for the host's lookup
+	looked  bool            // private and addrs are known
+	private bool
+	addrs   []string
+}
+
+// accesses are the call's declared file accesses with their paths
+// resolved, the first time a judgement needs them: a call that no rule
+// about files concerns (a guard with no deny rules) resolves nothing, and
+// resolving costs a few system calls per path.
+func (c *call) accesses() []access {
+	if !c.resolved {
+		c.resolved = true
+		for _, a := range c.declared {
+			c.files = append(c.files, access{path: c.ws.Resolve(a.Path), write: a.Write})
+		}
+	}
+	return c.files
 }
 
 // lookup resolves the call's host once, when a rule or the private check
 // first needs it.
 func (c *call) lookup() (private bool, addrs []string) {
-	if !c.resolved {
+	if !c.looked {
 		c.private, c.addrs = privateHost(c.ctx, c.host)
-		c.resolved = true
+		c.looked = true
 	}
 	return c.private, c.addrs
 }
@@ -124,14 +141,12 @@ type access struct {
 }
 
 func (p *Policy) prepare(ctx context.Context, t *registry.Tool, args jsonv.Value) *call {
-	c := &call{tool: t, args: args, ctx: ctx}
+	c := &call{tool: t, args: args, ctx: ctx, ws: p.ws}
 	if !args.IsValid() {
 		return c
 	}
 	if t.Accesses != nil {
-		for _, a := range safeAccesses(t, args) {
-			c.accesses = append(c.accesses, access{path: p.ws.Resolve(a.Path), write: a.Write})
-		}
+		c.declared = safeAccesses(t, args)
 	}
 	if t.Subject != nil {
 		subject := t.Subject(args)
@@ -235,7 +250,7 @@ func (p *Policy) denies(r compiled, c *call) string {
 			return " "
 		}
 	case r.Tool == "read" || writer:
-		for _, a := range c.accesses {
+		for _, a := range c.accesses() {
 			if (r.Tool == "read" || a.write) && r.matchPath(a.path) {
 				return " (" + a.path + ")"
 			}
@@ -268,7 +283,7 @@ func (p *Policy) denies(r compiled, c *call) string {
 			return " (" + c.host + ")"
 		}
 	default:
-		for _, a := range c.accesses {
+		for _, a := range c.accesses() {
 			if r.matchPath(a.path) {
 				return " (" + a.path + ")"
 			}
@@ -280,7 +295,7 @@ func (p *Policy) denies(r compiled, c *call) string {
 // asked returns the ask rule that covers a call.
 func (p *Policy) asked(c *call) (string, bool) {
 	for _, r := range p.ask {
-		if !namesTool(r.Tool, c.tool.Name) && !(r.Tool == "read" && len(c.accesses) > 0 && c.tool.Effect == registry.EffectRead) {
+		if !namesTool(r.Tool, c.tool.Name) && !(r.Tool == "read" && len(c.declared) > 0 && c.tool.Effect == registry.EffectRead) {
 			continue
 		}
 		if r.any {
@@ -298,7 +313,7 @@ func (p *Policy) asked(c *call) (string, bool) {
 				return r.Text, true
 			}
 		default:
-			for _, a := range c.accesses {
+			for _, a := range c.accesses() {
 				if r.matchPath(a.path) {
 					return r.Text, true
 				}
@@ -351,7 +366,7 @@ func (p *Policy) allowedBy(c *call, a access, userOnly bool) bool {
 
 func (p *Policy) decideFiles(c *call) Decision {
 	name := c.tool.Name
-	for _, a := range c.accesses {
+	for _, a := range c.accesses() {
 		if !p.ws.ContainsResolved(a.path) && !p.allowedBy(c, a, true) {
 			verb := "read"
 			if a.write {
@@ -360,18 +375,18 @@ func (p *Policy) decideFiles(c *call) Decision {
 			return Decision{Verdict: Ask, Reason: fmt.Sprintf("%s wants to %s %s, outside the workspace", name, verb, a.path)}
 		}
 	}
-	for _, a := range c.accesses {
+	for _, a := range c.accesses() {
 		if a.write {
 			if why := p.protected(a.path); why != "" {
 				return Decision{Verdict: Ask, Reason: fmt.Sprintf("%s wants to change %s, %s: that always asks", name, a.path, why)}
 			}
 		}
 	}
-	covered := len(c.accesses) > 0
-	for _, a := range c.accesses {
+	covered := len(c.accesses()) > 0
+	for _, a := range c.accesses() {
 		covered = covered && p.allowedBy(c, a, false)
 	}
-	if !covered && len(c.accesses) == 0 {
+	if !covered && len(c.accesses()) == 0 {
 		for _, r := range p.allow {
 			covered = covered || (namesTool(r.Tool, name) && r.any)
 		}

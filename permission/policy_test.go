@@ -182,3 +182,32 @@ func TestNamesTool(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicy_GuardResolvesOnlyForFileRules: the guard resolves a call's
+// paths (a few system calls each) only when a rule about files needs
+// them; with one, a link to a denied file is still denied.
+func TestPolicy_GuardResolvesOnlyForFileRules(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		deny     []string
+		resolved bool
+		denied   bool
+	}{
+		{"no deny rules", nil, false, false},
+		{"a rule about commands", []string{"bash(rm:*)"}, false, false},
+		{"a rule about reads", []string{"read(secret/**)"}, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, reg, scope, dir := testPolicy(t, ModeDefault, nil, nil, tc.deny)
+			os.MkdirAll(filepath.Join(dir, "secret"), 0o755)
+			os.WriteFile(filepath.Join(dir, "secret", "k"), []byte("k"), 0o644)
+			os.Symlink(filepath.Join(dir, "secret", "k"), filepath.Join(dir, "link"))
+			args, _ := jsonv.FromGo(map[string]any{"file_path": "link"})
+			c := p.prepare(context.Background(), reg.Get("read", scope), args)
+			why := p.denied(c)
+			if c.resolved != tc.resolved || (why != "") != tc.denied {
+				t.Errorf("resolved %v, denied %q; want resolved %v, denied %v", c.resolved, why, tc.resolved, tc.denied)
+			}
+		})
+	}
+}
