@@ -127,18 +127,7 @@ func resolveOpen(p string) (string, bool) {
 		return "", false
 	}
 	defer unix.Close(fd)
-	var buf [unix.PathMax]byte
-	n, err := unix.Readlink("/proc/self/fd/"+strconv.Itoa(fd), buf[:])
-	if err != nil || n == 0 || n == len(buf) || buf[0] != '/' {
-		return "", false
-	}
-	real := string(buf[:n])
-	// A path unlinked meanwhile reads "… (deleted)"; a file name may
-	// also end so. Either way the walk is the judge.
-	if strings.HasSuffix(real, " (deleted)") {
-		return "", false
-	}
-	return real, true
+	return fdPath("/proc/self/fd/" + strconv.Itoa(fd))
 }
 
 // ConfinementPolicy is the pre-execute listener that keeps tools inside
