@@ -1,6 +1,7 @@
 package jsonv
 
 import (
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -10,7 +11,8 @@ import (
 // are written as they are.
 //
 // Source text is mostly runs of plain ASCII between tabs and newlines:
-// the runs are skipped eight bytes at a time and copied whole.
+// the runs are skipped eight bytes at a time, straight to the next byte
+// that needs a look, and copied whole.
 func AppendString(dst []byte, s string) []byte {
 	if need := len(s) + 2; cap(dst)-len(dst) < need {
 		grown := make([]byte, len(dst), len(dst)+need+need/8)
@@ -93,27 +95,32 @@ var escapes = [utf8.RuneSelf]byte{
 	'"': '"', '\\': '\\',
 }
 
-// skipPlain returns where the plain ASCII that starts at s[i] ends, or
-// nearly: it steps a word at a time and stops before the word that holds
-// the first byte to look at one by one (or fewer than eight are left).
+// skipPlain returns where the plain ASCII that starts at s[i] ends: the
+// first byte to look at one by one, found a word at a time, or the first
+// of the fewer than eight bytes left.
 func skipPlain(s string, i int) int {
-	for i+8 <= len(s) && plain8(s, i) {
+	for i+8 <= len(s) {
+		if m := special8(s, i); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
 		i += 8
 	}
 	return i
 }
 
-// plain8 reports whether s[i:i+8] is eight ASCII bytes that need no
-// escape: none below 0x20, none at or above 0x80, no '"' and no '\\'.
-// Each test below is the word-at-a-time "does some byte ..." test; it may
-// misplace which byte, never miss that one does.
-func plain8(s string, i int) bool {
+// special8 marks, with its high bit, each byte of s[i:i+8] that is not
+// plain ASCII needing no escape: below 0x20, at or above 0x80, '"' or
+// '\\'. Each test is the word-at-a-time "does some byte ..." test; a
+// borrow can mark a plain byte above a marked one, never one below it, so
+// the lowest mark is exactly the first such byte.
+func special8(s string, i int) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	b := s[i : i+8] // one bounds check, and the eight loads become one
+	w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 	quote, backslash := w^(ones*'"'), w^(ones*'\\')
 	below := (w - ones*0x20) &^ w // a byte below 0x20 sets its high bit
 	zeroQ := (quote - ones) &^ quote
 	zeroB := (backslash - ones) &^ backslash
-	return (w|below|zeroQ|zeroB)&highs == 0
+	return (w | below | zeroQ | zeroB) & highs
 }
