@@ -2,6 +2,7 @@ package jsonv
 
 import (
 	"math/bits"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -14,11 +15,9 @@ import (
 // the runs are skipped eight bytes at a time, straight to the next byte
 // that needs a look, and copied whole.
 func AppendString(dst []byte, s string) []byte {
-	if need := len(s) + 2; cap(dst)-len(dst) < need {
-		grown := make([]byte, len(dst), len(dst)+need+need/8)
-		copy(grown, dst)
-		dst = grown
-	}
+	// Room for s unescaped, grown as append grows (by doubling): callers
+	// append many strings to one buffer (a card's lines, a value's).
+	dst = slices.Grow(dst, len(s)+2)
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {

@@ -108,3 +108,20 @@ func BenchmarkAppendString(b *testing.B) {
 		buf = AppendString(buf[:0], text)
 	}
 }
+
+// BenchmarkAppendLines encodes the same window line by line into one
+// growing buffer, as a read card's lines and a value's strings are.
+func BenchmarkAppendLines(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(src), "\n")[1000:1100]
+	b.ReportAllocs()
+	for b.Loop() {
+		var dst []byte
+		for _, l := range lines {
+			dst = AppendString(dst, l)
+		}
+	}
+}
