@@ -178,6 +178,9 @@ func TestProperty_CompileAndValidateAgreeWithOracle(t *testing.T) {
 				if s.ValidArgs(v) != (ours == nil) {
 					t.Fatalf("quick mode disagrees for %s", v)
 				}
+				if walked := walk(s, v); s.root.valid(v, 0) != (walked == nil) {
+					t.Fatalf("schema %s value %s: the quick check says %v, the walk %q", s, v, s.root.valid(v, 0), walked)
+				}
 			}
 		})
 	}
@@ -216,6 +219,9 @@ func FuzzValidate(f *testing.F) {
 		if s.ValidArgs(v) != (a == nil) {
 			t.Fatal("quick mode disagrees")
 		}
+		if walked := walk(s, v); !slices.Equal(walked, a) || (s.root.valid(v, 0) && walked != nil) {
+			t.Fatalf("the quick check or Validate disagrees with the walk: %q", walked)
+		}
 		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw.Bytes()))
 		if err != nil {
 			return
@@ -233,4 +239,11 @@ func FuzzValidate(f *testing.F) {
 			t.Fatalf("schema %s value %s: ours %q disagrees with the oracle", raw, v, a)
 		}
 	})
+}
+
+// walk is the full iterative walk alone, without the quick check that
+// Validate tries first.
+func walk(s *Schema, v jsonv.Value) []string {
+	w := &validator{root: "value"}
+	return w.run(s.root, v)
 }

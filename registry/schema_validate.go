@@ -2,7 +2,6 @@ package registry
 
 import (
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +16,9 @@ import (
 // Objects report missing required properties first, then the declared
 // properties in declaration order, then undeclared keys when closed.
 func (s *Schema) Validate(v jsonv.Value, path string) []string {
+	if s.root.valid(v, 0) {
+		return nil // the walk is for the messages
+	}
 	w := validators.Get().(*validator)
 	defer w.release()
 	w.root, w.quick = path, false
@@ -26,6 +28,9 @@ func (s *Schema) Validate(v jsonv.Value, path string) []string {
 // ValidArgs reports whether args satisfy the schema, without building
 // messages.
 func (s *Schema) ValidArgs(args jsonv.Value) bool {
+	if s.root.valid(args, 0) {
+		return true
+	}
 	w := validators.Get().(*validator)
 	defer w.release()
 	w.root, w.quick = "", true
@@ -240,37 +245,8 @@ func (w *validator) enterObject(d int, f *vframe) {
 }
 
 func (w *validator) scalar(d int, n *snode, v jsonv.Value) []string {
-	var want string
-	switch n.typ {
-	case tString:
-		if v.Kind() != jsonv.String {
-			want = " must be a string"
-		}
-	case tNumber:
-		if v.Kind() != jsonv.Number {
-			want = " must be a number"
-		}
-	case tInteger:
-		if !v.IsInteger() {
-			want = " must be an integer"
-		}
-	case tBoolean:
-		if v.Kind() != jsonv.Bool {
-			want = " must be a boolean"
-		}
-	case tNull:
-		if v.Kind() != jsonv.Null {
-			want = " must be null"
-		}
-	}
-	if want != "" {
-		return []string{w.quote(d, nil) + want}
-	}
-	if n.hasEnum && !slices.ContainsFunc(n.enum, v.Equal) {
-		return []string{w.quote(d, nil) + " must be one of " + n.enumText}
-	}
-	if n.constV.IsValid() && !v.Equal(n.constV) {
-		return []string{w.quote(d, nil) + " must be " + n.constV.String()}
+	if p := scalarProblem(n, v); p != "" {
+		return []string{w.quote(d, nil) + p}
 	}
 	return nil
 }
