@@ -27,6 +27,13 @@ import (
 // switches (its threads' sleeps and wake-ups, which on a paravirtualized
 // VM cost more than the work between them) and its write system calls
 // (each one to stdout wakes the editor).
+//
+// With DSH_BENCH_PEER naming another dsh-bridge binary (an earlier build),
+// that build runs beside this one, each iteration's prompts alternating
+// between the two (the order swapping every iteration), and the peer's
+// figures are reported with a "peer-" prefix, with the ratio of the two
+// CPU figures: on a machine whose speed drifts from minute to minute, only
+// prompts interleaved like this compare.
 func BenchmarkReadCPU(b *testing.B) {
 	dir, _ := filepath.EvalSymlinks(b.TempDir())
 	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
@@ -37,7 +44,7 @@ func BenchmarkReadCPU(b *testing.B) {
 	const many = 25
 	m := newFakeModel(b)
 	var mu sync.Mutex
-	reads, iter, seq := 1, 0, 0
+	reads, iter, seq, subject := 1, 0, 0, 0
 	m.respond = func(req chatRequest) fakeTurn {
 		mu.Lock()
 		defer mu.Unlock()
@@ -47,80 +54,120 @@ func BenchmarkReadCPU(b *testing.B) {
 		var calls []fakeCall
 		for j := range reads {
 			seq++
-			calls = append(calls, fakeCall{fmt.Sprintf("c%d", seq), "read", args("file_path", fmt.Sprintf("i%d-f%d.go", iter, j))})
+			calls = append(calls, fakeCall{fmt.Sprintf("c%d", seq), "read", args("file_path", fmt.Sprintf("s%d-i%d-f%d.go", subject, iter, j))})
 		}
 		return fakeTurn{calls: calls}
 	}
-	e := startEditor(b, "DSH_BASE_URL="+m.srv.URL, "DSH_LOG_LEVEL=error", "DSH_CPUPROFILE="+os.Getenv("DSH_BENCH_PROFILE"))
-	e.noValidate = true
-	e.initialize(benchCaps())
-	var sw, wr, wb [2]int64 // context switches, write system calls, bytes written: [1-read, 25-read] prompts
-	play := func(n int) (bridge, helper time.Duration, lat []time.Duration) {
-		mu.Lock()
-		reads = n
-		mu.Unlock()
-		s := e.newSession(dir)
-		e.mu.Lock()
-		e.updates, e.raw, e.stamps = nil, nil, nil
-		e.mu.Unlock()
-		pid := e.cmd.Process.Pid
-		c0, h0 := procCPU(pid), helperCPU(pid)
-		sw0, wr0, wb0 := procSwitches(pid), procWrites(pid), procIO(pid, "wchar")
-		if stop := e.prompt(s, "read"); stop != "end_turn" {
-			b.Fatalf("stop reason %q", stop)
-		}
-		bridge, helper = procCPU(pid)-c0, helperCPU(pid)-h0
-		k := min(n-1, 1)
-		sw[k] += procSwitches(pid) - sw0
-		wr[k] += procWrites(pid) - wr0
-		wb[k] += procIO(pid, "wchar") - wb0
-		lat = e.callLatencies()
-		if len(lat) != n {
-			b.Fatalf("%d of %d reads completed", len(lat), n)
-		}
-		e.call("session/close", map[string]any{"sessionId": s})
-		return bridge, helper, lat
+	env := []string{"DSH_BASE_URL=" + m.srv.URL, "DSH_LOG_LEVEL=error", "DSH_CPUPROFILE=" + os.Getenv("DSH_BENCH_PROFILE")}
+	subjects := []*readSubject{{e: startEditor(b, env...)}}
+	if peer := os.Getenv("DSH_BENCH_PEER"); peer != "" {
+		subjects = append(subjects, &readSubject{e: startEditorOf(b, peer, env...)})
 	}
-	write := func(i int) {
+	for _, s := range subjects {
+		s.e.noValidate = true
+		s.e.initialize(benchCaps())
+	}
+	write := func(k, i int) {
 		for j := range many {
 			from := (i*7 + j*100) % (len(lines) - 100)
 			text := fmt.Sprintf("// iteration %d, file %d\n", i, j) + strings.Join(lines[from:from+99], "")
-			os.WriteFile(filepath.Join(dir, fmt.Sprintf("i%d-f%d.go", i, j)), []byte(text), 0o644)
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("s%d-i%d-f%d.go", k, i, j)), []byte(text), 0o644)
 		}
 	}
-	write(0)
-	play(many) // warm up: the helper's start
-	sw, wr, wb = [2]int64{}, [2]int64{}, [2]int64{}
-	var one, all, hOne, hAll time.Duration
-	var lat []time.Duration
-	for b.Loop() {
-		b.StopTimer()
+	play := func(k, n int, count bool) {
 		mu.Lock()
-		iter++
+		reads, subject = n, k
+		iter++ // each prompt reads files of its own
+		i := iter
 		mu.Unlock()
-		write(iter)
-		b.StartTimer()
-		c, h, _ := play(1)
-		one, hOne = one+c, hOne+h
 		b.StopTimer()
-		mu.Lock()
-		iter++ // the 25-read prompt reads other files than the 1-read one did
-		mu.Unlock()
-		write(iter)
+		write(k, i)
 		b.StartTimer()
-		c, h, l := play(many)
-		all, hAll = all+c, hAll+h
-		lat = append(lat, l...)
+		subjects[k].play(b, dir, n, count)
 	}
+	for k := range subjects {
+		play(k, many, false) // warm up: the helper's start
+	}
+	for round := 0; b.Loop(); round++ {
+		for j := range subjects {
+			k := (j + round) % len(subjects) // the order swaps every iteration
+			play(k, 1, true)
+			play(k, many, true)
+		}
+	}
+	for k, s := range subjects {
+		prefix := ""
+		if k > 0 {
+			prefix = "peer-"
+		}
+		s.report(b, prefix, many)
+	}
+	if len(subjects) == 2 {
+		b.ReportMetric(subjects[0].cpuPerRead(b.N, many)/subjects[1].cpuPerRead(b.N, many), "ratio-bridge-cpu/read")
+	}
+}
+
+// readSubject is one dsh-bridge under BenchmarkReadCPU and what its
+// prompts cost.
+type readSubject struct {
+	e                    *editor
+	one, all, hOne, hAll time.Duration // bridge and helper CPU of the 1-read and 25-read prompts
+	sw, wr, wb           [2]int64      // context switches, write system calls, bytes written: [1-read, 25-read]
+	lat                  []time.Duration
+}
+
+// play runs one prompt of n reads in a fresh session; count adds its
+// costs to the subject's.
+func (s *readSubject) play(b *testing.B, dir string, n int, count bool) {
+	e := s.e
+	sess := e.newSession(dir)
+	e.mu.Lock()
+	e.updates, e.raw, e.stamps = nil, nil, nil
+	e.mu.Unlock()
+	pid := e.cmd.Process.Pid
+	c0, h0 := procCPU(pid), helperCPU(pid)
+	sw0, wr0, wb0 := procSwitches(pid), procWrites(pid), procIO(pid, "wchar")
+	if stop := e.prompt(sess, "read"); stop != "end_turn" {
+		b.Fatalf("stop reason %q", stop)
+	}
+	bridge, helper := procCPU(pid)-c0, helperCPU(pid)-h0
+	sw, wr, wb := procSwitches(pid)-sw0, procWrites(pid)-wr0, procIO(pid, "wchar")-wb0
+	lat := e.callLatencies()
+	if len(lat) != n {
+		b.Fatalf("%d of %d reads completed", len(lat), n)
+	}
+	e.call("session/close", map[string]any{"sessionId": sess})
+	if !count {
+		return
+	}
+	k := min(n-1, 1)
+	s.sw[k] += sw
+	s.wr[k] += wr
+	s.wb[k] += wb
+	if n == 1 {
+		s.one, s.hOne = s.one+bridge, s.hOne+helper
+	} else {
+		s.all, s.hAll = s.all+bridge, s.hAll+helper
+		s.lat = append(s.lat, lat...)
+	}
+}
+
+// cpuPerRead is the bridge's marginal CPU per read, in µs.
+func (s *readSubject) cpuPerRead(n, many int) float64 {
+	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(n) }
+	return (per(s.all) - per(s.one)) / float64(many-1)
+}
+
+func (s *readSubject) report(b *testing.B, prefix string, many int) {
 	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(b.N) }
-	b.ReportMetric((per(all)-per(one))/(many-1), "bridge-cpu-µs/read")
-	b.ReportMetric((per(hAll)-per(hOne))/(many-1), "helper-cpu-µs/read")
-	b.ReportMetric(per(one), "bridge-cpu-µs/1-read-prompt")
-	perRead := func(v [2]int64) float64 { return float64(v[1]-v[0]) / float64(b.N) / (many - 1) }
-	b.ReportMetric(perRead(sw), "bridge-switches/read")
-	b.ReportMetric(perRead(wr), "bridge-writes/read")
-	b.ReportMetric(perRead(wb), "bridge-bytes-written/read")
-	reportLatencies(b, lat, "read")
+	b.ReportMetric(s.cpuPerRead(b.N, many), prefix+"bridge-cpu-µs/read")
+	b.ReportMetric((per(s.hAll)-per(s.hOne))/float64(many-1), prefix+"helper-cpu-µs/read")
+	b.ReportMetric(per(s.one), prefix+"bridge-cpu-µs/1-read-prompt")
+	perRead := func(v [2]int64) float64 { return float64(v[1]-v[0]) / float64(b.N) / float64(many-1) }
+	b.ReportMetric(perRead(s.sw), prefix+"bridge-switches/read")
+	b.ReportMetric(perRead(s.wr), prefix+"bridge-writes/read")
+	b.ReportMetric(perRead(s.wb), prefix+"bridge-bytes-written/read")
+	reportLatencies(b, s.lat, prefix+"read")
 }
 
 // procSwitches is the context switches, voluntary and not, of pid's live

@@ -199,9 +199,16 @@ type fakeTerminal struct {
 
 func startEditor(t testing.TB, env ...string) *editor {
 	t.Helper()
+	return startEditorOf(t, binary, env...)
+}
+
+// startEditorOf is startEditor with another dsh-bridge binary (a
+// benchmark's peer build).
+func startEditorOf(t testing.TB, bin string, env ...string) *editor {
+	t.Helper()
 	touchOnce.Do(touchSources) // inside a test, where the test cache records it
 	e := &editor{t: t, waiting: map[string]chan message{}, methods: map[string]string{}, done: make(chan struct{})}
-	e.cmd = exec.Command(binary)
+	e.cmd = exec.Command(bin)
 	e.cmd.Env = append(os.Environ(), "DSH_API_KEY=test-key", "DEEPSEEK_API_KEY=", "OPENAI_API_KEY=", "DSH_MODEL=", "DSH_LOG_LEVEL=debug", "DSH_STATE_DIR="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir())
 	e.cmd.Env = append(e.cmd.Env, env...) // later entries win
 	e.cmd.Stderr = &e.stderr
