@@ -117,3 +117,61 @@ func TestBridge_SessionListPages(t *testing.T) {
 		t.Errorf("%d pages, %d sessions; want 2 pages of 57 sessions", pages, len(seen))
 	}
 }
+
+// TestBridge_ReadHeldToItsDecision: a read runs only on what its decision
+// saw. While the person is asked about reading link.txt (which leads
+// inside the workspace), a command beside the call points it at a file
+// outside: the read is refused, and the outside file's text goes nowhere.
+// A link that pointed outside when the decision was made (and so asked)
+// is read once allowed.
+func TestBridge_ReadHeldToItsDecision(t *testing.T) {
+	outsideDir, _ := filepath.EvalSymlinks(t.TempDir())
+	outside := filepath.Join(outsideDir, "notes.txt")
+	os.WriteFile(outside, []byte("outsideSecret\n"), 0o644)
+	read := fakeTurn{calls: []fakeCall{{"r", "read", args("file_path", "link.txt")}}}
+	for _, tc := range []struct {
+		name      string
+		before    string // the link's target when the call is decided: "inside" or "outside"
+		swap      bool   // pointed outside while the person is asked
+		want      string // in what the model reads
+		wantFound bool   // the outside text reaches the model
+	}{
+		{"swapped outside while asked", "inside", true, "which this call was not judged on", false},
+		{"outside when decided, and allowed", "outside", false, "outsideSecret", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// An ask rule makes the inside read ask (rules judge the file a
+			// link leads to): a moment between the decision and the read.
+			h := setupWithSettings(t, `{"permissions":{"ask":["read(inside.txt)"]}}`, read, fakeTurn{text: "ok"})
+			inside := h.file("inside.txt", "insideText\n")
+			link := filepath.Join(h.dir, "link.txt")
+			target := inside
+			if tc.before == "outside" {
+				target = outside
+			}
+			os.Symlink(target, link)
+			h.onPermission = func(json.RawMessage) any {
+				if tc.swap {
+					os.Remove(link)
+					os.Symlink(outside, link)
+				}
+				return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}
+			}
+			h.prompt(h.session, "read")
+			if n := h.permissionCount(); n != 1 {
+				t.Fatalf("asked %d times, want once", n)
+			}
+			got := h.toolMessages(1)["r"]
+			if !strings.Contains(got, tc.want) || strings.Contains(got, "outsideSecret") != tc.wantFound {
+				t.Errorf("the model read %q, want %q", got, tc.want)
+			}
+			if !tc.wantFound {
+				for _, u := range h.toolUpdates("r") {
+					if strings.Contains(string(u.Raw), "outsideSecret") {
+						t.Errorf("the outside text reached the editor: %s", u.Raw)
+					}
+				}
+			}
+		})
+	}
+}

@@ -23,23 +23,49 @@ func (ss *Session) installPolicies() {
 	p, reg := ss.srv.pipe, ss.srv.reg
 	ss.disposers = append(ss.disposers,
 		p.WrapExecute(ss.scope, callIDWrapper),
+		p.WrapExecute(ss.scope, ss.judgedWrapper),
 		p.OnPreExecute(ss.scope, func(ctx context.Context, exec registry.Execution, next func() (pipeline.PreDecision, error)) (pipeline.PreDecision, error) {
 			tool := reg.Get(exec.Name, ss.scope)
 			if tool == nil {
 				return next() // unknown tools fail at dispatch
 			}
-			switch d := ss.policy.Decide(ctx, tool, exec.Arguments); d.Verdict {
+			d := ss.policy.Decide(ctx, tool, exec.Arguments)
+			switch d.Verdict {
 			case permission.Deny:
 				return pipeline.DenyCall(d.Reason), nil
 			case permission.Ask:
+				ss.judge(exec.Token, d.Judged)
 				return pipeline.AskCall(d.Reason), nil
 			}
+			ss.judge(exec.Token, d.Judged)
 			return next()
 		}),
 		p.AddGuard(ss.scope, func(exec registry.Execution) string {
 			return ss.policy.Guard(context.Background(), reg.Get(exec.Name, ss.scope), exec.Arguments)
 		}),
 	)
+}
+
+// judge remembers what the decision of the execution tok judged of its
+// files, until the call dispatches (judgedWrapper) or the turn ends.
+func (ss *Session) judge(tok registry.Token, j tools.Judged) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.judged == nil {
+		ss.judged = map[registry.Token]tools.Judged{}
+	}
+	ss.judged[tok] = j
+}
+
+// judgedWrapper hands the call's judgement to its host: a file the call
+// opens must be one the decision saw, or lie in the workspace. A call
+// the policy never decided (none recorded) runs as judged on nothing.
+func (ss *Session) judgedWrapper(ctx context.Context, exec registry.Execution, next func(context.Context) registry.Result) (registry.Result, error) {
+	ss.mu.Lock()
+	j := ss.judged[exec.Token]
+	delete(ss.judged, exec.Token)
+	ss.mu.Unlock()
+	return next(tools.WithJudged(ctx, j)), nil
 }
 
 // fetchHop judges a web_fetch redirect with the session's policy.

@@ -36,6 +36,10 @@ type Decision struct {
 	// Pending lists what the person is asked to allow: the simple commands
 	// no rule or earlier answer covers, and why the rest cannot be.
 	Pending []string
+	// Judged is what the decision judged of the call's files, for the
+	// host to hold the call to as it runs (tools.WithJudged): the paths it
+	// resolved, or Anywhere (the mode allows every path).
+	Judged tools.Judged
 }
 
 // Policy decides a session's calls: rules, remembered answers, the
@@ -178,6 +182,19 @@ func (p *Policy) Decide(ctx context.Context, t *registry.Tool, args jsonv.Value)
 		return Decision{Verdict: Allow} // unknown tools fail at dispatch
 	}
 	c := p.prepare(ctx, t, args)
+	d := p.decide(c, args)
+	if p.mode() == ModeBypass {
+		d.Judged.Anywhere = true
+	} else {
+		for _, a := range c.accesses() {
+			d.Judged.Paths = append(d.Judged.Paths, a.path)
+		}
+	}
+	return d
+}
+
+func (p *Policy) decide(c *call, args jsonv.Value) Decision {
+	t := c.tool
 	if reason := p.denied(c); reason != "" {
 		return Decision{Verdict: Deny, Reason: reason}
 	}

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -207,6 +208,31 @@ func TestPolicy_GuardResolvesOnlyForFileRules(t *testing.T) {
 			why := p.denied(c)
 			if c.resolved != tc.resolved || (why != "") != tc.denied {
 				t.Errorf("resolved %v, denied %q; want resolved %v, denied %v", c.resolved, why, tc.resolved, tc.denied)
+			}
+		})
+	}
+}
+
+// TestPolicy_DecisionJudgesTheFiles: a decision tells the host what it
+// judged of the call's files: the paths it resolved, or every path in
+// the mode that allows them all.
+func TestPolicy_DecisionJudgesTheFiles(t *testing.T) {
+	for _, tc := range []struct {
+		mode     Mode
+		anywhere bool
+	}{{ModeDefault, false}, {ModeBypass, true}} {
+		t.Run(string(tc.mode), func(t *testing.T) {
+			p, reg, scope, dir := testPolicy(t, tc.mode, nil, nil, nil)
+			os.WriteFile(filepath.Join(dir, "real.txt"), []byte("x"), 0o644)
+			os.Symlink(filepath.Join(dir, "real.txt"), filepath.Join(dir, "link"))
+			args, _ := jsonv.FromGo(map[string]any{"file_path": "link"})
+			d := p.Decide(context.Background(), reg.Get("read", scope), args)
+			want := tools.Judged{Anywhere: true}
+			if !tc.anywhere {
+				want = tools.Judged{Paths: []string{filepath.Join(dir, "real.txt")}}
+			}
+			if !reflect.DeepEqual(d.Judged, want) {
+				t.Errorf("judged %+v, want %+v", d.Judged, want)
 			}
 		})
 	}

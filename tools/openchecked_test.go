@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,5 +113,48 @@ func TestOpenChecked_EditorBuffers(t *testing.T) {
 	}
 	if len(rules.judged) != 1 || rules.judged[0] != p {
 		t.Errorf("judged %q, want [%s]", rules.judged, p)
+	}
+}
+
+// TestOpenChecked_HeldToTheJudgement: a read that a permission decision
+// judged may open only what the decision saw or what lies in the
+// workspace: a link swapped after the decision to a file outside it (one
+// no deny rule covers) is refused.
+func TestOpenChecked_HeldToTheJudgement(t *testing.T) {
+	e := newEnv(t, LocalHost{}, func(o *Options) { o.Rules = &recordingRules{denyTree: denyTree{"/nonexistent/denied"}} })
+	outsideDir, _ := filepath.EvalSymlinks(t.TempDir())
+	outside := filepath.Join(outsideDir, "notes.txt")
+	os.WriteFile(outside, []byte("outside text\n"), 0o644)
+	inside := e.write("open.txt", "open text\n")
+	link := filepath.Join(e.dir, "link.txt")
+	for _, tc := range []struct {
+		name   string
+		target string // where the link points when the call runs
+		judged *Judged
+		want   string
+		failed bool
+	}{
+		{"the file judged", inside, &Judged{Paths: []string{inside}}, "open text", false},
+		{"swapped outside after the decision", outside, &Judged{Paths: []string{inside}}, "which this call was not judged on", true},
+		{"outside, as judged (approved)", outside, &Judged{Paths: []string{outside}}, "outside text", false},
+		{"outside, the mode allowing every path", outside, &Judged{Anywhere: true}, "outside text", false},
+		{"swapped inside after the decision", inside, &Judged{Paths: []string{outside}}, "open text", false},
+		{"no judgement (no session's policy)", outside, nil, "outside text", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			swapLink(t, tc.target, link)
+			ctx := context.Background()
+			if tc.judged != nil {
+				ctx = WithJudged(ctx, *tc.judged)
+			}
+			r := e.callCtx(ctx, "read", `{"file_path":"link.txt"}`)
+			got := text(r)
+			if r.IsError {
+				got = r.Error.Message
+			}
+			if r.IsError != tc.failed || !strings.Contains(got, tc.want) || (tc.failed && strings.Contains(got, "outside text")) {
+				t.Errorf("failed %v, %q; want failed %v, %q", r.IsError, got, tc.failed, tc.want)
+			}
+		})
 	}
 }

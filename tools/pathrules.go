@@ -68,7 +68,12 @@ func (h guardedHost) WriteTextFile(ctx context.Context, path, content string) er
 // judge that file instead, so that nothing can swap it between the
 // judgement and the open.
 func (h guardedHost) openRegular(ctx context.Context, path, verb string) (io.ReadCloser, error) {
-	judge := func(real string) error { return h.judge(real, false) }
+	judge := func(real string) error {
+		if err := h.judge(real, false); err != nil {
+			return err
+		}
+		return h.boundary(ctx, path, real, verb)
+	}
 	if o, ok := h.Host.(CheckedOpener); ok {
 		return o.OpenChecked(ctx, path, verb, judge)
 	}
