@@ -93,6 +93,16 @@ func (h *editorHost) OpenChecked(ctx context.Context, path, verb string, check f
 	return tools.OpenRegular(ctx, h, path, verb, check)
 }
 
+// WriteChecked judges where WriteTextFile would write: a local write
+// through its directory's descriptor (tools.LocalHost's), a write the
+// editor makes by its resolved path before the editor is asked.
+func (h *editorHost) WriteChecked(ctx context.Context, path, content string, check func(string) error) error {
+	if !h.session.caps.FS.WriteTextFile {
+		return h.LocalHost.WriteChecked(ctx, path, content, check)
+	}
+	return tools.WriteJudged(ctx, h, path, content, check)
+}
+
 func (h *editorHost) WriteTextFile(ctx context.Context, path, content string) error {
 	if !h.session.caps.FS.WriteTextFile {
 		return h.LocalHost.WriteTextFile(ctx, path, content)

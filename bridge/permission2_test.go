@@ -175,3 +175,31 @@ func TestBridge_ReadHeldToItsDecision(t *testing.T) {
 		})
 	}
 }
+
+// TestBridge_WriteHeldToItsDecision: while the person is asked about a
+// write into d/, a command beside the call swaps d for a symlink to a
+// directory outside the workspace: the write is refused, and nothing
+// lands outside (before the decision's paths reached the host, the write
+// followed the symlink out).
+func TestBridge_WriteHeldToItsDecision(t *testing.T) {
+	outside, _ := filepath.EvalSymlinks(t.TempDir())
+	write := fakeTurn{calls: []fakeCall{{"w", "write", args("file_path", "d/x.txt", "content", "written\n")}}}
+	h := setup(t, nil, write, fakeTurn{text: "ok"})
+	h.file("d/keep.txt", "keep\n")
+	d := filepath.Join(h.dir, "d")
+	h.onPermission = func(json.RawMessage) any {
+		os.Rename(d, d+".moved")
+		os.Symlink(outside, d)
+		return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}
+	}
+	h.prompt(h.session, "write")
+	if n := h.permissionCount(); n != 1 {
+		t.Fatalf("asked %d times, want once", n)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) > 0 {
+		t.Errorf("the write reached the directory outside: %v", entries)
+	}
+	if got := h.toolMessages(1)["w"]; !strings.Contains(got, "which this call was not judged on") {
+		t.Errorf("the model read %q", got)
+	}
+}

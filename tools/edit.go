@@ -144,6 +144,10 @@ func newWrite(h Host, w *Workspace) (*registry.Tool, error) {
 }
 
 func writeError(path string, err error) error {
+	var te *registry.Error
+	if errors.As(err, &te) {
+		return err // the path rules' refusal, as it is
+	}
 	if errors.Is(err, fs.ErrPermission) {
 		return fsError("FS_PERMISSION_DENIED", fmt.Sprintf("cannot write %q: permission denied", path))
 	}

@@ -79,6 +79,12 @@ func (e *editorHost) OpenChecked(ctx context.Context, path, verb string, check f
 	return OpenRegular(ctx, e, path, verb, check)
 }
 
+// WriteChecked writes through the buffers too (LocalHost's would bypass
+// them).
+func (e *editorHost) WriteChecked(ctx context.Context, path, content string, check func(string) error) error {
+	return WriteJudged(ctx, e, path, content, check)
+}
+
 func (e *editorHost) WriteTextFile(ctx context.Context, path, content string) error {
 	e.mu.Lock()
 	e.buffers[path] = content

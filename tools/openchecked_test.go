@@ -18,6 +18,7 @@ type recordingRules struct {
 	mu      sync.Mutex
 	judged  []string
 	onJudge func()
+	onWrite func() // as it judges a write only
 }
 
 func (r *recordingRules) CheckPath(p string, w bool) error {
@@ -26,6 +27,9 @@ func (r *recordingRules) CheckPath(p string, w bool) error {
 	r.mu.Unlock()
 	if r.onJudge != nil {
 		r.onJudge()
+	}
+	if w && r.onWrite != nil {
+		r.onWrite()
 	}
 	return r.denyTree.CheckPath(p, w)
 }

@@ -54,11 +54,19 @@ func (h guardedHost) OpenText(ctx context.Context, path string) (io.ReadCloser, 
 	return openText(ctx, h.Host, path)
 }
 
+// WriteTextFile judges where the write lands: on a host that can judge
+// the directory it writes into (the local disk), that directory.
 func (h guardedHost) WriteTextFile(ctx context.Context, path, content string) error {
-	if err := h.check(path, true); err != nil {
-		return err
+	judge := func(real string) error {
+		if err := h.judge(real, true); err != nil {
+			return err
+		}
+		return h.boundary(ctx, path, real, "write")
 	}
-	return h.Host.WriteTextFile(ctx, path, content)
+	if w, ok := h.Host.(CheckedWriter); ok {
+		return w.WriteChecked(ctx, path, content, judge)
+	}
+	return WriteJudged(ctx, h.Host, path, content, judge)
 }
 
 // openRegular is statFile then openText, with the path judged once for

@@ -1,0 +1,121 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// CheckedWriter is a Host that writes a file and has check judge where
+// the write really lands: the directory it writes into, as the kernel
+// names it once opened, and the file's name in it. A directory swapped
+// for a symlink between the judgement and the write (by a command the
+// model runs beside the call) then cannot send the write elsewhere.
+//
+// WriteChecked calls check before it changes anything (with the path
+// resolved as it stands), and again with the directory it opened; it
+// returns check's errors unchanged. A Host that embeds LocalHost but
+// writes files elsewhere must override it, as it overrides
+// WriteTextFile.
+type CheckedWriter interface {
+	WriteChecked(ctx context.Context, path, content string, check func(real string) error) error
+}
+
+// WriteJudged writes path through h once check accepted its resolved
+// path: what a Host that writes files elsewhere (through an editor) does
+// for [CheckedWriter].
+func WriteJudged(ctx context.Context, h Host, path, content string, check func(real string) error) error {
+	if err := check(Resolve(path)); err != nil {
+		return err
+	}
+	return h.WriteTextFile(ctx, path, content)
+}
+
+// WriteChecked implements CheckedWriter on the local disk, with
+// WriteTextFile's behaviour (a final symlink is followed and its target
+// written, missing parents are made, an existing file keeps its mode, a
+// temporary file is renamed over the target): the directory is opened
+// once (O_PATH), /proc names it for the second judgement, and the
+// temporary file is created, and renamed, through that descriptor, so it
+// lands in the directory judged whatever its path leads to by then.
+// Without /proc it writes as WriteTextFile does.
+func (l LocalHost) WriteChecked(ctx context.Context, path, content string, check func(string) error) error {
+	target, err := linkTarget(path)
+	if err != nil {
+		return err
+	}
+	if err := check(Resolve(target)); err != nil {
+		return err
+	}
+	dir, base := filepath.Dir(target), filepath.Base(target)
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return err
+	}
+	dfd, err := openRetry(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC)
+	if err != nil {
+		return &fs.PathError{Op: "open", Path: dir, Err: err}
+	}
+	defer unix.Close(dfd)
+	realDir, ok := fdPath("/proc/self/fd/" + strconv.Itoa(dfd))
+	if !ok {
+		return l.WriteTextFile(ctx, target, content)
+	}
+	if err := check(filepath.Join(realDir, base)); err != nil {
+		return err
+	}
+	var st unix.Stat_t
+	existing := unix.Fstatat(dfd, base, &st, 0) == nil
+	name, f, err := createTempAt(dfd, realDir, "."+base+".dsh-")
+	if err != nil {
+		return err
+	}
+	renamed := false
+	defer func() {
+		if !renamed {
+			unix.Unlinkat(dfd, name, 0)
+		}
+	}()
+	if _, err := f.WriteString(content); err != nil {
+		f.Close()
+		return err
+	}
+	if existing {
+		if err := f.Chmod(fs.FileMode(st.Mode) & fs.ModePerm); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := unix.Renameat(dfd, name, dfd, base); err != nil {
+		return &os.LinkError{Op: "rename", Old: filepath.Join(realDir, name), New: filepath.Join(realDir, base), Err: err}
+	}
+	renamed = true
+	return nil
+}
+
+// createTempAt creates a new file with a random name in the directory
+// dfd (named dirName, for errors), mode 0666 less the umask, without
+// following a symlink planted under that name.
+func createTempAt(dfd int, dirName, prefix string) (string, *os.File, error) {
+	for range 100 {
+		name := prefix + strconv.FormatUint(rand.Uint64(), 36)
+		fd, err := unix.Openat(dfd, name, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o666)
+		if errors.Is(err, unix.EEXIST) || errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return "", nil, &fs.PathError{Op: "open", Path: filepath.Join(dirName, name), Err: err}
+		}
+		return name, os.NewFile(uintptr(fd), filepath.Join(dirName, name)), nil
+	}
+	return "", nil, fmt.Errorf("cannot create a temporary file in %s", dirName)
+}
