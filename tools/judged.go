@@ -37,8 +37,14 @@ func judgedFrom(ctx context.Context) (Judged, bool) {
 // the decision judged. A call without a judgement (tools run outside a
 // session's policy) is not held.
 func (h guardedHost) boundary(ctx context.Context, path, real, verb string) error {
+	return holdTo(ctx, h.ws, path, real, verb)
+}
+
+// holdTo is boundary for tools that open no file through the host (the
+// searches, whose root is resolved again as they start).
+func holdTo(ctx context.Context, ws *Workspace, path, real, verb string) error {
 	j, ok := judgedFrom(ctx)
-	if !ok || j.Anywhere || h.ws.ContainsResolved(real) || slices.Contains(j.Paths, real) {
+	if !ok || j.Anywhere || ws.ContainsResolved(real) || slices.Contains(j.Paths, real) {
 		return nil
 	}
 	return registry.NewError("PermissionError", "FS_PERMISSION_DENIED",

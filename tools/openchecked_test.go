@@ -162,3 +162,43 @@ func TestOpenChecked_HeldToTheJudgement(t *testing.T) {
 		})
 	}
 }
+
+// TestSearch_HeldToTheJudgement: grep and glob search from a root their
+// decision saw, or one in the workspace: a root swapped after the
+// decision for a link to a directory outside is refused.
+func TestSearch_HeldToTheJudgement(t *testing.T) {
+	e := newEnv(t, LocalHost{}, func(o *Options) { o.NativeSearch = true })
+	outside, _ := filepath.EvalSymlinks(t.TempDir())
+	os.WriteFile(filepath.Join(outside, "o.txt"), []byte("needle outside\n"), 0o644)
+	inside := filepath.Join(e.dir, "in")
+	e.write("in/i.txt", "needle inside\n")
+	root := filepath.Join(e.dir, "root")
+	for _, tool := range []string{"grep", "glob"} {
+		args := `{"pattern":"needle","path":"root"}`
+		if tool == "glob" {
+			args = `{"pattern":"*.txt","path":"root"}`
+		}
+		for _, tc := range []struct {
+			name, target string
+			judged       Judged
+			want         string
+			failed       bool
+		}{
+			{"the root judged", inside, Judged{Paths: []string{inside}}, "i.txt", false},
+			{"swapped outside after the decision", outside, Judged{Paths: []string{inside}}, "which this call was not judged on", true},
+			{"outside, as judged", outside, Judged{Paths: []string{outside}}, "o.txt", false},
+		} {
+			t.Run(tool+"/"+tc.name, func(t *testing.T) {
+				swapLink(t, tc.target, root)
+				r := e.callCtx(WithJudged(context.Background(), tc.judged), tool, args)
+				got := text(r)
+				if r.IsError {
+					got = r.Error.Message
+				}
+				if r.IsError != tc.failed || !strings.Contains(got, tc.want) || (tc.failed && strings.Contains(got, "o.txt")) {
+					t.Errorf("failed %v, %q; want failed %v, %q", r.IsError, got, tc.failed, tc.want)
+				}
+			})
+		}
+	}
+}

@@ -116,6 +116,12 @@ func newSearchTools(w *Workspace, native bool, rules PathRules) ([]*registry.Too
 			if err := checkInclude(a.Include); err != nil {
 				return grepResult{}, err
 			}
+			if a.Path != "" {
+				root := w.Abs(a.Path)
+				if err := holdTo(ctx, w, root, Resolve(root), "search"); err != nil {
+					return grepResult{}, err
+				}
+			}
 			if rg := ripgrep(native); rg != "" {
 				return grepRG(ctx, rg, w, newHider(w, rules), a.Pattern, a.Path, a.Include)
 			}
@@ -159,6 +165,9 @@ func newSearchTools(w *Workspace, native bool, rules PathRules) ([]*registry.Too
 			root := w.Cwd()
 			if a.Path != "" {
 				root = w.Abs(a.Path)
+			}
+			if err := holdTo(ctx, w, root, Resolve(root), "search"); err != nil {
+				return globValue{}, err
 			}
 			if info, err := os.Stat(root); err != nil || !info.IsDir() {
 				return globValue{}, fsError("FS_NOT_DIRECTORY", fmt.Sprintf("cannot search %q: not a directory", root))
