@@ -30,14 +30,13 @@ func (ss *Session) installPolicies() {
 				return next() // unknown tools fail at dispatch
 			}
 			d := ss.policy.Decide(ctx, tool, exec.Arguments)
-			switch d.Verdict {
-			case permission.Deny:
+			if d.Verdict == permission.Deny {
 				return pipeline.DenyCall(d.Reason), nil
-			case permission.Ask:
-				ss.judge(exec.Token, d.Judged)
-				return pipeline.AskCall(d.Reason), nil
 			}
 			ss.judge(exec.Token, d.Judged)
+			if d.Verdict == permission.Ask {
+				return pipeline.AskCall(d.Reason), nil
+			}
 			return next()
 		}),
 		p.AddGuard(ss.scope, func(exec registry.Execution) string {

@@ -98,11 +98,11 @@ func newWrite(h Host, w *Workspace) (*registry.Tool, error) {
 			case err == nil:
 				before, err := h.ReadTextFile(ctx, path)
 				if err != nil {
-					return writeValue{}, fsError("FS_IO_ERROR", fmt.Sprintf("cannot write %q: %v", path, err))
+					return writeValue{}, ioError(err, fmt.Sprintf("cannot write %q: %v", path, err))
 				}
 				v.Operation, v.Before = "update", &before
 			case !errors.Is(err, fs.ErrNotExist):
-				return writeValue{}, fsError("FS_IO_ERROR", fmt.Sprintf("cannot write %q: %v", path, err))
+				return writeValue{}, ioError(err, fmt.Sprintf("cannot write %q: %v", path, err))
 			}
 			if err := h.WriteTextFile(ctx, path, a.Content); err != nil {
 				return writeValue{}, writeError(path, err)
@@ -145,13 +145,21 @@ func newWrite(h Host, w *Workspace) (*registry.Tool, error) {
 
 func writeError(path string, err error) error {
 	var te *registry.Error
-	if errors.As(err, &te) {
-		return err // the path rules' refusal, as it is
-	}
-	if errors.Is(err, fs.ErrPermission) {
+	if !errors.As(err, &te) && errors.Is(err, fs.ErrPermission) {
 		return fsError("FS_PERMISSION_DENIED", fmt.Sprintf("cannot write %q: permission denied", path))
 	}
-	return fsError("FS_IO_ERROR", fmt.Sprintf("cannot write %q: %v", path, err))
+	return ioError(err, fmt.Sprintf("cannot write %q: %v", path, err))
+}
+
+// ioError is FS_IO_ERROR with msg, unless err already is a tool error
+// (the path rules' or the permission decision's refusal), which is
+// returned as it is.
+func ioError(err error, msg string) error {
+	var te *registry.Error
+	if errors.As(err, &te) {
+		return err
+	}
+	return fsError("FS_IO_ERROR", msg)
 }
 
 // ApplyLiteralEdit replaces old with new in text, literally. Matching
@@ -258,7 +266,7 @@ func newEdit(h Host, w *Workspace) (*registry.Tool, error) {
 			}
 			before, err := h.ReadTextFile(ctx, path)
 			if err != nil {
-				return editValue{}, fsError("FS_IO_ERROR", fmt.Sprintf("cannot edit %q: %v", path, err))
+				return editValue{}, ioError(err, fmt.Sprintf("cannot edit %q: %v", path, err))
 			}
 			after, n := ApplyLiteralEdit(before, a.OldString, a.NewString, a.ReplaceAll)
 			switch {

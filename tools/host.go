@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -178,38 +176,8 @@ func (LocalHost) OpenText(_ context.Context, path string) (io.ReadCloser, error)
 // followed and its target written (the link stays a link); an existing
 // file keeps its mode, and a new one gets 0666 less the umask, as any
 // other program's would.
-func (LocalHost) WriteTextFile(_ context.Context, path, content string) error {
-	path, err := linkTarget(path)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-		return err
-	}
-	var keep fs.FileMode
-	existing := false
-	if info, err := os.Stat(path); err == nil {
-		keep, existing = info.Mode().Perm(), true
-	}
-	tmp, err := createTemp(filepath.Dir(path), "."+filepath.Base(path)+".dsh-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.WriteString(content); err != nil {
-		tmp.Close()
-		return err
-	}
-	if existing {
-		if err := tmp.Chmod(keep); err != nil {
-			tmp.Close()
-			return err
-		}
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+func (l LocalHost) WriteTextFile(ctx context.Context, path, content string) error {
+	return l.WriteChecked(ctx, path, content, func(string) error { return nil })
 }
 
 // linkTarget follows path's symlinks, dangling ones included, to the file
@@ -230,19 +198,6 @@ func linkTarget(path string) (string, error) {
 		path = dest
 	}
 	return "", fmt.Errorf("%s: too many levels of symbolic links", path)
-}
-
-// createTemp creates a new file with a random name in dir, with mode 0666
-// less the umask (os.CreateTemp would make it 0600).
-func createTemp(dir, prefix string) (*os.File, error) {
-	for range 100 {
-		name := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64(), 36))
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if !errors.Is(err, fs.ErrExist) {
-			return f, err
-		}
-	}
-	return nil, fmt.Errorf("cannot create a temporary file in %s", dir)
 }
 
 // Stat implements Host.

@@ -32,16 +32,10 @@ func judgedFrom(ctx context.Context) (Judged, bool) {
 	return j, ok
 }
 
-// boundary refuses real (a file a call opened) when ctx carries a
-// judgement that does not cover it: outside the workspace, and not a path
-// the decision judged. A call without a judgement (tools run outside a
-// session's policy) is not held.
-func (h guardedHost) boundary(ctx context.Context, path, real, verb string) error {
-	return holdTo(ctx, h.ws, path, real, verb)
-}
-
-// holdTo is boundary for tools that open no file through the host (the
-// searches, whose root is resolved again as they start).
+// holdTo refuses real (what a call is about to touch, resolved) when ctx
+// carries a judgement that does not cover it: outside the workspace, and
+// not a path the decision judged. A call without a judgement (tools run
+// outside a session's policy) is not held.
 func holdTo(ctx context.Context, ws *Workspace, path, real, verb string) error {
 	j, ok := judgedFrom(ctx)
 	if !ok || j.Anywhere || ws.ContainsResolved(real) || slices.Contains(j.Paths, real) {

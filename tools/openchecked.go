@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/dsh-bridge/dsh-bridge/registry"
 )
 
 // CheckedOpener is a Host that opens a regular file for reading and has
@@ -100,9 +102,14 @@ func openRetry(path string, flags int) (int, error) {
 }
 
 // fileError is the contract's FS error for err, a failure to verb path:
-// not found, permission denied, not a regular file, or an I/O error.
+// not found, permission denied, not a regular file, or an I/O error. A
+// tool error (the path rules' or the permission decision's refusal) is
+// returned as it is.
 func fileError(err error, verb, path string) error {
+	var te *registry.Error
 	switch {
+	case errors.As(err, &te):
+		return err
 	case errors.Is(err, fs.ErrNotExist):
 		return fsError("FS_NOT_FOUND", fmt.Sprintf("cannot %s %q: not found", verb, path))
 	case errors.Is(err, fs.ErrPermission):

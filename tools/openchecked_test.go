@@ -202,3 +202,36 @@ func TestSearch_HeldToTheJudgement(t *testing.T) {
 		}
 	}
 }
+
+// TestHost_HeldToTheJudgement: the guarded host's other ways to look at
+// a file (its text whole, its metadata) are held to the call's decision
+// too, and so is edit: whether old_string is in a file outside the
+// workspace must not be learnt from an edit that the decision judged on
+// a file inside it.
+func TestHost_HeldToTheJudgement(t *testing.T) {
+	e := newEnv(t, LocalHost{}, func(o *Options) { o.Rules = &recordingRules{denyTree: denyTree{"/nonexistent/denied"}} })
+	outsideDir, _ := filepath.EvalSymlinks(t.TempDir())
+	outside := filepath.Join(outsideDir, "notes.txt")
+	os.WriteFile(outside, []byte("outside text\n"), 0o644)
+	inside := e.write("open.txt", "open text\n")
+	link := filepath.Join(e.dir, "link.txt")
+	swapLink(t, outside, link) // swapped after a decision that saw inside
+	ctx := WithJudged(context.Background(), Judged{Paths: []string{inside}})
+	h := guardedHost{Host: LocalHost{}, ws: e.ws, rules: &recordingRules{denyTree: denyTree{"/nonexistent/denied"}}}
+	if s, err := h.ReadTextFile(ctx, link); err == nil || !strings.Contains(err.Error(), "not judged on") {
+		t.Errorf("ReadTextFile = %q, %v", s, err)
+	}
+	if _, err := h.Stat(ctx, link); err == nil || !strings.Contains(err.Error(), "not judged on") {
+		t.Errorf("Stat: %v", err)
+	}
+	if s, err := h.ReadTextFile(WithJudged(context.Background(), Judged{Paths: []string{outside}}), link); err != nil || s != "outside text\n" {
+		t.Errorf("ReadTextFile of the judged file = %q, %v", s, err)
+	}
+	for _, old := range []string{"outside", "absent"} {
+		r := e.callCtx(ctx, "edit", `{"file_path":"link.txt","old_string":"`+old+`","new_string":"x"}`)
+		wantErr(t, r, "FS_PERMISSION_DENIED", "which this call was not judged on")
+	}
+	if b, _ := os.ReadFile(outside); string(b) != "outside text\n" {
+		t.Errorf("the outside file became %q", b)
+	}
+}

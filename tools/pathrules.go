@@ -32,6 +32,27 @@ func (h guardedHost) check(path string, write bool) error {
 	return h.judge(h.ws.Resolve(path), write)
 }
 
+// checkHeld is check, and the call held to its permission decision
+// (holdTo) on the path as it resolves now.
+func (h guardedHost) checkHeld(ctx context.Context, path, verb string) error {
+	real := h.ws.Resolve(path)
+	if err := h.judge(real, false); err != nil {
+		return err
+	}
+	return holdTo(ctx, h.ws, path, real, verb)
+}
+
+// judgeHeld returns the judge of what a call touches: the rules, then
+// its permission decision.
+func (h guardedHost) judgeHeld(ctx context.Context, path, verb string, write bool) func(string) error {
+	return func(real string) error {
+		if err := h.judge(real, write); err != nil {
+			return err
+		}
+		return holdTo(ctx, h.ws, path, real, verb)
+	}
+}
+
 // judge is the rules' verdict on a resolved path, as a tool error.
 func (h guardedHost) judge(real string, write bool) error {
 	if err := h.rules.CheckPath(real, write); err != nil {
@@ -40,15 +61,26 @@ func (h guardedHost) judge(real string, write bool) error {
 	return nil
 }
 
+// ReadTextFile reads what the rules and the call's decision accept: on a
+// host that can judge the file it opened (the local disk), that file.
 func (h guardedHost) ReadTextFile(ctx context.Context, path string) (string, error) {
-	if err := h.check(path, false); err != nil {
+	if o, ok := h.Host.(CheckedOpener); ok {
+		rc, err := o.OpenChecked(ctx, path, "read", h.judgeHeld(ctx, path, "read", false))
+		if err != nil {
+			return "", err
+		}
+		defer rc.Close()
+		b, err := io.ReadAll(rc)
+		return string(b), err
+	}
+	if err := h.checkHeld(ctx, path, "read"); err != nil {
 		return "", err
 	}
 	return h.Host.ReadTextFile(ctx, path)
 }
 
 func (h guardedHost) OpenText(ctx context.Context, path string) (io.ReadCloser, error) {
-	if err := h.check(path, false); err != nil {
+	if err := h.checkHeld(ctx, path, "read"); err != nil {
 		return nil, err
 	}
 	return openText(ctx, h.Host, path)
@@ -57,12 +89,7 @@ func (h guardedHost) OpenText(ctx context.Context, path string) (io.ReadCloser, 
 // WriteTextFile judges where the write lands: on a host that can judge
 // the directory it writes into (the local disk), that directory.
 func (h guardedHost) WriteTextFile(ctx context.Context, path, content string) error {
-	judge := func(real string) error {
-		if err := h.judge(real, true); err != nil {
-			return err
-		}
-		return h.boundary(ctx, path, real, "write")
-	}
+	judge := h.judgeHeld(ctx, path, "write", true)
 	if w, ok := h.Host.(CheckedWriter); ok {
 		return w.WriteChecked(ctx, path, content, judge)
 	}
@@ -76,12 +103,7 @@ func (h guardedHost) WriteTextFile(ctx context.Context, path, content string) er
 // judge that file instead, so that nothing can swap it between the
 // judgement and the open.
 func (h guardedHost) openRegular(ctx context.Context, path, verb string) (io.ReadCloser, error) {
-	judge := func(real string) error {
-		if err := h.judge(real, false); err != nil {
-			return err
-		}
-		return h.boundary(ctx, path, real, verb)
-	}
+	judge := h.judgeHeld(ctx, path, verb, false)
 	if o, ok := h.Host.(CheckedOpener); ok {
 		return o.OpenChecked(ctx, path, verb, judge)
 	}
@@ -106,7 +128,7 @@ func OpenRegular(ctx context.Context, h Host, path, verb string, check func(real
 func (h guardedHost) Sandboxed(ctx context.Context) bool { return sandboxed(ctx, h.Host) }
 
 func (h guardedHost) Stat(ctx context.Context, path string) (fs.FileInfo, error) {
-	if err := h.check(path, false); err != nil {
+	if err := h.checkHeld(ctx, path, "read"); err != nil {
 		return nil, err
 	}
 	return h.Host.Stat(ctx, path)

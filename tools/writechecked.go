@@ -38,15 +38,13 @@ func WriteJudged(ctx context.Context, h Host, path, content string, check func(r
 	return h.WriteTextFile(ctx, path, content)
 }
 
-// WriteChecked implements CheckedWriter on the local disk, with
-// WriteTextFile's behaviour (a final symlink is followed and its target
-// written, missing parents are made, an existing file keeps its mode, a
-// temporary file is renamed over the target): the directory is opened
-// once (O_PATH), /proc names it for the second judgement, and the
-// temporary file is created, and renamed, through that descriptor, so it
-// lands in the directory judged whatever its path leads to by then.
-// Without /proc it writes as WriteTextFile does.
-func (l LocalHost) WriteChecked(ctx context.Context, path, content string, check func(string) error) error {
+// WriteChecked implements CheckedWriter on the local disk (WriteTextFile
+// is it without a judge): the directory is opened once (O_PATH), /proc
+// names it for the second judgement (without /proc, the directory as it
+// resolves then), and the temporary file is created, and renamed, through
+// that descriptor, so it lands in the directory judged whatever its path
+// leads to by then.
+func (LocalHost) WriteChecked(_ context.Context, path, content string, check func(string) error) error {
 	target, err := linkTarget(path)
 	if err != nil {
 		return err
@@ -65,7 +63,7 @@ func (l LocalHost) WriteChecked(ctx context.Context, path, content string, check
 	defer unix.Close(dfd)
 	realDir, ok := fdPath("/proc/self/fd/" + strconv.Itoa(dfd))
 	if !ok {
-		return l.WriteTextFile(ctx, target, content)
+		realDir = Resolve(dir) // no /proc: the directory as it resolves now
 	}
 	if err := check(filepath.Join(realDir, base)); err != nil {
 		return err
