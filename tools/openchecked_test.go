@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/dsh-bridge/dsh-bridge/registry"
 )
 
 // recordingRules denies one resolved tree, remembers every path it
@@ -151,14 +153,7 @@ func TestOpenChecked_HeldToTheJudgement(t *testing.T) {
 			if tc.judged != nil {
 				ctx = WithJudged(ctx, *tc.judged)
 			}
-			r := e.callCtx(ctx, "read", `{"file_path":"link.txt"}`)
-			got := text(r)
-			if r.IsError {
-				got = r.Error.Message
-			}
-			if r.IsError != tc.failed || !strings.Contains(got, tc.want) || (tc.failed && strings.Contains(got, "outside text")) {
-				t.Errorf("failed %v, %q; want failed %v, %q", r.IsError, got, tc.failed, tc.want)
-			}
+			wantHeld(t, e.callCtx(ctx, "read", `{"file_path":"link.txt"}`), tc.failed, tc.want, "outside text")
 		})
 	}
 }
@@ -190,14 +185,7 @@ func TestSearch_HeldToTheJudgement(t *testing.T) {
 		} {
 			t.Run(tool+"/"+tc.name, func(t *testing.T) {
 				swapLink(t, tc.target, root)
-				r := e.callCtx(WithJudged(context.Background(), tc.judged), tool, args)
-				got := text(r)
-				if r.IsError {
-					got = r.Error.Message
-				}
-				if r.IsError != tc.failed || !strings.Contains(got, tc.want) || (tc.failed && strings.Contains(got, "o.txt")) {
-					t.Errorf("failed %v, %q; want failed %v, %q", r.IsError, got, tc.failed, tc.want)
-				}
+				wantHeld(t, e.callCtx(WithJudged(context.Background(), tc.judged), tool, args), tc.failed, tc.want, "o.txt")
 			})
 		}
 	}
@@ -233,5 +221,18 @@ func TestHost_HeldToTheJudgement(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(outside); string(b) != "outside text\n" {
 		t.Errorf("the outside file became %q", b)
+	}
+}
+
+// wantHeld checks a call's outcome: failed or not, with want in its text
+// (or its error), and, when it failed, nothing of leaked in what it says.
+func wantHeld(t *testing.T, r registry.Result, failed bool, want, leaked string) {
+	t.Helper()
+	got := text(r)
+	if r.IsError {
+		got = r.Error.Message
+	}
+	if r.IsError != failed || !strings.Contains(got, want) || (failed && strings.Contains(got, leaked)) {
+		t.Errorf("failed %v, %q; want failed %v, %q", r.IsError, got, failed, want)
 	}
 }
