@@ -36,6 +36,7 @@ func TestAcpx(t *testing.T) {
 		t.Fatalf("acpx failed (%v):\n%s\nstderr:\n%s", err, out, stderr.String())
 	}
 	var stop string
+	var said strings.Builder // the agent's message chunks, in order
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -56,6 +57,17 @@ func TestAcpx(t *testing.T) {
 		if json.Unmarshal(msg.Result, &r) == nil && r.StopReason != "" {
 			stop = r.StopReason
 		}
+		var u struct {
+			Params struct {
+				Update struct {
+					SessionUpdate string
+					Content       struct{ Text string }
+				}
+			}
+		}
+		if msg.Method == "session/update" && json.Unmarshal(sc.Bytes(), &u) == nil && u.Params.Update.SessionUpdate == "agent_message_chunk" {
+			said.WriteString(u.Params.Update.Content.Text)
+		}
 	}
 	if stop != "end_turn" {
 		t.Errorf("stop reason %q", stop)
@@ -64,7 +76,7 @@ func TestAcpx(t *testing.T) {
 	if len(reqs) != 2 || reqs[0].Model != "deepseek-v4-pro" || reqs[1].Model != "deepseek-v4-pro" {
 		t.Errorf("requests %+v", reqs)
 	}
-	if !strings.Contains(string(out), `"text":"It says"`) || !strings.Contains(string(out), `"stopReason":"end_turn"`) {
-		t.Errorf("the answer did not reach acpx:\n%s", out)
+	if !strings.Contains(said.String(), "It says hello.") || !strings.Contains(string(out), `"stopReason":"end_turn"`) {
+		t.Errorf("the answer did not reach acpx (it said %q):\n%s", said.String(), out)
 	}
 }

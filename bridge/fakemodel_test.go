@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // fakeCall is one scripted tool call.
@@ -43,7 +44,11 @@ type fakeTurn struct {
 //     the hit being the prefix shared with the previous request (in 64-token
 //     units, as the real cache works), with 4 bytes to a token;
 //   - a request longer than window tokens (when set) gets the real
-//     context-length 400.
+//     context-length 400;
+//   - the answer streams as the real one does: every chunk with its whole
+//     envelope (id, created, model, system_fingerprint, logprobs), and
+//     reasoning, text and each call's arguments a token at a time, a call's
+//     id and name first with empty arguments.
 //
 // Each chat request takes the next scripted turn (an empty script answers
 // "done") and is recorded for assertions.
@@ -266,16 +271,23 @@ func (f *fakeModel) stream(w http.ResponseWriter, r *http.Request, req chatReque
 		fmt.Fprintf(w, "data: %s\n\n", b)
 		flusher.Flush()
 	}
+	// Every chunk carries the envelope the real service sends, and text,
+	// reasoning and arguments arrive a token (some 4 bytes) at a time.
 	chunk := func(delta map[string]any, finish any) map[string]any {
 		return map[string]any{"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": req.Model,
-			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+			"system_fingerprint": "fp_fake_prod0820",
+			"choices":            []any{map[string]any{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish}}}
 	}
 	completion := 1 + (len(turn.reasoning)+len(turn.text))/4
-	if turn.reasoning != "" {
-		send(chunk(map[string]any{"role": "assistant", "content": nil, "reasoning_content": turn.reasoning}, nil))
+	for i, p := range tokenPieces(turn.reasoning) {
+		d := map[string]any{"reasoning_content": p}
+		if i == 0 {
+			d["role"], d["content"] = "assistant", nil
+		}
+		send(chunk(d, nil))
 	}
-	for i := 0; i < len(turn.text); i += 7 {
-		send(chunk(map[string]any{"content": turn.text[i:min(len(turn.text), i+7)]}, nil))
+	for _, p := range tokenPieces(turn.text) {
+		send(chunk(map[string]any{"content": p}, nil))
 	}
 	if turn.cut {
 		return // the connection drops without a finish_reason or [DONE]
@@ -289,10 +301,11 @@ func (f *fakeModel) stream(w http.ResponseWriter, r *http.Request, req chatReque
 	}
 	for i, c := range turn.calls {
 		completion += len(c.args) / 4
-		half := len(c.args) / 2
 		send(chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": c.id, "type": "function",
-			"function": map[string]any{"name": c.name, "arguments": c.args[:half]}}}}, nil))
-		send(chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": c.args[half:]}}}}, nil))
+			"function": map[string]any{"name": c.name, "arguments": ""}}}}, nil))
+		for _, p := range tokenPieces(c.args) {
+			send(chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": p}}}}, nil))
+		}
 	}
 	finish := turn.finish
 	if finish == "" {
@@ -311,4 +324,20 @@ func (f *fakeModel) stream(w http.ResponseWriter, r *http.Request, req chatReque
 			"completion_tokens_details": map[string]any{"reasoning_tokens": len(turn.reasoning) / 4}}})
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	flusher.Flush()
+}
+
+// tokenPieces cuts s where a tokenizer might, about every 4 bytes and
+// never inside a UTF-8 sequence, as the real service streams text,
+// reasoning and tool arguments.
+func tokenPieces(s string) []string {
+	var out []string
+	for s != "" {
+		n := min(4, len(s))
+		for n < len(s) && !utf8.RuneStart(s[n]) {
+			n++
+		}
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	return out
 }
