@@ -3,7 +3,6 @@ package model
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,35 +14,49 @@ import (
 
 // chunk is one streamed chat.completion.chunk, with DeepSeek's fields.
 type chunk struct {
-	Model   string `json:"model"`
-	Choices []struct {
-		Delta struct {
-			Content          string `json:"content"`
-			ReasoningContent string `json:"reasoning_content"`
-			ToolCalls        []struct {
-				Index    int    `json:"index"`
-				ID       string `json:"id"`
-				Function struct {
-					Name      string `json:"name"`
-					Arguments string `json:"arguments"`
-				} `json:"function"`
-			} `json:"tool_calls"`
-		} `json:"delta"`
-		FinishReason string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *struct {
-		PromptTokens          int64  `json:"prompt_tokens"`
-		CompletionTokens      int64  `json:"completion_tokens"`
-		TotalTokens           int64  `json:"total_tokens"`
-		PromptCacheHitTokens  *int64 `json:"prompt_cache_hit_tokens"`
-		PromptCacheMissTokens *int64 `json:"prompt_cache_miss_tokens"`
-		PromptTokensDetails   *struct {
-			CachedTokens int64 `json:"cached_tokens"`
-		} `json:"prompt_tokens_details"`
-	} `json:"usage"`
-	Error *struct {
-		Message string `json:"message"`
-	} `json:"error"`
+	Model   string        `json:"model"`
+	Choices []chunkChoice `json:"choices"`
+	Usage   *chunkUsage   `json:"usage"`
+	Error   *chunkError   `json:"error"`
+}
+
+type chunkChoice struct {
+	Delta        chunkDelta `json:"delta"`
+	FinishReason string     `json:"finish_reason"`
+}
+
+type chunkDelta struct {
+	Content          string          `json:"content"`
+	ReasoningContent string          `json:"reasoning_content"`
+	ToolCalls        []toolCallDelta `json:"tool_calls"`
+}
+
+type toolCallDelta struct {
+	Index    int           `json:"index"`
+	ID       string        `json:"id"`
+	Function functionDelta `json:"function"`
+}
+
+type functionDelta struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type chunkUsage struct {
+	PromptTokens          int64         `json:"prompt_tokens"`
+	CompletionTokens      int64         `json:"completion_tokens"`
+	TotalTokens           int64         `json:"total_tokens"`
+	PromptCacheHitTokens  *int64        `json:"prompt_cache_hit_tokens"`
+	PromptCacheMissTokens *int64        `json:"prompt_cache_miss_tokens"`
+	PromptTokensDetails   *cachedTokens `json:"prompt_tokens_details"`
+}
+
+type cachedTokens struct {
+	CachedTokens int64 `json:"cached_tokens"`
+}
+
+type chunkError struct {
+	Message string `json:"message"`
 }
 
 // maxEventBytes bounds one SSE event; a longer one is a broken stream.
@@ -121,7 +134,7 @@ func readStream(body io.Reader, h Handler) (Response, error) {
 // event applies one SSE data payload.
 func (a *accumulator) event(data []byte) error {
 	var c chunk
-	if err := json.Unmarshal(data, &c); err != nil {
+	if err := decodeChunk(data, &c); err != nil {
 		return fmt.Errorf("%w: unreadable event: %v", ErrStreamCut, err)
 	}
 	if c.Error != nil {
