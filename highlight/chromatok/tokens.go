@@ -68,12 +68,13 @@ func Tokenize(path, lang string, lines []string) (tokens highlight.TokenLines, k
 	if len(lines) == 0 {
 		return out, true, nil
 	}
-	it, err := l.Tokenise(nil, strings.Join(lines, "\n")+"\n")
+	text := strings.Join(lines, "\n") + "\n"
+	next, err := tokenIter(l, text)
 	if err != nil {
 		return nil, true, err
 	}
 	line, col := 0, 0
-	for tok := it(); tok != chroma.EOF; tok = it() {
+	for tok := next(); tok != chroma.EOF; tok = next() {
 		for i, part := range strings.Split(tok.Value, "\n") {
 			if i > 0 {
 				line++
@@ -100,4 +101,22 @@ func utf16Len(s string) int {
 		n += utf16.RuneLen(r)
 	}
 	return n
+}
+
+// tokenIter iterates over text's tokens: those of goTokens for Go, where it
+// can, else chroma's.
+func tokenIter(l chroma.Lexer, text string) (chroma.Iterator, error) {
+	if l.Config().Name == "Go" {
+		if toks, ok := goTokens(text); ok {
+			return func() chroma.Token {
+				if len(toks) == 0 {
+					return chroma.EOF
+				}
+				t := toks[0]
+				toks = toks[1:]
+				return chroma.Token{Type: t.typ, Value: text[t.start:t.end]}
+			}, nil
+		}
+	}
+	return l.Tokenise(nil, text)
 }

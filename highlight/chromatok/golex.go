@@ -1,0 +1,482 @@
+package chromatok
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/alecthomas/chroma/v2"
+)
+
+// goTok is one token of goTokens: its type and its bytes in the text.
+type goTok struct {
+	typ        chroma.TokenType
+	start, end int
+}
+
+// goTokens tokenizes Go source as chroma's Go lexer, coalesced, does
+// (lexers/go.go: the same rules, tried in the same order at each
+// position, the same runs of one type merged), in a single pass without
+// regular expressions: chroma's backtracking engine spends some 30 µs on
+// a line, and most reads an agent makes in a Go workspace are of Go.
+//
+// It gives up (false) on text where matching chroma exactly would need
+// more than those rules: a byte that is not ASCII outside comments,
+// strings and character literals (chroma's \w, \s and \d are Unicode
+// classes there), a carriage return or another control character
+// (chroma rewrites line ends), invalid UTF-8, a raw string with a
+// template action ({{) or of 8 KB and more, and an interpreted string
+// with no closing quote (chroma's match then backtracks). Tokenize then
+// asks chroma itself. TestGoTokens_AsChroma holds the two together over
+// the Go tree's sources.
+func goTokens(text string) ([]goTok, bool) {
+	if !utf8.ValidString(text) {
+		return nil, false
+	}
+	l := goLexer{text: text, toks: make([]goTok, 0, len(text)/4)}
+	for l.pos < len(text) {
+		if !l.next() {
+			return nil, false
+		}
+	}
+	return l.toks, true
+}
+
+type goLexer struct {
+	text string
+	pos  int
+	toks []goTok
+}
+
+// emit appends a token of n bytes at pos, merged into the one before it
+// when that has the same type and is shorter than 8 KB (chroma.Coalesce).
+func (l *goLexer) emit(typ chroma.TokenType, n int) {
+	if n == 0 {
+		return
+	}
+	if k := len(l.toks) - 1; k >= 0 && l.toks[k].typ == typ && l.toks[k].end-l.toks[k].start < 8192 {
+		l.toks[k].end = l.pos + n
+	} else {
+		l.toks = append(l.toks, goTok{typ, l.pos, l.pos + n})
+	}
+	l.pos += n
+}
+
+func isWord(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
+
+// at is the byte at i, or 0 past the end.
+func (l *goLexer) at(i int) byte {
+	if i < len(l.text) {
+		return l.text[i]
+	}
+	return 0
+}
+
+// word is the length of the run of word bytes at i.
+func (l *goLexer) word(i int) int {
+	j := i
+	for j < len(l.text) && isWord(l.text[j]) {
+		j++
+	}
+	return j - i
+}
+
+// digits is the length of the run of digits at i.
+func (l *goLexer) digits(i int) int {
+	j := i
+	for j < len(l.text) && isDigit(l.text[j]) {
+		j++
+	}
+	return j - i
+}
+
+var (
+	goNamespace   = words("import", "package")
+	goDeclaration = words("var", "func", "struct", "map", "chan", "type", "interface", "const")
+	goKeyword     = words("break", "default", "select", "case", "defer", "go", "else", "goto", "switch", "fallthrough", "if", "range", "continue", "for", "return")
+	goConstant    = words("true", "false", "iota", "nil")
+	goBuiltinCall = words("uint", "uint8", "uint16", "uint32", "uint64", "int", "int8", "int16", "int32", "int64", "float", "float32", "float64", "complex64", "complex128", "byte", "rune", "string", "bool", "error", "uintptr", "print", "println", "panic", "recover", "close", "complex", "real", "imag", "len", "cap", "append", "copy", "delete", "new", "make", "clear", "min", "max")
+	goType        = words("uint", "uint8", "uint16", "uint32", "uint64", "int", "int8", "int16", "int32", "int64", "float", "float32", "float64", "complex64", "complex128", "byte", "rune", "string", "bool", "error", "uintptr", "any")
+)
+
+func words(ws ...string) map[string]bool {
+	m := make(map[string]bool, len(ws))
+	for _, w := range ws {
+		m[w] = true
+	}
+	return m
+}
+
+// goOperators are the operator rule's alternatives, in its order.
+var goOperators = []string{"<<=", ">>=", "<<", ">>", "<=", ">=", "&^=", "&^", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "&&", "||", "<-", "++", "--", "==", "!=", ":=", "...", "+", "-", "*", "/", "%", "&"}
+
+// next reads one rule's match at pos, trying the rules in chroma's order.
+func (l *goLexer) next() bool {
+	t, p := l.text, l.pos
+	c := t[p]
+	switch {
+	case c >= 0x80 || c < 0x20 && c != '\t' && c != '\n' || c == 0x7f:
+		return false
+	case isSpace(c): // \n, then \s+
+		n := 1
+		if c != '\n' {
+			for p+n < len(t) && isSpace(t[p+n]) {
+				n++
+			}
+		}
+		l.emit(chroma.TextWhitespace, n)
+		return true
+	case c == '/' && l.at(p+1) == '/':
+		return l.lineComment()
+	case c == '/' && (l.at(p+1) == '*' || l.at(p+1) == '\\' && l.at(p+2) == '\n' && l.at(p+3) == '*'):
+		if n := l.blockComment(); n > 0 {
+			l.emit(chroma.CommentMultiline, n)
+			return true
+		}
+	}
+	if w := l.word(p); w > 0 && !isDigit(c) {
+		name := t[p : p+w]
+		switch {
+		case goNamespace[name]:
+			l.emit(chroma.KeywordNamespace, w)
+			return true
+		case goDeclaration[name]:
+			l.emit(chroma.KeywordDeclaration, w)
+			return true
+		case goKeyword[name]:
+			l.emit(chroma.Keyword, w)
+			return true
+		case goConstant[name]:
+			l.emit(chroma.KeywordConstant, w)
+			return true
+		case goBuiltinCall[name] && l.at(p+w) == '(':
+			l.emit(chroma.NameBuiltin, w)
+			l.emit(chroma.Punctuation, 1)
+			return true
+		case goType[name]:
+			l.emit(chroma.KeywordType, w)
+			return true
+		}
+	}
+	if typ, n := l.number(); n > 0 {
+		l.emit(typ, n)
+		return true
+	}
+	switch c {
+	case '\'':
+		if n := l.char(); n > 0 {
+			l.emit(chroma.LiteralStringChar, n)
+			return true
+		}
+	case '`':
+		return l.rawString()
+	case '"':
+		n, ok := l.str()
+		if !ok {
+			return false
+		}
+		l.emit(chroma.LiteralString, n)
+		return true
+	}
+	for _, op := range goOperators {
+		if strings.HasPrefix(t[p:], op) {
+			l.emit(chroma.Operator, len(op))
+			return true
+		}
+	}
+	if w := l.word(p); w > 0 && !isDigit(c) {
+		s := p + w
+		for s < len(t) && isSpace(t[s]) {
+			s++
+		}
+		if l.at(s) == '(' { // ([a-zA-Z_]\w*)(\s*)(\()
+			l.emit(chroma.NameFunction, w)
+			l.emit(chroma.TextWhitespace, s-p-w)
+			l.emit(chroma.Punctuation, 1)
+			return true
+		}
+	}
+	if strings.IndexByte("|^<>=!()[]{}.,;:~", c) >= 0 {
+		l.emit(chroma.Punctuation, 1)
+		return true
+	}
+	if w := l.word(p); w > 0 && !isDigit(c) {
+		l.emit(chroma.NameOther, w)
+		return true
+	}
+	l.emit(chroma.Error, 1) // no rule matches: one character
+	return true
+}
+
+// lineComment reads //… to the line's end: CommentPreproc when a
+// character other than white space follows the slashes at once.
+func (l *goLexer) lineComment() bool {
+	t, p := l.text, l.pos
+	end := p + 2
+	for end < len(t) && t[end] != '\n' && t[end] != '\r' {
+		end++
+	}
+	typ := chroma.CommentSingle
+	switch c := l.at(p + 2); {
+	case c >= 0x80 || c == '\v' || c == '\f':
+		return false // \s is a Unicode class
+	case end > p+2 && !isSpace(c):
+		typ = chroma.CommentPreproc
+	}
+	l.emit(typ, end-p)
+	return true
+}
+
+// blockComment is the length of /(\\\n)?[*](.|\n)*?[*](\\\n)?/ at pos,
+// 0 when it is not closed.
+func (l *goLexer) blockComment() int {
+	t, p := l.text, l.pos
+	i := p + 2 // past "/*"
+	if t[p+1] == '\\' {
+		i = p + 4 // past "/\\\n*"
+	}
+	for ; i < len(t); i++ {
+		if t[i] != '*' {
+			continue
+		}
+		if l.at(i+1) == '/' {
+			return i + 2 - p
+		}
+		if l.at(i+1) == '\\' && l.at(i+2) == '\n' && l.at(i+3) == '/' {
+			return i + 4 - p
+		}
+	}
+	return 0
+}
+
+// number tries the number rules in order.
+func (l *goLexer) number() (chroma.TokenType, int) {
+	t, p := l.text, l.pos
+	d := l.digits(p)
+	exp := func(i int, signRequired bool) int { // [Ee][-+]?\d+ at i: its length, or 0
+		if c := l.at(i); c != 'e' && c != 'E' {
+			return 0
+		}
+		j := i + 1
+		if c := l.at(j); c == '+' || c == '-' {
+			j++
+		} else if signRequired {
+			return 0
+		}
+		if n := l.digits(j); n > 0 {
+			return j + n - i
+		}
+		return 0
+	}
+	imag := func(i int) int { // …i at i: the length from p, or 0
+		if l.at(i) == 'i' {
+			return i + 1 - p
+		}
+		return 0
+	}
+	if d > 0 { // \d+i
+		if n := imag(p + d); n > 0 {
+			return chroma.LiteralNumber, n
+		}
+	}
+	if d > 0 && l.at(p+d) == '.' { // \d+\.\d*([Ee][-+]\d+)?i
+		f := p + d + 1 + l.digits(p+d+1)
+		if n := imag(f); n > 0 {
+			return chroma.LiteralNumber, n
+		}
+		if e := exp(f, true); e > 0 {
+			if n := imag(f + e); n > 0 {
+				return chroma.LiteralNumber, n
+			}
+		}
+	}
+	if d == 0 && l.at(p) == '.' { // \.\d+([Ee][-+]\d+)?i
+		if f := l.digits(p + 1); f > 0 {
+			end := p + 1 + f
+			if n := imag(end); n > 0 {
+				return chroma.LiteralNumber, n
+			}
+			if e := exp(end, true); e > 0 {
+				if n := imag(end + e); n > 0 {
+					return chroma.LiteralNumber, n
+				}
+			}
+		}
+	}
+	if d > 0 { // \d+[Ee][-+]\d+i
+		if e := exp(p+d, true); e > 0 {
+			if n := imag(p + d + e); n > 0 {
+				return chroma.LiteralNumber, n
+			}
+		}
+	}
+	if d > 0 { // \d+(\.\d+[eE][+\-]?\d+|\.\d*|[eE][+\-]?\d+)
+		if l.at(p+d) == '.' {
+			f := l.digits(p + d + 1)
+			if f > 0 {
+				if e := exp(p+d+1+f, false); e > 0 {
+					return chroma.LiteralNumberFloat, d + 1 + f + e
+				}
+			}
+			return chroma.LiteralNumberFloat, d + 1 + f
+		}
+		if e := exp(p+d, false); e > 0 {
+			return chroma.LiteralNumberFloat, d + e
+		}
+	}
+	if d == 0 && l.at(p) == '.' { // \.\d+([eE][+\-]?\d+)?
+		if f := l.digits(p + 1); f > 0 {
+			return chroma.LiteralNumberFloat, 1 + f + exp(p+1+f, false)
+		}
+	}
+	if t[p] == '0' { // 0[0-7]+, 0[xX][0-9a-fA-F_]+, 0b[01_]+
+		run := func(i int, ok func(byte) bool) int {
+			j := i
+			for j < len(t) && ok(t[j]) {
+				j++
+			}
+			return j - i
+		}
+		if n := run(p+1, func(c byte) bool { return '0' <= c && c <= '7' }); n > 0 {
+			return chroma.LiteralNumberOct, 1 + n
+		}
+		if c := l.at(p + 1); c == 'x' || c == 'X' {
+			hex := func(c byte) bool {
+				return c == '_' || isDigit(c) || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+			}
+			if n := run(p+2, hex); n > 0 {
+				return chroma.LiteralNumberHex, 2 + n
+			}
+		}
+		if l.at(p+1) == 'b' {
+			if n := run(p+2, func(c byte) bool { return c == '0' || c == '1' || c == '_' }); n > 0 {
+				return chroma.LiteralNumberBin, 2 + n
+			}
+		}
+		return chroma.LiteralNumberInteger, 1 // (0|…)
+	}
+	if d > 0 { // [1-9][0-9_]*
+		j := p + 1
+		for j < len(t) && (isDigit(t[j]) || t[j] == '_') {
+			j++
+		}
+		return chroma.LiteralNumberInteger, j - p
+	}
+	return chroma.None, 0
+}
+
+// char is the length of a character literal at pos, or 0:
+// '(\\['"\\abfnrtv]|\\x[0-9a-fA-F]{2}|\\[0-7]{1,3}|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|[^\\])'
+func (l *goLexer) char() int {
+	t, p := l.text, l.pos
+	closed := func(i int) int { // the length when a quote is at i
+		if l.at(i) == '\'' {
+			return i + 1 - p
+		}
+		return 0
+	}
+	hexRun := func(i, n int) bool {
+		if i+n > len(t) {
+			return false
+		}
+		for _, c := range []byte(t[i : i+n]) {
+			if !(isDigit(c) || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+		return true
+	}
+	if l.at(p+1) != '\\' {
+		if p+1 >= len(t) {
+			return 0
+		}
+		n := 1
+		for p+1+n < len(t) && t[p+1+n]&0xC0 == 0x80 { // one character, however long
+			n++
+		}
+		return closed(p + 1 + n)
+	}
+	e := l.at(p + 2)
+	if strings.IndexByte(`'"\abfnrtv`, e) >= 0 && e != 0 {
+		if n := closed(p + 3); n > 0 {
+			return n
+		}
+	}
+	if e == 'x' && hexRun(p+3, 2) {
+		if n := closed(p + 5); n > 0 {
+			return n
+		}
+	}
+	oct := 0
+	for oct < 3 && '0' <= l.at(p+2+oct) && l.at(p+2+oct) <= '7' {
+		oct++
+	}
+	for ; oct > 0; oct-- {
+		if n := closed(p + 2 + oct); n > 0 {
+			return n
+		}
+	}
+	if e == 'u' && hexRun(p+3, 4) {
+		if n := closed(p + 7); n > 0 {
+			return n
+		}
+	}
+	if e == 'U' && hexRun(p+3, 8) {
+		if n := closed(p + 11); n > 0 {
+			return n
+		}
+	}
+	return 0
+}
+
+// rawString reads `…` (a backquote alone is an error token): the
+// backquotes and the text between them are one string, split where the
+// template lexer that chroma hands the text to splits it (at each {).
+func (l *goLexer) rawString() bool {
+	t, p := l.text, l.pos
+	end := strings.IndexByte(t[p+1:], '`')
+	if end < 0 {
+		l.emit(chroma.Error, 1)
+		return true
+	}
+	body := t[p+1 : p+1+end]
+	if strings.Contains(body, "{{") || end+2 >= 8192 {
+		return false
+	}
+	l.emit(chroma.LiteralString, 1)
+	for body != "" {
+		n := strings.IndexByte(body, '{')
+		switch {
+		case n == 0:
+			n = 1
+		case n < 0:
+			n = len(body)
+		}
+		l.emit(chroma.LiteralString, n)
+		body = body[n:]
+	}
+	l.emit(chroma.LiteralString, 1)
+	return true
+}
+
+// str is the length of "(\\\\|\\"|[^"])*" at pos; false when no quote
+// closes it.
+func (l *goLexer) str() (int, bool) {
+	t, p := l.text, l.pos
+	for i := p + 1; i < len(t); i++ {
+		switch t[i] {
+		case '\\':
+			if c := l.at(i + 1); c == '\\' || c == '"' {
+				i++
+			}
+		case '"':
+			return i + 1 - p, true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,190 @@
+package chromatok
+
+import (
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/alecthomas/chroma/v2"
+)
+
+var sweep = flag.Bool("goroot-sweep", false, "compare goTokens with chroma on every Go file of GOROOT")
+
+// chromaTokens is what chroma's own Go lexer, coalesced, makes of text.
+func chromaTokens(t testing.TB, text string) []chroma.Token {
+	t.Helper()
+	l := lexerFor("a.go", "")
+	it, err := l.Tokenise(nil, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return it.Tokens()
+}
+
+// sameAsChroma fails unless goTokens gives up on text or makes exactly
+// chroma's tokens of it; it reports whether goTokens took the text.
+func sameAsChroma(t testing.TB, name, text string) bool {
+	t.Helper()
+	toks, ok := goTokens(text)
+	if !ok {
+		return false
+	}
+	want := chromaTokens(t, text)
+	for i := range max(len(toks), len(want)) {
+		var got, w string
+		if i < len(toks) {
+			got = fmt.Sprintf("%v %q", toks[i].typ, text[toks[i].start:toks[i].end])
+		}
+		if i < len(want) {
+			w = fmt.Sprintf("%v %q", want[i].Type, want[i].Value)
+		}
+		if got != w {
+			if i < len(toks) && i < len(want) && toks[i].typ == chroma.CommentMultiline &&
+				want[i].Type == chroma.Operator && strings.HasPrefix(want[i].Value, "/*") {
+				// chroma gave up matching a long comment (its rules time
+				// out after 250 ms) and calls it an operator.
+				return true
+			}
+			at := 0
+			if i < len(toks) {
+				at = toks[i].start
+			}
+			t.Fatalf("%s: token %d (byte %d, near %q): got %s, chroma %s", name, i, at, text[max(0, at-30):min(len(text), at+30)], got, w)
+		}
+	}
+	return true
+}
+
+// TestGoTokens_AsChroma compares goTokens with chroma over Go files of
+// the Go tree (its testdata included, with its broken and unusual
+// sources), read as Tokenize reads them, and requires that it takes nearly
+// all of them: every 60th file, or every file with -goroot-sweep (about
+// 20 s; chroma is slow under -race, which make test uses).
+func TestGoTokens_AsChroma(t *testing.T) {
+	root := filepath.Join(runtime.GOROOT(), "src")
+	var files, taken, n int
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return err
+		}
+		if n++; n%60 != 0 && !*sweep {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil || len(src) > 200<<10 {
+			return nil
+		}
+		files++
+		if sameAsChroma(t, path, strings.Join(strings.Split(string(src), "\n"), "\n")+"\n") {
+			taken++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 100 || taken < files*9/10 {
+		t.Errorf("goTokens took %d of %d files; want nearly all", taken, files)
+	}
+	t.Logf("goTokens took %d of %d files", taken, files)
+}
+
+func TestGoTokens_Cases(t *testing.T) {
+	tests := []struct {
+		name, text string
+		taken      bool
+	}{
+		{"keywords and names", "package p\nimport \"fmt\"\nfunc f(x int) error { for range 3 { go g(); defer h() }; return nil }\n", true},
+		{"builtins called and named", "x := len(a) + len (b); var s string = string(b); y := any(1); z := int8 (2)\n", true},
+		{"numbers", "a := []any{1, 0, 007, 08, 0x1F, 0X_aB, 0b101, 0o17, 1_000, 1.5, 1., .5, 1e9, 1E+9, 1.5e-3, 2i, 1.5i, .5i, 1e+3i, 1e3i, 1.e+2i, 3.14e2}\n", true},
+		{"chars", `a := []rune{'a', '\'', '\\', '\n', '\x41', '\101', '\1', '\u00e9', '\U0001F600', 'é', '''}` + "\n", true},
+		{"bad chars", `a := '\q' + 'ab' + '` + "\n", true},
+		{"strings", `s := "a\"b\\" + "c\d" + "é—"` + "\n", true},
+		{"raw strings", "s := `a{b\n{c}` + `` + \"x\"`y`\n", true},
+		{"raw string unclosed", "s := `abc\n", true},
+		{"raw string template", "s := `{{.X}}`\n", false},
+		{"string unclosed", "s := \"abc\n", false},
+		{"string over lines", "s := \"a\nb\"\n", true},
+		{"comments", "// c\n//go:build x\n//\n/* a\n * b */ x /**/ y /*/ z */\n/\\\n* odd *\\\n/\n", true},
+		{"comment unclosed", "x /* never\n", true},
+		{"comment with unicode", "// héllo — ✓\n/* ✓ */\n", true},
+		{"comment unicode at once", "//é\n", false},
+		{"comment unicode after slashes", "//\u00a0x\n", false},
+		{"operators", "a <<= b >>= c &^= d &^ e += f -= g *= h /= i %= j &= k |= l && m || n <- o ++ p -- q == r != s := t ... u + - * / % & | ^ ! = < > ~\n", true},
+		{"punctuation runs", "f()(x)[0]{}.y, z; w: v\n", true},
+		{"function over a newline", "f\n(x)\n", true},
+		{"errors", "a # b $ c ? d @ e \\ f\n", true},
+		{"identifier unicode", "π := 3\n", false},
+		{"carriage return", "x := 1\r\n", false},
+		{"control", "x\x01 := 1\n", false},
+		{"invalid UTF-8", "// \xff\n", false},
+		{"keyword prefixes", "format ifx gofor nilly imports types mapx\n", true},
+		{"generics", "func F[T any, S ~[]T](s S) T { var z T; return z }\n", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sameAsChroma(t, tt.name, tt.text); got != tt.taken {
+				t.Errorf("goTokens took it: %v, want %v", got, tt.taken)
+			}
+		})
+	}
+}
+
+// TestTokenize_GoTakesTheFastPath checks Tokenize uses goTokens for Go:
+// chroma allocates far more for the same lines.
+func TestTokenize_GoTakesTheFastPath(t *testing.T) {
+	lines := strings.Split("package p\n\nfunc f(x int) string {\n\treturn fmt.Sprint(x) // done\n}", "\n")
+	Tokenize("a.go", "", lines) // warm the lexer cache
+	fast := testing.AllocsPerRun(10, func() { Tokenize("a.go", "", lines) })
+	slow := testing.AllocsPerRun(10, func() { Tokenize("a.py", "", lines) })
+	if fast*4 > slow {
+		t.Errorf("Go took %v allocations, Python %v: Go went through chroma", fast, slow)
+	}
+}
+
+func FuzzGoTokens(f *testing.F) {
+	for _, s := range []string{
+		"package p\nfunc f() { x := 1.5e3i + 'a' + len(s) }\n",
+		"s := `a{b}` + \"c\\\"d\" // e\n/* f */\n",
+		"0x_1 0b1 07 08 .5 1. 1e+ 1i a.b ... <<= &^ #\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		sameAsChroma(t, "fuzz", text)
+	})
+}
+
+// BenchmarkGoTokens100 tokenizes 100 lines of net/http's server.go, as a
+// read does, with goTokens and with chroma.
+func BenchmarkGoTokens100(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines := strings.Split(string(src), "\n")[200:300]
+	for _, lang := range []string{"go", "chroma"} {
+		b.Run(lang, func(b *testing.B) {
+			l := lexerFor("a.go", "")
+			text := strings.Join(lines, "\n") + "\n"
+			for b.Loop() {
+				var it chroma.Iterator
+				if lang == "go" {
+					it, err = tokenIter(l, text)
+				} else {
+					it, err = l.Tokenise(nil, text)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				for tok := it(); tok != chroma.EOF; tok = it() {
+				}
+			}
+		})
+	}
+}
