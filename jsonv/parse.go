@@ -226,60 +226,72 @@ func (p *parser) literal(word string) error {
 
 // str reads a string starting at the opening quote.
 func (p *parser) str() (string, error) {
-	p.pos++ // opening quote
-	start := p.pos
+	text, end, at, msg := readString(p.data, p.pos)
+	if msg != "" {
+		p.pos = at
+		return "", p.fail(msg)
+	}
+	p.pos = end
+	return string(text), nil
+}
+
+// ReadString reads the JSON string whose opening quote is data[i]: its
+// text (a slice of data itself when the string has no escapes, else a
+// new buffer) and the index just past its closing quote. ok is false for
+// a string that is not valid JSON or not valid UTF-8, lone surrogate
+// escapes included: the strings Parse refuses.
+func ReadString(data []byte, i int) (text []byte, end int, ok bool) {
+	text, end, _, msg := readString(data, i)
+	return text, end, msg == ""
+}
+
+// readString is ReadString with the reason it fails and where.
+func readString(data []byte, quote int) (text []byte, end, at int, msg string) {
+	start := quote + 1
 	// Fast path: no escapes.
-	for i := start; i < len(p.data); i++ {
-		c := p.data[i]
+	for i := start; i < len(data); i++ {
+		c := data[i]
 		if c == '"' {
-			raw := p.data[start:i]
+			raw := data[start:i]
 			if !utf8.Valid(raw) {
-				p.pos = start
-				return "", p.fail("string is not valid UTF-8")
+				return nil, 0, start, "string is not valid UTF-8"
 			}
-			p.pos = i + 1
-			return string(raw), nil
+			return raw, i + 1, 0, ""
 		}
 		if c == '\\' {
 			break
 		}
 		if c < 0x20 {
-			p.pos = i
-			return "", p.fail("control character in string")
+			return nil, 0, i, "control character in string"
 		}
 	}
 	var b []byte
 	i := start
 	for {
-		if i >= len(p.data) {
-			p.pos = i
-			return "", p.fail("unterminated string")
+		if i >= len(data) {
+			return nil, 0, i, "unterminated string"
 		}
-		c := p.data[i]
+		c := data[i]
 		switch {
 		case c == '"':
-			p.pos = i + 1
-			return string(b), nil
+			return b, i + 1, 0, ""
 		case c < 0x20:
-			p.pos = i
-			return "", p.fail("control character in string")
+			return nil, 0, i, "control character in string"
 		case c < utf8.RuneSelf && c != '\\':
 			b = append(b, c)
 			i++
 		case c >= utf8.RuneSelf:
-			r, size := utf8.DecodeRune(p.data[i:])
+			r, size := utf8.DecodeRune(data[i:])
 			if r == utf8.RuneError && size == 1 {
-				p.pos = i
-				return "", p.fail("string is not valid UTF-8")
+				return nil, 0, i, "string is not valid UTF-8"
 			}
-			b = append(b, p.data[i:i+size]...)
+			b = append(b, data[i:i+size]...)
 			i += size
 		default: // backslash
-			if i+1 >= len(p.data) {
-				p.pos = i
-				return "", p.fail("unterminated escape")
+			if i+1 >= len(data) {
+				return nil, 0, i, "unterminated escape"
 			}
-			e := p.data[i+1]
+			e := data[i+1]
 			i += 2
 			switch e {
 			case '"', '\\', '/':
@@ -295,28 +307,25 @@ func (p *parser) str() (string, error) {
 			case 't':
 				b = append(b, '\t')
 			case 'u':
-				r, ok := hex4(p.data, i)
+				r, ok := hex4(data, i)
 				if !ok {
-					p.pos = i - 2
-					return "", p.fail("invalid \\u escape")
+					return nil, 0, i - 2, "invalid \\u escape"
 				}
 				i += 4
 				if utf16.IsSurrogate(r) {
 					lo, ok := rune(-1), false
-					if r < 0xdc00 && i+6 <= len(p.data) && p.data[i] == '\\' && p.data[i+1] == 'u' {
-						lo, ok = hex4(p.data, i+2)
+					if r < 0xdc00 && i+6 <= len(data) && data[i] == '\\' && data[i+1] == 'u' {
+						lo, ok = hex4(data, i+2)
 					}
 					if !ok || lo < 0xdc00 || lo > 0xdfff {
-						p.pos = i - 6
-						return "", p.fail("lone surrogate escape")
+						return nil, 0, i - 6, "lone surrogate escape"
 					}
 					r = utf16.DecodeRune(r, lo)
 					i += 6
 				}
 				b = utf8.AppendRune(b, r)
 			default:
-				p.pos = i - 2
-				return "", p.fail("invalid escape character")
+				return nil, 0, i - 2, "invalid escape character"
 			}
 		}
 	}

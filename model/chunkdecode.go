@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
-	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/dsh-bridge/dsh-bridge/jsonv"
 )
 
 // decodeChunk decodes one streamed event into c exactly as
@@ -309,121 +309,15 @@ func (d *decoder) str(s *string) bool {
 }
 
 // strBytes reads a string: its bytes in data when it has no escapes,
-// else a copy unescaped.
+// else a copy unescaped. A string jsonv refuses (invalid UTF-8, a lone
+// surrogate escape) gives up: encoding/json would replace what it can.
 func (d *decoder) strBytes() ([]byte, bool) {
 	if d.peek() != '"' {
 		return nil, false
 	}
-	d.i++
-	start := d.i
-	ascii := true
-	for d.i < len(d.data) {
-		b := d.data[d.i]
-		switch {
-		case b == '"':
-			s := d.data[start:d.i]
-			if !ascii && !utf8.Valid(s) {
-				return nil, false // encoding/json replaces invalid UTF-8
-			}
-			d.i++
-			return s, true
-		case b == '\\':
-			return d.escaped(start)
-		case b < 0x20:
-			return nil, false
-		case b >= utf8.RuneSelf:
-			ascii = false
-		}
-		d.i++
-	}
-	return nil, false
-}
-
-// escaped finishes a string that has escapes, started at start; d.i is
-// at the first backslash.
-func (d *decoder) escaped(start int) ([]byte, bool) {
-	buf := make([]byte, 0, d.i-start+16)
-	buf = append(buf, d.data[start:d.i]...)
-	for d.i < len(d.data) {
-		b := d.data[d.i]
-		switch {
-		case b == '"':
-			if !utf8.Valid(buf) {
-				return nil, false
-			}
-			d.i++
-			return buf, true
-		case b < 0x20:
-			return nil, false
-		case b != '\\':
-			buf = append(buf, b)
-			d.i++
-			continue
-		}
-		if d.i+1 >= len(d.data) {
-			return nil, false
-		}
-		e := d.data[d.i+1]
-		d.i += 2
-		switch e {
-		case '"', '\\', '/':
-			buf = append(buf, e)
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
-		case 'u':
-			r, ok := d.hex4()
-			if !ok {
-				return nil, false
-			}
-			if utf16.IsSurrogate(r) {
-				if d.i+1 >= len(d.data) || d.data[d.i] != '\\' || d.data[d.i+1] != 'u' {
-					return nil, false
-				}
-				d.i += 2
-				lo, ok := d.hex4()
-				if !ok {
-					return nil, false
-				}
-				if r = utf16.DecodeRune(r, lo); r == utf8.RuneError {
-					return nil, false
-				}
-			}
-			buf = utf8.AppendRune(buf, r)
-		default:
-			return nil, false
-		}
-	}
-	return nil, false
-}
-
-func (d *decoder) hex4() (rune, bool) {
-	if d.i+4 > len(d.data) {
-		return 0, false
-	}
-	var r rune
-	for _, b := range d.data[d.i : d.i+4] {
-		switch {
-		case '0' <= b && b <= '9':
-			b -= '0'
-		case 'a' <= b && b <= 'f':
-			b -= 'a' - 10
-		case 'A' <= b && b <= 'F':
-			b -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(b)
-	}
-	d.i += 4
-	return r, true
+	text, end, ok := jsonv.ReadString(d.data, d.i)
+	d.i = end
+	return text, ok
 }
 
 // int reads a JSON integer that fits int64; a fraction, an exponent or a
