@@ -29,10 +29,12 @@ type CheckedOpener interface {
 	OpenChecked(ctx context.Context, path, verb string, check func(real string) error) (io.ReadCloser, error)
 }
 
-// OpenChecked implements CheckedOpener on the local disk, in five system
-// calls: the path is opened without being read (O_PATH, following every
-// symlink, with none of the side effects opening a device has), /proc
-// names the file it reached, check judges that name, fstat refuses
+// OpenChecked implements CheckedOpener on the local disk, in four or five
+// system calls: the path is opened without being read (O_PATH, with none
+// of the side effects opening a device has), the file it reached is named
+// (by the path itself when no component of it is a symlink, openPlain;
+// else the open follows every symlink and /proc names the file), check
+// judges that name, fstat refuses
 // anything but a regular file, and the text is opened through the
 // descriptor itself (/proc/self/fd/N), so it is the file judged whatever
 // the path points to by then.
@@ -42,18 +44,23 @@ type CheckedOpener interface {
 // judged through its nearest existing parent) before the error is told:
 // a denied path is refused as denied, whether or not it exists.
 func (LocalHost) OpenChecked(_ context.Context, path, verb string, check func(string) error) (io.ReadCloser, error) {
-	fd, err := openRetry(path, unix.O_PATH|unix.O_CLOEXEC)
-	if err != nil {
-		if cerr := check(Resolve(path)); cerr != nil {
-			return nil, cerr
+	fd, plain := openPlain(path, 0)
+	if !plain {
+		var err error
+		if fd, err = openRetry(path, unix.O_PATH|unix.O_CLOEXEC); err != nil {
+			if cerr := check(Resolve(path)); cerr != nil {
+				return nil, cerr
+			}
+			return nil, fileError(&fs.PathError{Op: "open", Path: path, Err: err}, verb, path)
 		}
-		return nil, fileError(&fs.PathError{Op: "open", Path: path, Err: err}, verb, path)
 	}
 	defer unix.Close(fd)
 	self := "/proc/self/fd/" + strconv.Itoa(fd)
-	real, ok := fdPath(self)
-	if !ok {
-		real = Resolve(path) // no /proc: judge the path as resolved now
+	real, ok := path, true // opened without a symlink: the path names it
+	if !plain {
+		if real, ok = fdPath(self); !ok {
+			real = Resolve(path) // no /proc: judge the path as resolved now
+		}
 	}
 	if err := check(real); err != nil {
 		return nil, err

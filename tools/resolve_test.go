@@ -3,7 +3,10 @@ package tools
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestResolve_KernelAgreesWithWalk: the /proc shortcut gives what the
@@ -38,7 +41,8 @@ func TestResolve_KernelAgreesWithWalk(t *testing.T) {
 		{"dot-dot after a symlink", "rel-link/../dir/file.go", true},
 		{"missing file", "real/dir/new.go", false},
 		{"dangling symlink", "dangling", false},
-		{"a name the kernel's answer would mimic", "real/gone (deleted)", false},
+		{"a name /proc's answer would mimic, no symlink on the way", "real/gone (deleted)", true},
+		{"a name /proc's answer would mimic, through a symlink", "abs-link/gone (deleted)", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := root + "/" + tc.rel // not Join: it would clean the dot-dot away
@@ -52,6 +56,44 @@ func TestResolve_KernelAgreesWithWalk(t *testing.T) {
 			}
 			if err == nil && Resolve(p) != want {
 				t.Errorf("Resolve(%q) = %q, want %q", tc.rel, Resolve(p), want)
+			}
+		})
+	}
+}
+
+// TestOpenPlain: the symlink-free open answers only for an absolute, clean
+// path without a symlink on it, the path then naming the file itself.
+func TestOpenPlain(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	os.MkdirAll(filepath.Join(root, "real", "dir"), 0o755)
+	os.WriteFile(filepath.Join(root, "real", "dir", "f.go"), []byte("x"), 0o644)
+	os.Symlink(filepath.Join(root, "real"), filepath.Join(root, "link"))
+	os.Symlink("f.go", filepath.Join(root, "real", "dir", "last"))
+	for _, tc := range []struct {
+		name, path string
+		ok         bool
+	}{
+		{"plain file", root + "/real/dir/f.go", true},
+		{"plain directory", root + "/real/dir", true},
+		{"symlink in the middle", root + "/link/dir/f.go", false},
+		{"symlink last", root + "/real/dir/last", false},
+		{"relative", "real/dir/f.go", false},
+		{"not clean", root + "/real/dir/../dir/f.go", false},
+		{"missing", root + "/real/dir/none.go", false},
+		{"a magic link", "/proc/self/exe", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fd, ok := openPlain(tc.path, 0)
+			if ok {
+				defer unix.Close(fd)
+			}
+			if ok != tc.ok {
+				t.Fatalf("openPlain(%q) = %v, want %v", tc.path, ok, tc.ok)
+			}
+			if ok {
+				if real, _ := fdPath("/proc/self/fd/" + strconv.Itoa(fd)); real != tc.path {
+					t.Errorf("opened %q, /proc says %q", tc.path, real)
+				}
 			}
 		})
 	}

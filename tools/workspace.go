@@ -116,12 +116,17 @@ func resolve(p string, depth int) string {
 	}
 }
 
-// resolveOpen resolves an existing path through the kernel: it opens p
-// without reading it (O_PATH, following every symlink) and asks /proc
-// where the descriptor points, three system calls where EvalSymlinks
-// makes one lstat per component. False (so the walk decides) when p does
+// resolveOpen resolves an existing path through the kernel: a path with
+// no symlink on it is its own answer (openPlain, two system calls);
+// otherwise it opens p without reading it (O_PATH, following every
+// symlink) and asks /proc where the descriptor points, three system calls
+// where EvalSymlinks makes one lstat per component. False (so the walk decides) when p does
 // not exist, /proc is not mounted, or the answer is not a plain path.
 func resolveOpen(p string) (string, bool) {
+	if fd, ok := openPlain(p, 0); ok {
+		unix.Close(fd)
+		return p, true // no symlink on the way: p is its own name
+	}
 	fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return "", false

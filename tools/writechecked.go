@@ -39,9 +39,10 @@ func WriteJudged(ctx context.Context, h Host, path, content string, check func(r
 }
 
 // WriteChecked implements CheckedWriter on the local disk (WriteTextFile
-// is it without a judge): the directory is opened once (O_PATH), /proc
-// names it for the second judgement (without /proc, the directory as it
-// resolves then), and the temporary file is created, and renamed, through
+// is it without a judge): the directory is opened once (O_PATH), and
+// named for the second judgement by its own path when no component of it
+// is a symlink (openPlain), else by /proc (without /proc, the directory
+// as it resolves then), and the temporary file is created, and renamed, through
 // that descriptor, so it lands in the directory judged whatever its path
 // leads to by then.
 func (LocalHost) WriteChecked(_ context.Context, path, content string, check func(string) error) error {
@@ -56,15 +57,18 @@ func (LocalHost) WriteChecked(_ context.Context, path, content string, check fun
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return err
 	}
-	dfd, err := openRetry(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC)
-	if err != nil {
-		return &fs.PathError{Op: "open", Path: dir, Err: err}
+	dfd, plain := openPlain(dir, unix.O_DIRECTORY)
+	realDir := dir // opened without a symlink: dir names it
+	if !plain {
+		if dfd, err = openRetry(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC); err != nil {
+			return &fs.PathError{Op: "open", Path: dir, Err: err}
+		}
+		var ok bool
+		if realDir, ok = fdPath("/proc/self/fd/" + strconv.Itoa(dfd)); !ok {
+			realDir = Resolve(dir) // no /proc: the directory as it resolves now
+		}
 	}
 	defer unix.Close(dfd)
-	realDir, ok := fdPath("/proc/self/fd/" + strconv.Itoa(dfd))
-	if !ok {
-		realDir = Resolve(dir) // no /proc: the directory as it resolves now
-	}
 	if err := check(filepath.Join(realDir, base)); err != nil {
 		return err
 	}
