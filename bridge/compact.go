@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/dsh-bridge/dsh-bridge/model"
@@ -160,6 +161,7 @@ func (ss *Session) account(ctx context.Context, resp model.Response, bytes int, 
 	id := ss.model.id
 	info := s.modelInfo(id)
 	cost, priced := info.Cost(u, s.now())
+	cost = roundUSD(cost)
 	if conversation {
 		ss.model.lastPrompt, ss.model.lastBytes = u.PromptTokens, bytes
 	}
@@ -167,7 +169,7 @@ func (ss *Session) account(ctx context.Context, resp model.Response, bytes int, 
 		ss.model.cost += cost
 		ss.model.priced = true
 	}
-	total := ss.model.cost
+	total := roundUSD(ss.model.cost)
 	ss.mu.Unlock()
 	rec := &store.Usage{Model: id, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, CacheHit: u.CacheHit, CacheMiss: u.CacheMiss}
 	upd := usageUpdate{SessionUpdate: "usage_update", Used: u.PromptTokens, Size: info.Window}
@@ -180,6 +182,12 @@ func (ss *Session) account(ctx context.Context, resp model.Response, bytes int, 
 		s.notify(ctx, ss.id, upd)
 	}
 }
+
+// roundUSD rounds an amount of dollars to the nanodollar. Prices are per
+// million tokens, so every cost is a whole number of them, but float
+// arithmetic is not decimal: sums came out as 0.0006386339999999999 in
+// the editor's usage display and the session log.
+func roundUSD(usd float64) float64 { return math.Round(usd*1e9) / 1e9 }
 
 // now is the server's clock (for prices that depend on the hour).
 func (s *Server) now() time.Time {

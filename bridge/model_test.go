@@ -261,6 +261,18 @@ func TestLiveModel_Cost(t *testing.T) {
 	if seen[0].Cost.Amount >= seen[1].Cost.Amount {
 		t.Errorf("the cost does not accumulate: %+v", seen)
 	}
+	// The amounts are written as the decimals they are, not with a sum's
+	// float noise (0.0006386339999999999): nine places at most.
+	for _, u := range e.decodedUpdates() {
+		if u.SessionUpdate != "usage_update" {
+			continue
+		}
+		var raw struct{ Cost struct{ Amount json.Number } }
+		json.Unmarshal(u.Raw, &raw)
+		if _, frac, _ := strings.Cut(raw.Cost.Amount.String(), "."); len(frac) > 9 {
+			t.Errorf("cost amount written as %s", raw.Cost.Amount)
+		}
+	}
 
 	e.call("session/set_config_option", map[string]any{"sessionId": s, "configId": "model", "value": "qwen3-coder"})
 	e.prompt(s, "unpriced")
