@@ -18,7 +18,11 @@ import (
 )
 
 // callLatencies pairs the stamps of each tool call: from its in_progress
-// update (else its tool_call) to its completed update.
+// update (else its tool_call) to its completed update, as the client
+// receives them: the measure. It says little for a quick call:
+// the bridge writes its in_progress and completed updates in one write
+// when the call ends before the writer's turn comes (sentLatencies then
+// tells what the person waits).
 func (e *editor) callLatencies() []time.Duration {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -37,6 +41,26 @@ func (e *editor) callLatencies() []time.Duration {
 				out = append(out, st.at.Sub(t0))
 				delete(start, st.id)
 			}
+		}
+	}
+	return out
+}
+
+// sentLatencies is, for each call completed since the stamps were
+// cleared, the time from the model having sent the call's last byte to
+// the client receiving its completed update: what a person waits for once
+// the model has asked (the rest of the model's answer included, since a
+// call starts when the stream moves past it).
+func (e *editor) sentLatencies(m *fakeModel) []time.Duration {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []time.Duration
+	for _, st := range e.stamps {
+		if st.kind != "completed" {
+			continue
+		}
+		if t0, ok := m.sentAt(st.id); ok {
+			out = append(out, st.at.Sub(t0))
 		}
 	}
 	return out
@@ -117,11 +141,11 @@ func realGoFileAt(b *testing.B, dir, name string, from, n int) {
 
 // BenchmarkToolCallOverhead reads a real Go file (100 and 2,000 lines of
 // net/http/server.go) through the binary, one read per prompt: the
-// latency from the call's in_progress update to its completed update, as
-// the client receives them (percentiles), and the bridge's CPU per prompt
-// in a fresh session (the prompt, two model requests, the read, its
-// updates and its tokens, the session log), summed from /proc's 10 ms
-// ticks over many prompts.
+// latency percentiles from the call's in_progress update to its
+// completed one (callLatencies) and from the model's sending the call
+// (sentLatencies), and the bridge's CPU
+// per prompt in a fresh session (the prompt, two model requests, the
+// read, its updates and its tokens, the session log).
 func BenchmarkToolCallOverhead(b *testing.B) {
 	for _, n := range []int{100, 2000} {
 		b.Run(fmt.Sprintf("lines=%d", n), func(b *testing.B) {
@@ -144,7 +168,7 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 			e.noValidate = true
 			e.initialize(benchCaps())
 			e.prompt(e.newSession(dir), "warm up")
-			var lat []time.Duration
+			var lat, sent []time.Duration
 			var cpu, hcpu time.Duration
 			for b.Loop() {
 				// A fresh session each time: a growing history would make
@@ -163,6 +187,7 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 				cpu += procCPU(e.cmd.Process.Pid) - cpu0
 				hcpu += helperCPU(e.cmd.Process.Pid) - hcpu0
 				lat = append(lat, e.callLatencies()...)
+				sent = append(sent, e.sentLatencies(m)...)
 				e.call("session/close", map[string]any{"sessionId": s})
 				b.StartTimer()
 			}
@@ -170,6 +195,7 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 				b.Fatalf("%d completed calls in %d prompts", len(lat), b.N)
 			}
 			reportLatencies(b, lat, "read")
+			reportLatencies(b, sent, "read-since-sent")
 			b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "bridge-cpu-µs/prompt")
 			b.ReportMetric(float64(hcpu.Microseconds())/float64(b.N), "helper-cpu-µs/prompt")
 		})
@@ -178,8 +204,8 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 
 // BenchmarkConcurrentSessions runs 50 fresh sessions at once in one
 // bridge, each making 20 reads of 100-line Go files in one prompt: per
-// call latency (in_progress to completed) percentiles over the 1,000
-// calls, the wall time of the set (ns/op), and the bridge's peak RSS. Each
+// call latency percentiles over the 1,000 calls (callLatencies and
+// sentLatencies), the wall time of the set (ns/op), and the bridge's peak RSS. Each
 // iteration checks that every call completed and every prompt ended with
 // end_turn; the goroutines only collect, the benchmark decides.
 func BenchmarkConcurrentSessions(b *testing.B) {
@@ -208,7 +234,7 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 	e := startEditor(b, "DSH_BASE_URL="+m.srv.URL, "DSH_LOG_LEVEL=error", "DSH_CPUPROFILE="+os.Getenv("DSH_BENCH_PROFILE"))
 	e.noValidate = true
 	e.initialize(benchCaps())
-	var lat []time.Duration
+	var lat, sent []time.Duration
 	for b.Loop() {
 		b.StopTimer()
 		ids := make([]string, sessions)
@@ -253,12 +279,14 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 			b.Fatalf("%d calls completed, want %d", len(got), sessions*reads)
 		}
 		lat = append(lat, got...)
+		sent = append(sent, e.sentLatencies(m)...)
 		for _, s := range ids {
 			e.call("session/close", map[string]any{"sessionId": s})
 		}
 		b.StartTimer()
 	}
 	reportLatencies(b, lat, "call")
+	reportLatencies(b, sent, "call-since-sent")
 	b.ReportMetric(float64(procTreeKiB(e.cmd.Process.Pid, "VmHWM"))/1024, "peak-rss-MiB")
 }
 

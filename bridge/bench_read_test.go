@@ -59,9 +59,9 @@ func BenchmarkReadCPU(b *testing.B) {
 		return fakeTurn{calls: calls}
 	}
 	env := []string{"DSH_BASE_URL=" + m.srv.URL, "DSH_LOG_LEVEL=error", "DSH_CPUPROFILE=" + os.Getenv("DSH_BENCH_PROFILE")}
-	subjects := []*readSubject{{e: startEditor(b, env...)}}
+	subjects := []*readSubject{{e: startEditor(b, env...), m: m}}
 	if peer := os.Getenv("DSH_BENCH_PEER"); peer != "" {
-		subjects = append(subjects, &readSubject{e: startEditorOf(b, peer, env...)})
+		subjects = append(subjects, &readSubject{e: startEditorOf(b, peer, env...), m: m})
 	}
 	for _, s := range subjects {
 		s.e.noValidate = true
@@ -111,6 +111,7 @@ func BenchmarkReadCPU(b *testing.B) {
 // prompts cost.
 type readSubject struct {
 	e                    *editor
+	m                    *fakeModel
 	one, all, hOne, hAll time.Duration // bridge and helper CPU of the 1-read and 25-read prompts
 	sw, wr, wb           [2]int64      // context switches, write system calls, bytes written: [1-read, 25-read]
 	lat                  []time.Duration
@@ -132,7 +133,7 @@ func (s *readSubject) play(b *testing.B, dir string, n int, count bool) {
 	}
 	bridge, helper := procCPU(pid)-c0, helperCPU(pid)-h0
 	sw, wr, wb := procSwitches(pid)-sw0, procWrites(pid)-wr0, procIO(pid, "wchar")-wb0
-	lat := e.callLatencies()
+	lat := e.sentLatencies(s.m)
 	if len(lat) != n {
 		b.Fatalf("%d of %d reads completed", len(lat), n)
 	}
@@ -167,7 +168,7 @@ func (s *readSubject) report(b *testing.B, prefix string, many int) {
 	b.ReportMetric(perRead(s.sw), prefix+"bridge-switches/read")
 	b.ReportMetric(perRead(s.wr), prefix+"bridge-writes/read")
 	b.ReportMetric(perRead(s.wb), prefix+"bridge-bytes-written/read")
-	reportLatencies(b, s.lat, prefix+"read")
+	reportLatencies(b, s.lat, prefix+"read-since-sent")
 }
 
 // procSwitches is the context switches, voluntary and not, of pid's live

@@ -61,6 +61,9 @@ type fakeModel struct {
 	usages   []fakeUsage // what each streamed answer reported
 	refused  int         // requests refused as longer than the window
 	always   *fakeTurn   // answer every request with this turn
+	// sent is when each tool call's last byte was flushed to the bridge:
+	// the earliest the call could start (by call id).
+	sent map[string]time.Time
 	// respond, when set, computes each request's turn.
 	respond func(chatRequest) fakeTurn
 	key     string // the accepted API key (default "test-key"); "-" accepts any
@@ -306,6 +309,12 @@ func (f *fakeModel) stream(w http.ResponseWriter, r *http.Request, req chatReque
 		for _, p := range tokenPieces(c.args) {
 			send(chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": p}}}}, nil))
 		}
+		f.mu.Lock()
+		if f.sent == nil {
+			f.sent = map[string]time.Time{}
+		}
+		f.sent[c.id] = time.Now()
+		f.mu.Unlock()
 	}
 	finish := turn.finish
 	if finish == "" {
@@ -340,4 +349,12 @@ func tokenPieces(s string) []string {
 		s = s[n:]
 	}
 	return out
+}
+
+// sentAt is when the call's last byte was flushed to the bridge.
+func (f *fakeModel) sentAt(id string) (time.Time, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	t, ok := f.sent[id]
+	return t, ok
 }
