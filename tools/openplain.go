@@ -23,14 +23,15 @@ func openPlain(path string, flags uint64) (fd int, ok bool) {
 		return -1, false
 	}
 	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC | flags, Resolve: unix.RESOLVE_NO_SYMLINKS}
-	for {
+	for range 3 { // EINTR and EAGAIN (a rename raced the walk) are tried again, a few times
 		fd, err := unix.Openat2(unix.AT_FDCWD, path, &how)
 		switch err {
 		case nil:
 			return fd, true
-		case unix.EINTR, unix.EAGAIN: // EAGAIN: a rename raced the walk
+		case unix.EINTR, unix.EAGAIN:
 			continue
 		}
 		return -1, false
 	}
+	return -1, false
 }
