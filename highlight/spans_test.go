@@ -1,6 +1,8 @@
 package highlight
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -31,5 +33,20 @@ func TestTokenLines_AppendJSON(t *testing.T) {
 				t.Errorf("got %s, want %s", got, want)
 			}
 		})
+	}
+}
+
+// BenchmarkTokenLinesAppendJSON encodes the tokens of a 100-line read
+// (ReadAnswer's, so the spans share their type names).
+func BenchmarkTokenLinesAppendJSON(b *testing.B) {
+	frame := AppendAnswer(nil, Answer{ID: 1, Tokens: benchTokens()})
+	a, err := ReadAnswer(bufio.NewReader(bytes.NewReader(frame)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		buf, _ = a.Tokens.AppendJSON(buf[:0])
 	}
 }

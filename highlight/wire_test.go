@@ -44,18 +44,7 @@ func TestWire_RoundTrip(t *testing.T) {
 // BenchmarkReadAnswer reads the answer for a 100-line read of Go: about
 // 450 spans of 15 types, with offsets up to a line's length.
 func BenchmarkReadAnswer(b *testing.B) {
-	types := []string{"Keyword", "KeywordDeclaration", "NameFunction", "NameOther", "Punctuation", "Operator",
-		"LiteralString", "LiteralNumberInteger", "Comment", "CommentSingle", "NameBuiltin", "KeywordType",
-		"LiteralStringEscape", "NameVariable", "Text"}
-	a := Answer{ID: 12345}
-	for i := range 100 {
-		var line []Span
-		for j := range 4 + i%2 {
-			line = append(line, Span{Start: 1 + 12*j, End: 1 + 12*j + 3 + (i+j)%7, Type: types[(i*3+j)%len(types)]})
-		}
-		a.Tokens = append(a.Tokens, line)
-	}
-	frame := AppendAnswer(nil, a)
+	frame := AppendAnswer(nil, Answer{ID: 12345, Tokens: benchTokens()})
 	r := bufio.NewReaderSize(nil, 64<<10)
 	b.SetBytes(int64(len(frame)))
 	b.ReportAllocs()
@@ -65,4 +54,21 @@ func BenchmarkReadAnswer(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// benchTokens are a 100-line read of Go's tokens: about 450 spans of 15
+// types, with offsets up to a line's length.
+func benchTokens() TokenLines {
+	types := []string{"Keyword", "KeywordDeclaration", "NameFunction", "NameOther", "Punctuation", "Operator",
+		"LiteralString", "LiteralNumberInteger", "Comment", "CommentSingle", "NameBuiltin", "KeywordType",
+		"LiteralStringEscape", "NameVariable", "Text"}
+	var ts TokenLines
+	for i := range 100 {
+		var line []Span
+		for j := range 4 + i%2 {
+			line = append(line, Span{Start: 1 + 12*j, End: 1 + 12*j + 3 + (i+j)%7, Type: types[(i*3+j)%len(types)]})
+		}
+		ts = append(ts, line)
+	}
+	return ts
 }
