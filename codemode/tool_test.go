@@ -380,7 +380,11 @@ func TestRunCode_Dispatch(t *testing.T) {
 	})
 	t.Run("queued calls are abandoned when the program settles", func(t *testing.T) {
 		e := newCM(t, registry.Code, Config{})
-		r := e.runCode(context.Background(), "q", "tools.write({}); tools.write({}); tools.write({}); return 'done'")
+		// xslow is exclusive and holds its turn until it is aborted, so the
+		// second and third calls are still queued when the program settles,
+		// however slowly the machine runs (with an instant tool, the first
+		// could commit first on a loaded machine and let the second start).
+		r := e.runCode(context.Background(), "q", "for (const id of ['1', '2', '3']) tools.xslow({id}).catch(() => 'aborted'); return 'done'")
 		if r.IsError || resultText(r) != "done" {
 			t.Fatalf("%+v", r.Error)
 		}
