@@ -66,6 +66,12 @@ func (e *editor) sentLatencies(m *fakeModel) []time.Duration {
 	return out
 }
 
+// benchPace is the fake model's pause between streamed events in the
+// benchmarks: a real stream's events come tens of ms apart, each waking
+// an idle bridge; 100 µs is enough for the bridge to go idle between
+// them (its work on an event is a few µs), and keeps the runs short.
+const benchPace = 100 * time.Microsecond
+
 // percentile is the nearest-rank percentile p (0 < p ≤ 1) of ds.
 func percentile[T int64 | time.Duration | float64](ds []T, p float64) T {
 	if len(ds) == 0 {
@@ -152,6 +158,7 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 			dir, _ := filepath.EvalSymlinks(b.TempDir())
 			realGoFile(b, dir, "f.go", n)
 			m := newFakeModel(b)
+			m.pace = benchPace
 			var seq int
 			var mu sync.Mutex
 			m.respond = func(req chatRequest) fakeTurn {
@@ -215,6 +222,7 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 		realGoFile(b, dir, fmt.Sprintf("f%d.go", i), 100)
 	}
 	m := newFakeModel(b)
+	m.pace = benchPace
 	var mu sync.Mutex
 	n := 0
 	m.respond = func(req chatRequest) fakeTurn {
@@ -305,6 +313,7 @@ func BenchmarkLongSession(b *testing.B) {
 	var growth, liveGrowth, histGrowth, cpuPerReq float64
 	for b.Loop() {
 		m := newFakeModel(b)
+		m.pace = benchPace
 		var mu sync.Mutex
 		n, perTurn := 0, 25
 		m.respond = func(req chatRequest) fakeTurn {

@@ -43,6 +43,7 @@ func BenchmarkReadCPU(b *testing.B) {
 	lines := strings.SplitAfter(string(src), "\n")
 	const many = 25
 	m := newFakeModel(b)
+	m.pace = benchPace
 	var mu sync.Mutex
 	reads, iter, seq, subject := 1, 0, 0, 0
 	m.respond = func(req chatRequest) fakeTurn {

@@ -61,6 +61,15 @@ type fakeModel struct {
 	usages   []fakeUsage // what each streamed answer reported
 	refused  int         // requests refused as longer than the window
 	always   *fakeTurn   // answer every request with this turn
+	// tokens, when set, are the usages the next answers report, in order
+	// (else they are measured from the request, as the real service's are).
+	tokens []fakeUsage
+	// pace, when set, is the pause after each streamed event. The real
+	// service sends a token every few tens of ms, so every event finds the
+	// bridge idle and wakes it; back to back, several can arrive in one
+	// read. Benchmarks set a short pace, enough for the bridge to go idle
+	// between events.
+	pace time.Duration
 	// sent is when each tool call's last byte was flushed to the bridge:
 	// the earliest the call could start (by call id).
 	sent map[string]time.Time
@@ -273,6 +282,9 @@ func (f *fakeModel) stream(w http.ResponseWriter, r *http.Request, req chatReque
 		b, _ := json.Marshal(v)
 		fmt.Fprintf(w, "data: %s\n\n", b)
 		flusher.Flush()
+		if f.pace > 0 {
+			time.Sleep(f.pace)
+		}
 	}
 	// Every chunk carries the envelope the real service sends, and text,
 	// reasoning and arguments arrive a token (some 4 bytes) at a time.
@@ -325,6 +337,10 @@ func (f *fakeModel) stream(w http.ResponseWriter, r *http.Request, req chatReque
 	}
 	send(chunk(map[string]any{"content": ""}, finish))
 	f.mu.Lock()
+	if len(f.tokens) > 0 {
+		prompt, completion, hit = f.tokens[0].prompt, f.tokens[0].completion, f.tokens[0].hit
+		f.tokens = f.tokens[1:]
+	}
 	f.usages = append(f.usages, fakeUsage{prompt, completion, hit, prompt - hit})
 	f.mu.Unlock()
 	send(map[string]any{"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": req.Model, "choices": []any{},

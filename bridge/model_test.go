@@ -239,6 +239,10 @@ func usages(e *editor) []usageSeen {
 func TestLiveModel_Cost(t *testing.T) {
 	w := newLiveWorld(t, `{"models":{"deepseek-flash":{"price":{"cacheHit":1,"cacheMiss":2,"output":4}}}}`,
 		fakeTurn{calls: []fakeCall{readCall("r1")}}, fakeTurn{text: "one"}, fakeTurn{text: "two"})
+	// Usages whose costs add up with float noise: 100 and 126 millionths
+	// of a dollar make 0.00022600000000000002, which must not reach the
+	// editor as such.
+	w.model.tokens = []fakeUsage{{prompt: 50}, {prompt: 63}, {prompt: 3000, completion: 7, hit: 128}}
 	e := w.editor(nil)
 	s := e.newSession(w.dir)
 	e.prompt(s, "first")
