@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestPartsConn sends bodies through the default client's transport to a
@@ -99,4 +102,70 @@ func TestPartsReader_Advance(t *testing.T) {
 			t.Errorf("remaining after %d: %d", n, r.remaining())
 		}
 	}
+}
+
+// TestPartsConn_Read reads through the raw read(2): data as it comes in
+// pieces (each waiting on the poller first), a deadline as a timeout, the
+// peer's close as io.EOF, and our own close as net.ErrClosed.
+func TestPartsConn_Read(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		accepted <- c
+	}()
+	tc, err := net.DialTCP("tcp", nil, ln.Addr().(*net.TCPAddr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := tc.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := partsConn{tc, raw}
+	peer := <-accepted
+	defer peer.Close()
+	go func() {
+		for _, piece := range []string{"data: one\n\n", "data: two\n\n"} {
+			time.Sleep(20 * time.Millisecond) // the reader waits on the poller
+			peer.Write([]byte(piece))
+		}
+	}()
+	var got []byte
+	buf := make([]byte, 64)
+	for len(got) < len("data: one\n\ndata: two\n\n") {
+		n, err := c.Read(buf)
+		if err != nil {
+			t.Fatalf("after %q: %v", got, err)
+		}
+		got = append(got, buf[:n]...)
+	}
+	if string(got) != "data: one\n\ndata: two\n\n" {
+		t.Errorf("read %q", got)
+	}
+	if rawReads.Load() == 0 {
+		t.Error("the reads did not go through the raw read")
+	}
+	c.SetReadDeadline(time.Now().Add(30 * time.Millisecond))
+	if _, err := c.Read(buf); !isTimeout(err) {
+		t.Errorf("past the deadline: %v, want a timeout", err)
+	}
+	c.SetReadDeadline(time.Time{})
+	peer.Close()
+	if n, err := c.Read(buf); n != 0 || err != io.EOF {
+		t.Errorf("after the peer closed: %d, %v; want io.EOF", n, err)
+	}
+	c.Close()
+	if _, err := c.Read(buf); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("after closing: %v, want net.ErrClosed", err)
+	}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }

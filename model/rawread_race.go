@@ -1,0 +1,11 @@
+//go:build race
+
+package model
+
+import "syscall"
+
+// raceSyncRead tells the race detector what a read through syscall.Read
+// tells it: that this read follows the writes to the descriptor (the
+// syscall package orders them on a variable of its own, which only its
+// own calls reach). A read of nothing does that, in race builds only.
+func raceSyncRead(fd uintptr) { syscall.Read(int(fd), nil) }
