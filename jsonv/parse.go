@@ -351,6 +351,11 @@ func hex4(data []byte, i int) (rune, bool) {
 	return r, true
 }
 
+// ScanNumber returns the end of the JSON number grammar starting at d[i],
+// or -1 when no number starts there; what follows the number is the
+// caller's to check.
+func ScanNumber(d []byte, i int) int { return scanNumber(d, i) }
+
 // scanNumber returns the end of the JSON number grammar starting at i, or -1.
 func scanNumber(d []byte, i int) int {
 	digits := func() int {

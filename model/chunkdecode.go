@@ -392,7 +392,12 @@ func (d *decoder) skip(depth int) bool {
 	case 'n':
 		return d.null()
 	}
-	return d.number()
+	end := jsonv.ScanNumber(d.data, d.i)
+	if end < 0 {
+		return false
+	}
+	d.i = end
+	return true
 }
 
 func (d *decoder) word(w string) bool {
@@ -401,39 +406,4 @@ func (d *decoder) word(w string) bool {
 		return true
 	}
 	return false
-}
-
-// number passes over a number of JSON's grammar.
-func (d *decoder) number() bool {
-	digits := func() int {
-		n := 0
-		for d.i < len(d.data) && d.data[d.i] >= '0' && d.data[d.i] <= '9' {
-			d.i++
-			n++
-		}
-		return n
-	}
-	if d.i < len(d.data) && d.data[d.i] == '-' {
-		d.i++
-	}
-	start := d.i
-	if n := digits(); n == 0 || (n > 1 && d.data[start] == '0') {
-		return false
-	}
-	if d.i < len(d.data) && d.data[d.i] == '.' {
-		d.i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if d.i < len(d.data) && (d.data[d.i] == 'e' || d.data[d.i] == 'E') {
-		d.i++
-		if d.i < len(d.data) && (d.data[d.i] == '+' || d.data[d.i] == '-') {
-			d.i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return true
 }

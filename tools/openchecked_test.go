@@ -122,17 +122,23 @@ func TestOpenChecked_EditorBuffers(t *testing.T) {
 	}
 }
 
+// heldWorld is a workspace with open.txt ("open text") inside, notes.txt
+// ("outside text") in a directory outside it that no deny rule covers,
+// and the path of a link in the workspace that the test points.
+func heldWorld(t *testing.T) (e *env, inside, outside, link string) {
+	e = newEnv(t, LocalHost{}, func(o *Options) { o.Rules = &recordingRules{denyTree: denyTree{"/nonexistent/denied"}} })
+	outsideDir, _ := filepath.EvalSymlinks(t.TempDir())
+	outside = filepath.Join(outsideDir, "notes.txt")
+	os.WriteFile(outside, []byte("outside text\n"), 0o644)
+	return e, e.write("open.txt", "open text\n"), outside, filepath.Join(e.dir, "link.txt")
+}
+
 // TestOpenChecked_HeldToTheJudgement: a read that a permission decision
 // judged may open only what the decision saw or what lies in the
 // workspace: a link swapped after the decision to a file outside it (one
 // no deny rule covers) is refused.
 func TestOpenChecked_HeldToTheJudgement(t *testing.T) {
-	e := newEnv(t, LocalHost{}, func(o *Options) { o.Rules = &recordingRules{denyTree: denyTree{"/nonexistent/denied"}} })
-	outsideDir, _ := filepath.EvalSymlinks(t.TempDir())
-	outside := filepath.Join(outsideDir, "notes.txt")
-	os.WriteFile(outside, []byte("outside text\n"), 0o644)
-	inside := e.write("open.txt", "open text\n")
-	link := filepath.Join(e.dir, "link.txt")
+	e, inside, outside, link := heldWorld(t)
 	for _, tc := range []struct {
 		name   string
 		target string // where the link points when the call runs
@@ -197,12 +203,7 @@ func TestSearch_HeldToTheJudgement(t *testing.T) {
 // workspace must not be learnt from an edit that the decision judged on
 // a file inside it.
 func TestHost_HeldToTheJudgement(t *testing.T) {
-	e := newEnv(t, LocalHost{}, func(o *Options) { o.Rules = &recordingRules{denyTree: denyTree{"/nonexistent/denied"}} })
-	outsideDir, _ := filepath.EvalSymlinks(t.TempDir())
-	outside := filepath.Join(outsideDir, "notes.txt")
-	os.WriteFile(outside, []byte("outside text\n"), 0o644)
-	inside := e.write("open.txt", "open text\n")
-	link := filepath.Join(e.dir, "link.txt")
+	e, inside, outside, link := heldWorld(t)
 	swapLink(t, outside, link) // swapped after a decision that saw inside
 	ctx := WithJudged(context.Background(), Judged{Paths: []string{inside}})
 	h := guardedHost{Host: LocalHost{}, ws: e.ws, rules: &recordingRules{denyTree: denyTree{"/nonexistent/denied"}}}
