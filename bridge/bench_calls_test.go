@@ -70,7 +70,19 @@ func (e *editor) sentLatencies(m *fakeModel) []time.Duration {
 // benchmarks: a real stream's events come tens of ms apart, each waking
 // an idle bridge; 100 µs is enough for the bridge to go idle between
 // them (its work on an event is a few µs), and keeps the runs short.
-const benchPace = 100 * time.Microsecond
+// DSH_BENCH_PACE sets another (a duration; "0" sends events back to back,
+// as the benchmarks did before the fifth session of 2026-12-01).
+func benchPace(b *testing.B) time.Duration {
+	v := os.Getenv("DSH_BENCH_PACE")
+	if v == "" {
+		return 100 * time.Microsecond
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		b.Fatalf("DSH_BENCH_PACE=%q: want a duration", v)
+	}
+	return d
+}
 
 // percentile is the nearest-rank percentile p (0 < p ≤ 1) of ds.
 func percentile[T int64 | time.Duration | float64](ds []T, p float64) T {
@@ -158,7 +170,7 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 			dir, _ := filepath.EvalSymlinks(b.TempDir())
 			realGoFile(b, dir, "f.go", n)
 			m := newFakeModel(b)
-			m.pace = benchPace
+			m.pace = benchPace(b)
 			var seq int
 			var mu sync.Mutex
 			m.respond = func(req chatRequest) fakeTurn {
@@ -222,7 +234,7 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 		realGoFile(b, dir, fmt.Sprintf("f%d.go", i), 100)
 	}
 	m := newFakeModel(b)
-	m.pace = benchPace
+	m.pace = benchPace(b)
 	var mu sync.Mutex
 	n := 0
 	m.respond = func(req chatRequest) fakeTurn {
@@ -305,22 +317,32 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 // history holds (text and cached encodings, same line), and the live heap
 // beyond the history. Then the bridge's CPU per model request in the long
 // turn (the request is rebuilt from the cached history each time).
+//
+// Then the floor under that figure: the long turn's middle request (its
+// median body) is posted again by clients that only send it and read the
+// answer (floorClient, the Go one and curl), answered as the bridge was,
+// with one read call; their CPU per request is the marginal one over runs
+// of 1 and 11 requests on one connection (a process's first large request
+// costs it tens of ms of page faults and buffer growth, which the
+// difference cancels).
 func BenchmarkLongSession(b *testing.B) {
 	dir, _ := filepath.EvalSymlinks(b.TempDir())
 	for i := range 25 {
 		realGoFileAt(b, dir, fmt.Sprintf("f%d.go", i), 100*i, 100)
 	}
 	var growth, liveGrowth, histGrowth, cpuPerReq float64
+	floors := floorClients(b)
+	const rounds, more = 5, 10 // the floor clients' runs of 1 and 1+more requests
 	for b.Loop() {
 		m := newFakeModel(b)
-		m.pace = benchPace
+		m.pace = benchPace(b)
 		var mu sync.Mutex
 		n, perTurn := 0, 25
 		m.respond = func(req chatRequest) fakeTurn {
 			mu.Lock()
 			defer mu.Unlock()
 			last := req.Messages[len(req.Messages)-1]
-			if last.Role == "tool" && n%perTurn == 0 {
+			if last.Role == "tool" && perTurn > 0 && n%perTurn == 0 {
 				return fakeTurn{text: "ok"}
 			}
 			n++
@@ -353,8 +375,31 @@ func BenchmarkLongSession(b *testing.B) {
 		if stop := e.prompt(s, "read 500 files"); stop != "end_turn" {
 			b.Fatalf("stop %q", stop)
 		}
-		cpuPerReq = float64((procCPU(e.cmd.Process.Pid) - cpu0).Microseconds()) / float64(len(m.recorded())-reqs0)
+		reqs := len(m.recorded()) - reqs0
+		cpuPerReq = float64((procCPU(e.cmd.Process.Pid) - cpu0).Microseconds()) / float64(reqs)
 		e.close()
+		mu.Lock()
+		perTurn = 0 // every answer is now one read call
+		mu.Unlock()
+		mid := writeRequest(b, m.rawBodies()[reqs0+reqs/2])
+		for _, f := range floors {
+			f.cpu = [2]time.Duration{}
+			f.play(b, m, mid, 1, -1) // warm up
+		}
+		for r := range rounds {
+			for j := range floors {
+				f := floors[(j+r)%len(floors)]
+				f.play(b, m, mid, 1, 0)
+				if got := f.play(b, m, mid, 1+more, 1); got < (1+more)*5 {
+					b.Fatalf("%s saw %d events in %d answers", f.name, got, 1+more)
+				}
+			}
+		}
+	}
+	for _, f := range floors {
+		perReq := f.marginal(rounds, more)
+		b.ReportMetric(perReq, "floor-"+f.name+"-cpu-µs/request")
+		b.ReportMetric(cpuPerReq/perReq, "ratio-bridge-request/floor-"+f.name)
 	}
 	b.ReportMetric(growth, "rss-KiB/prompt")
 	b.ReportMetric(liveGrowth, "heap-live-KiB/prompt")

@@ -34,6 +34,11 @@ import (
 // figures are reported with a "peer-" prefix, with the ratio of the two
 // CPU figures: on a machine whose speed drifts from minute to minute, only
 // prompts interleaved like this compare.
+//
+// In the same iterations, the same turns (1 call, then 25) are streamed to
+// two clients that only read them, a Go one through net/http and curl
+// (floorClient): their CPU per call is the floor the model's stream sets
+// under any client's cost per read, reported beside the bridge's.
 func BenchmarkReadCPU(b *testing.B) {
 	dir, _ := filepath.EvalSymlinks(b.TempDir())
 	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
@@ -43,7 +48,7 @@ func BenchmarkReadCPU(b *testing.B) {
 	lines := strings.SplitAfter(string(src), "\n")
 	const many = 25
 	m := newFakeModel(b)
-	m.pace = benchPace
+	m.pace = benchPace(b)
 	var mu sync.Mutex
 	reads, iter, seq, subject := 1, 0, 0, 0
 	m.respond = func(req chatRequest) fakeTurn {
@@ -86,14 +91,31 @@ func BenchmarkReadCPU(b *testing.B) {
 		b.StartTimer()
 		subjects[k].play(b, dir, n, count)
 	}
+	floors, small := floorClients(b), writeRequest(b, []byte(smallRequest))
+	floor := func(f *floorClient, n, slot int) {
+		mu.Lock()
+		reads, iter = n, iter+1
+		mu.Unlock()
+		if got := f.play(b, m, small, 1, slot); got < 2*n+3 { // a call is its name and at least a piece of arguments
+			b.Fatalf("%s saw %d events of a %d-call answer", f.name, got, n)
+		}
+	}
 	for k := range subjects {
 		play(k, many, false) // warm up: the helper's start
+	}
+	for _, f := range floors {
+		floor(f, many, -1)
 	}
 	for round := 0; b.Loop(); round++ {
 		for j := range subjects {
 			k := (j + round) % len(subjects) // the order swaps every iteration
 			play(k, 1, true)
 			play(k, many, true)
+		}
+		for j := range floors {
+			f := floors[(j+round)%len(floors)]
+			floor(f, 1, 0)
+			floor(f, many, 1)
 		}
 	}
 	for k, s := range subjects {
@@ -102,6 +124,11 @@ func BenchmarkReadCPU(b *testing.B) {
 			prefix = "peer-"
 		}
 		s.report(b, prefix, many)
+	}
+	for _, f := range floors {
+		perCall := f.marginal(b.N, many-1)
+		b.ReportMetric(perCall, "floor-"+f.name+"-cpu-µs/call")
+		b.ReportMetric(subjects[0].cpuPerRead(b.N, many)/perCall, "ratio-bridge-read/floor-"+f.name)
 	}
 	if len(subjects) == 2 {
 		b.ReportMetric(subjects[0].cpuPerRead(b.N, many)/subjects[1].cpuPerRead(b.N, many), "ratio-bridge-cpu/read")
