@@ -25,10 +25,11 @@ test: deps vet
 	$(MAKE) test-vscode
 
 # deps installs what the tests need when it is missing: ripgrep (the
-# grep/glob tests run against it and the native walker) and strace (the
-# start-up test checks that nothing does I/O at init).
+# grep/glob tests run against it and the native walker), strace (the
+# start-up test checks that nothing does I/O at init) and curl (the
+# benchmarks' native floor client).
 deps:
-	@for pair in rg:ripgrep strace:strace; do \
+	@for pair in rg:ripgrep strace:strace curl:curl; do \
 		cmd=$${pair%%:*}; pkg=$${pair#*:}; \
 		command -v $$cmd >/dev/null 2>&1 && continue; \
 		echo "installing $$pkg"; \
