@@ -117,9 +117,10 @@ func TestWriter(t *testing.T) {
 		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 		g := newGateWriter(true)
 		lw := NewSize(g, 10)
-		must(t, lw.WriteLine([]byte("first")))
+		defer g.open()
+		writeSoon(t, lw, "first")
 		<-g.entered
-		must(t, lw.WriteLine([]byte("0123456789"))) // the queue was empty: it fits
+		writeSoon(t, lw, "0123456789") // the queue was empty: it fits
 		returned := make(chan error, 1)
 		go func() { returned <- lw.WriteLine([]byte("third")) }()
 		select {
@@ -161,7 +162,8 @@ func TestWriter(t *testing.T) {
 		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 		g := newGateWriter(true)
 		lw := New(g)
-		must(t, lw.WriteLine([]byte("answer")))
+		defer g.open()
+		writeSoon(t, lw, "answer")
 		flushed := make(chan error, 1)
 		go func() { flushed <- lw.Flush() }()
 		<-g.entered
@@ -181,7 +183,8 @@ func TestWriter(t *testing.T) {
 		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 		g := newGateWriter(true)
 		lw := New(g)
-		must(t, lw.WriteLine([]byte("stuck")))
+		defer g.open()
+		writeSoon(t, lw, "stuck")
 		<-g.entered
 		if lw.Drain(50 * time.Millisecond) {
 			t.Error("drain reported success while the write was stuck")
@@ -255,7 +258,9 @@ func TestWriter(t *testing.T) {
 	})
 }
 
-// writeSoon fails t when a write does not return at once.
+// writeSoon fails t when a write does not return at once (within 5 s): a
+// write to a held writer that waits for its own line would otherwise hang
+// the test until the test binary's timeout.
 func writeSoon(t *testing.T, lw *Writer, line string) {
 	t.Helper()
 	done := make(chan error, 1)
