@@ -56,11 +56,15 @@ func main() {
 			continue
 		}
 		planted++
-		ok, detail := plant(dir, m, *timeout)
+		ok, stale, detail := plant(dir, m, *timeout)
 		status := "caught"
-		if ok {
+		switch {
+		case ok:
 			caught++
-		} else {
+		case stale:
+			status = "STALE" // the code moved: the mutation must be re-aimed
+			survived = append(survived, m.Name+": "+detail)
+		default:
 			status = "SURVIVED"
 			survived = append(survived, m.Name+": "+detail)
 		}
@@ -74,18 +78,19 @@ func main() {
 }
 
 // plant applies m in dir, runs the tests, and restores the file. It
-// reports whether the tests failed (the mutation was caught).
-func plant(dir string, m mutation, timeout time.Duration) (bool, string) {
+// reports whether the tests failed (the mutation was caught), or else
+// whether m no longer applies (stale: its file or text is gone).
+func plant(dir string, m mutation, timeout time.Duration) (caught, stale bool, detail string) {
 	path := filepath.Join(dir, m.File)
 	orig, err := os.ReadFile(path)
 	if err != nil {
-		return false, err.Error()
+		return false, true, err.Error()
 	}
 	if n := bytes.Count(orig, []byte(m.Old)); n != 1 {
-		return false, fmt.Sprintf("the text to mutate occurs %d times in %s (want 1)", n, m.File)
+		return false, true, fmt.Sprintf("the text to mutate occurs %d times in %s (want 1)", n, m.File)
 	}
 	if err := os.WriteFile(path, bytes.Replace(orig, []byte(m.Old), []byte(m.New), 1), 0o644); err != nil {
-		return false, err.Error()
+		return false, false, err.Error()
 	}
 	defer os.WriteFile(path, orig, 0o644)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
@@ -102,13 +107,13 @@ func plant(dir string, m mutation, timeout time.Duration) (bool, string) {
 	out, err := cmd.CombinedOutput()
 	switch {
 	case ctx.Err() != nil:
-		return true, "timed out (counted as caught: a hang is a failure)"
+		return true, false, "timed out (counted as caught: a hang is a failure)"
 	case err == nil:
-		return false, "the tests passed"
+		return false, false, "the tests passed"
 	case bytes.Contains(out, []byte("[build failed]")) || bytes.Contains(out, []byte("vet:")):
-		return false, "the mutation does not compile:\n" + string(out)
+		return false, false, "the mutation does not compile:\n" + string(out)
 	}
-	return true, ""
+	return true, false, ""
 }
 
 // copyModule copies the tracked and untracked (not ignored) files of the

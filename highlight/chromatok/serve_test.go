@@ -50,16 +50,34 @@ func startHeld(t *testing.T, hold time.Duration) *helperRun {
 		outW.Close()
 		h.done <- err
 	}()
-	if line, err := h.out.ReadString('\n'); err != nil || line != highlight.ProtocolLine+"\n" {
-		t.Fatalf("protocol line %q (%v)", line, err)
-	}
 	t.Cleanup(func() {
 		inW.Close()
 		go io.Copy(io.Discard, h.out)
-		if err := <-h.done; err != nil {
-			t.Errorf("serve: %v", err)
+		select {
+		case err := <-h.done:
+			if err != nil {
+				t.Errorf("serve: %v", err)
+			}
+		case <-time.After(5 * time.Second): // fail now, not at the test binary's timeout
+			t.Error("serve did not end within 5 s of its input's end")
 		}
 	})
+	line := make(chan string, 1)
+	go func() {
+		l, err := h.out.ReadString('\n')
+		if err != nil {
+			l += " (" + err.Error() + ")"
+		}
+		line <- l
+	}()
+	select {
+	case l := <-line:
+		if l != highlight.ProtocolLine+"\n" {
+			t.Fatalf("protocol line %q", l)
+		}
+	case <-time.After(5 * time.Second): // a held first line must fail the test, not hang it
+		t.Fatal("no protocol line within 5 s")
+	}
 	return h
 }
 

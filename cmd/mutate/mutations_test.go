@@ -1,0 +1,57 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMutationsApply checks, without running any, that every mutation of
+// the list still applies: its text occurs exactly once in its file, the
+// mutation changes it, and it names the tests to run. Code moves under a
+// mutation whose text then no longer matches; the full run (an hour) would
+// only report it then, as a survivor.
+func TestMutationsApply(t *testing.T) {
+	data, err := os.ReadFile("mutations.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var muts []mutation
+	if err := json.Unmarshal(data, &muts); err != nil {
+		t.Fatal(err)
+	}
+	if len(muts) == 0 {
+		t.Fatal("no mutations")
+	}
+	names := map[string]bool{}
+	for _, m := range muts {
+		t.Run(m.Name, func(t *testing.T) {
+			if names[m.Name] {
+				t.Errorf("a second mutation named %q", m.Name)
+			}
+			names[m.Name] = true
+			src, err := os.ReadFile(filepath.Join("..", "..", m.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := bytes.Count(src, []byte(m.Old)); n != 1 {
+				t.Errorf("its text occurs %d times in %s, want 1: %q", n, m.File, m.Old)
+			}
+			if m.Old == m.New || m.Old == "" {
+				t.Errorf("it changes nothing: %q → %q", m.Old, m.New)
+			}
+			switch {
+			case m.Make != "":
+			case strings.HasPrefix(m.Pkg, "./"):
+				if _, err := os.Stat(filepath.Join("..", "..", m.Pkg)); err != nil {
+					t.Errorf("package %s: %v", m.Pkg, err)
+				}
+			default:
+				t.Errorf("neither a package (./...) nor a make target: %q", m.Pkg)
+			}
+		})
+	}
+}
