@@ -95,11 +95,25 @@ func (l *goLexer) digits(i int) int {
 	return j - i
 }
 
+// goWords are the words chroma's Go rules give a keyword type, each its
+// type (the rules' four lists are disjoint, so their order does not
+// matter).
+var goWords = func() map[string]chroma.TokenType {
+	m := map[string]chroma.TokenType{}
+	for typ, list := range map[chroma.TokenType][]string{
+		chroma.KeywordNamespace:   {"import", "package"},
+		chroma.KeywordDeclaration: {"var", "func", "struct", "map", "chan", "type", "interface", "const"},
+		chroma.Keyword:            {"break", "default", "select", "case", "defer", "go", "else", "goto", "switch", "fallthrough", "if", "range", "continue", "for", "return"},
+		chroma.KeywordConstant:    {"true", "false", "iota", "nil"},
+	} {
+		for _, w := range list {
+			m[w] = typ
+		}
+	}
+	return m
+}()
+
 var (
-	goNamespace   = words("import", "package")
-	goDeclaration = words("var", "func", "struct", "map", "chan", "type", "interface", "const")
-	goKeyword     = words("break", "default", "select", "case", "defer", "go", "else", "goto", "switch", "fallthrough", "if", "range", "continue", "for", "return")
-	goConstant    = words("true", "false", "iota", "nil")
 	goBuiltinCall = words("uint", "uint8", "uint16", "uint32", "uint64", "int", "int8", "int16", "int32", "int64", "float", "float32", "float64", "complex64", "complex128", "byte", "rune", "string", "bool", "error", "uintptr", "print", "println", "panic", "recover", "close", "complex", "real", "imag", "len", "cap", "append", "copy", "delete", "new", "make", "clear", "min", "max")
 	goType        = words("uint", "uint8", "uint16", "uint32", "uint64", "int", "int8", "int16", "int32", "int64", "float", "float32", "float64", "complex64", "complex128", "byte", "rune", "string", "bool", "error", "uintptr", "any")
 )
@@ -141,19 +155,11 @@ func (l *goLexer) next() bool {
 	}
 	if w := l.word(p); w > 0 && !isDigit(c) {
 		name := t[p : p+w]
+		if typ, ok := goWords[name]; ok {
+			l.emit(typ, w)
+			return true
+		}
 		switch {
-		case goNamespace[name]:
-			l.emit(chroma.KeywordNamespace, w)
-			return true
-		case goDeclaration[name]:
-			l.emit(chroma.KeywordDeclaration, w)
-			return true
-		case goKeyword[name]:
-			l.emit(chroma.Keyword, w)
-			return true
-		case goConstant[name]:
-			l.emit(chroma.KeywordConstant, w)
-			return true
 		case goBuiltinCall[name] && l.at(p+w) == '(':
 			l.emit(chroma.NameBuiltin, w)
 			l.emit(chroma.Punctuation, 1)
