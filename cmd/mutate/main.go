@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -104,6 +105,11 @@ func plant(dir string, m mutation, timeout time.Duration) (caught, stale bool, d
 		cmd = exec.CommandContext(ctx, "make", "-s", m.Make, "NVIM_TEST_DIR="+filepath.Join(dir, ".mutate-bin"))
 	}
 	cmd.Dir = dir
+	// A timed-out mutation's test binary (a child of go) is killed too: a
+	// hung one left running would skew every later run.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.CombinedOutput()
 	switch {
 	case ctx.Err() != nil:
