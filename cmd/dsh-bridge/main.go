@@ -45,6 +45,7 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/codemode"
 	"github.com/dsh-bridge/dsh-bridge/highlight"
 	"github.com/dsh-bridge/dsh-bridge/internal/heapgoal"
+	"github.com/dsh-bridge/dsh-bridge/internal/nowait"
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/permission"
 	"github.com/dsh-bridge/dsh-bridge/registry"
@@ -204,6 +205,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg.AfterTurn = afterTurn()
 	cfg.Admitted = 2 * servingProcs()
 	log.Debug("serving", "threads", servingProcs(), "admitted", cfg.Admitted)
+	if f, ok := stdout.(*os.File); ok {
+		stdout = nowait.New(f) // each line costs no wake-up of the runtime's monitor
+	}
 	if err := bridge.NewServer(cfg).Serve(ctx, stdin, stdout); err != nil {
 		log.Error("serve failed", "err", err)
 		return 1

@@ -7,7 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"syscall"
+
+	"github.com/dsh-bridge/dsh-bridge/internal/nowait"
 )
 
 // Locate finds helper name: $env (a path; "off" disables it), else name
@@ -35,18 +38,41 @@ func Locate(name, env string) string {
 	return ""
 }
 
-// Start starts cmd with a pipe to its stdin and one from its stdout.
+// Start starts cmd with a pipe to its stdin and one from its stdout. The
+// stdin pipe is written through nowait (a request wakes no runtime
+// monitor); its owner closes it, and its Close may be called more than
+// once.
 func Start(cmd *exec.Cmd) (stdin io.WriteCloser, stdout io.ReadCloser, err error) {
-	if stdin, err = cmd.StdinPipe(); err != nil {
+	pr, pw, err := os.Pipe()
+	if err != nil {
 		return nil, nil, err
 	}
+	cmd.Stdin = pr
 	if stdout, err = cmd.StdoutPipe(); err != nil {
+		pr.Close()
+		pw.Close()
 		return nil, nil, err
 	}
-	if err = cmd.Start(); err != nil {
+	err = cmd.Start()
+	pr.Close() // the child has its copy
+	if err != nil {
+		pw.Close()
 		return nil, nil, err
 	}
-	return stdin, stdout, nil
+	return &input{Writer: nowait.New(pw), f: pw}, stdout, nil
+}
+
+// input is a helper's stdin: writes through nowait, Close once.
+type input struct {
+	io.Writer
+	f    *os.File
+	once sync.Once
+	err  error
+}
+
+func (in *input) Close() error {
+	in.once.Do(func() { in.err = in.f.Close() })
+	return in.err
 }
 
 // SysProcAttr kills a helper with its parent, whatever way the parent
