@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -206,22 +207,60 @@ func startEditor(t testing.TB, env ...string) *editor {
 // benchmark's peer build).
 func startEditorOf(t testing.TB, bin string, env ...string) *editor {
 	t.Helper()
+	return startEditorStdio(t, bin, nil, env...)
+}
+
+// socketStdio gives the bridge a stream socket pair for stdin and one for
+// stdout, blocking on its side, as editors built on libuv do (VS Code's
+// Node, Neovim's jobstart); Go's os/exec, and so startEditor, gives
+// pipes. It returns the editor's ends.
+func socketStdio(t testing.TB, cmd *exec.Cmd) (stdin io.WriteCloser, stdout io.Reader) {
+	pair := func() (ours, theirs *os.File) {
+		fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return os.NewFile(uintptr(fds[0]), "editor"), os.NewFile(uintptr(fds[1]), "bridge")
+	}
+	in, childIn := pair()
+	out, childOut := pair()
+	// A send buffer smaller than a large card (Linux's default is some
+	// 200 KB, macOS's 8 KB), so that such a line goes out in parts.
+	syscall.SetsockoptInt(int(childOut.Fd()), syscall.SOL_SOCKET, syscall.SO_SNDBUF, 64<<10)
+	cmd.Stdin, cmd.Stdout = childIn, childOut
+	t.Cleanup(func() { childIn.Close(); childOut.Close(); out.Close() }) // after the editor's close: the bridge has exited
+	return in, out
+}
+
+// startEditorStdio is startEditorOf with the stdio that stdio gives (nil:
+// pipes).
+func startEditorStdio(t testing.TB, bin string, stdio func(testing.TB, *exec.Cmd) (io.WriteCloser, io.Reader), env ...string) *editor {
+	t.Helper()
 	touchOnce.Do(touchSources) // inside a test, where the test cache records it
 	e := &editor{t: t, waiting: map[string]chan message{}, methods: map[string]string{}, done: make(chan struct{})}
 	e.cmd = exec.Command(bin)
 	e.cmd.Env = append(os.Environ(), "DSH_API_KEY=test-key", "DEEPSEEK_API_KEY=", "OPENAI_API_KEY=", "DSH_MODEL=", "DSH_LOG_LEVEL=debug", "DSH_STATE_DIR="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir())
 	e.cmd.Env = append(e.cmd.Env, env...) // later entries win
 	e.cmd.Stderr = &e.stderr
+	var stdout io.Reader
 	var err error
-	if e.stdin, err = e.cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := e.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
+	if stdio != nil {
+		e.stdin, stdout = stdio(t, e.cmd)
+	} else {
+		if e.stdin, err = e.cmd.StdinPipe(); err != nil {
+			t.Fatal(err)
+		}
+		if stdout, err = e.cmd.StdoutPipe(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := e.cmd.Start(); err != nil {
 		t.Fatal(err)
+	}
+	if stdio != nil {
+		// The bridge's ends: its output ends when it exits.
+		e.cmd.Stdout.(*os.File).Close()
+		e.cmd.Stdin.(*os.File).Close()
 	}
 	go e.read(stdout)
 	e.exited = make(chan struct{})
