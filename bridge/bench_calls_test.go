@@ -3,8 +3,10 @@ package bridge_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -82,6 +84,21 @@ func benchPace(b *testing.B) time.Duration {
 		b.Fatalf("DSH_BENCH_PACE=%q: want a duration", v)
 	}
 	return d
+}
+
+// benchStdio is the stdio the benchmarks' bridges get: pipes (Go's
+// os/exec, as Zed's Rust does), or with DSH_BENCH_STDIO=socket stream
+// socket pairs (as VS Code's Node and Neovim give theirs).
+func benchStdio(b *testing.B) func(testing.TB, *exec.Cmd) (io.WriteCloser, io.Reader) {
+	switch v := os.Getenv("DSH_BENCH_STDIO"); v {
+	case "", "pipe":
+		return nil
+	case "socket":
+		return socketStdio
+	default:
+		b.Fatalf("DSH_BENCH_STDIO=%q: want pipe or socket", v)
+		return nil
+	}
 }
 
 // percentile is the nearest-rank percentile p (0 < p ≤ 1) of ds.

@@ -65,9 +65,9 @@ func BenchmarkReadCPU(b *testing.B) {
 		return fakeTurn{calls: calls}
 	}
 	env := []string{"DSH_BASE_URL=" + m.srv.URL, "DSH_LOG_LEVEL=error", "DSH_CPUPROFILE=" + os.Getenv("DSH_BENCH_PROFILE")}
-	subjects := []*readSubject{{e: startEditor(b, env...), m: m}}
+	subjects := []*readSubject{{e: startEditorStdio(b, binary, benchStdio(b), env...), m: m}}
 	if peer := os.Getenv("DSH_BENCH_PEER"); peer != "" {
-		subjects = append(subjects, &readSubject{e: startEditorOf(b, peer, env...), m: m})
+		subjects = append(subjects, &readSubject{e: startEditorStdio(b, peer, benchStdio(b), env...), m: m})
 	}
 	for _, s := range subjects {
 		s.e.noValidate = true

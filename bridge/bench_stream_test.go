@@ -43,9 +43,9 @@ func BenchmarkStreamCPU(b *testing.B) {
 		return fakeTurn{text: answer}
 	}
 	env := []string{"DSH_BASE_URL=" + m.srv.URL, "DSH_LOG_LEVEL=error", "DSH_CPUPROFILE=" + os.Getenv("DSH_BENCH_PROFILE")}
-	subjects := []*streamSubject{{e: startEditor(b, env...)}}
+	subjects := []*streamSubject{{e: startEditorStdio(b, binary, benchStdio(b), env...)}}
 	if peer := os.Getenv("DSH_BENCH_PEER"); peer != "" {
-		subjects = append(subjects, &streamSubject{e: startEditorOf(b, peer, env...)})
+		subjects = append(subjects, &streamSubject{e: startEditorStdio(b, peer, benchStdio(b), env...)})
 	}
 	dir := b.TempDir()
 	for _, s := range subjects {
