@@ -94,7 +94,7 @@ func benchStdio(b *testing.B) func(testing.TB, *exec.Cmd) (io.WriteCloser, io.Re
 	case "", "pipe":
 		return nil
 	case "socket":
-		return socketStdio
+		return socketStdio(0)
 	default:
 		b.Fatalf("DSH_BENCH_STDIO=%q: want pipe or socket", v)
 		return nil
@@ -455,5 +455,10 @@ func benchCaps() map[string]any {
 	if os.Getenv("DSH_BENCH_PLAIN") == "1" {
 		return nil
 	}
-	return cardCaps()
+	caps := cardCaps()
+	if os.Getenv("DSH_BENCH_FS") == "1" {
+		// Files read and written through the editor, as Zed does.
+		caps["fs"] = map[string]any{"readTextFile": true, "writeTextFile": true}
+	}
+	return caps
 }

@@ -213,23 +213,27 @@ func startEditorOf(t testing.TB, bin string, env ...string) *editor {
 // socketStdio gives the bridge a stream socket pair for stdin and one for
 // stdout, blocking on its side, as editors built on libuv do (VS Code's
 // Node, Neovim's jobstart); Go's os/exec, and so startEditor, gives
-// pipes. It returns the editor's ends.
-func socketStdio(t testing.TB, cmd *exec.Cmd) (stdin io.WriteCloser, stdout io.Reader) {
-	pair := func() (ours, theirs *os.File) {
-		fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
-		if err != nil {
-			t.Fatal(err)
+// pipes. sndbuf, when not 0, sets the send buffer of the bridge's stdout
+// (Linux's default is some 200 KB, macOS's 8 KB). The returned function
+// gives the editor's ends.
+func socketStdio(sndbuf int) func(testing.TB, *exec.Cmd) (io.WriteCloser, io.Reader) {
+	return func(t testing.TB, cmd *exec.Cmd) (io.WriteCloser, io.Reader) {
+		pair := func() (ours, theirs *os.File) {
+			fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return os.NewFile(uintptr(fds[0]), "editor"), os.NewFile(uintptr(fds[1]), "bridge")
 		}
-		return os.NewFile(uintptr(fds[0]), "editor"), os.NewFile(uintptr(fds[1]), "bridge")
+		in, childIn := pair()
+		out, childOut := pair()
+		if sndbuf != 0 {
+			syscall.SetsockoptInt(int(childOut.Fd()), syscall.SOL_SOCKET, syscall.SO_SNDBUF, sndbuf)
+		}
+		cmd.Stdin, cmd.Stdout = childIn, childOut
+		t.Cleanup(func() { childIn.Close(); childOut.Close(); out.Close() }) // after the editor's close: the bridge has exited
+		return in, out
 	}
-	in, childIn := pair()
-	out, childOut := pair()
-	// A send buffer smaller than a large card (Linux's default is some
-	// 200 KB, macOS's 8 KB), so that such a line goes out in parts.
-	syscall.SetsockoptInt(int(childOut.Fd()), syscall.SOL_SOCKET, syscall.SO_SNDBUF, 64<<10)
-	cmd.Stdin, cmd.Stdout = childIn, childOut
-	t.Cleanup(func() { childIn.Close(); childOut.Close(); out.Close() }) // after the editor's close: the bridge has exited
-	return in, out
 }
 
 // startEditorStdio is startEditorOf with the stdio that stdio gives (nil:

@@ -14,11 +14,11 @@ import (
 
 // TestStdio plays the same turn over the two kinds of stdio editors give
 // the bridge: pipes (Go's os/exec, Rust's std::process) and stream socket
-// pairs (libuv: VS Code's Node, Neovim's jobstart). The turn's read card
-// (2,000 lines of Go, about half a megabyte) is larger than either's
-// buffer, so a line goes out partly at once and partly after the editor
-// reads; a long answer streams a line per token. Everything must arrive
-// whole and in order.
+// pairs (libuv: VS Code's Node, Neovim's jobstart), the socket's send
+// buffer as small as macOS's. The turn's read card (the first 1,610 lines
+// of a Go file, 157 KB) is larger than either's buffer, so its line goes
+// out partly at once and partly after the editor reads; a long answer
+// streams a line per token. Everything must arrive whole and in order.
 func TestStdio(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
 	if err != nil {
@@ -32,7 +32,7 @@ func TestStdio(t *testing.T) {
 		kind  string // what /proc says the bridge's stdout is
 	}{
 		{"pipes", nil, "pipe:"},
-		{"socket pairs", socketStdio, "socket:"},
+		{"socket pairs", socketStdio(4 << 10), "socket:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, _ := filepath.EvalSymlinks(t.TempDir())

@@ -21,6 +21,7 @@ import (
 
 	"github.com/dsh-bridge/dsh-bridge/highlight/chromatok"
 	"github.com/dsh-bridge/dsh-bridge/internal/confine"
+	"github.com/dsh-bridge/dsh-bridge/internal/nowait"
 )
 
 func main() {
@@ -29,7 +30,12 @@ func main() {
 		os.Exit(2)
 	}
 	tune()
-	if err := run(os.Stdin, os.Stdout, os.Stderr); err != nil {
+	// Requests and answers wake none of the runtime's threads but the one
+	// that serves them (internal/nowait).
+	in, restore := nowait.NewReader(os.Stdin)
+	err := run(in, nowait.New(os.Stdout), os.Stderr)
+	restore()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "dsh-highlight:", err)
 		os.Exit(1)
 	}

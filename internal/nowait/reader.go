@@ -1,0 +1,99 @@
+package nowait
+
+import (
+	"io"
+	"os"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+)
+
+// NewReader returns a reader of f that waits for input in the runtime's
+// poller instead of in a thread blocked in read(2), and reads with a raw
+// read(2) that cannot block, so that neither the wait nor the read wakes
+// the runtime's monitor (see the package doc). It applies when f is a
+// pipe or a stream socket in blocking mode, which it then puts in
+// non-blocking mode: restore puts it back, and is to be called exactly
+// once, when nothing reads any more (the mode belongs to the open file,
+// which a process that started this one may share); it also closes the
+// reader. For anything else it returns f itself and a restore that does
+// nothing. f stays open, and is not to be read while the reader is.
+func NewReader(f *os.File) (r io.Reader, restore func()) {
+	nothing := func() {}
+	fd := int(f.Fd()) // f is in blocking mode from here on, which is what is checked
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return f, nothing
+	}
+	switch st.Mode & syscall.S_IFMT {
+	case syscall.S_IFIFO:
+	case syscall.S_IFSOCK:
+		if t, err := syscall.GetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_TYPE); err != nil || t != syscall.SOCK_STREAM {
+			return f, nothing
+		}
+	default:
+		return f, nothing
+	}
+	// The reader reads a duplicate of its own (its File closes that, not
+	// f's), which shares the open file and so the mode.
+	dup, _, e := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_DUPFD_CLOEXEC, 0)
+	if e != 0 {
+		return f, nothing
+	}
+	if err := syscall.SetNonblock(int(dup), true); err != nil {
+		syscall.Close(int(dup))
+		return f, nothing
+	}
+	// A File made of a non-blocking descriptor waits in the poller.
+	pf := os.NewFile(dup, f.Name())
+	raw, err := pf.SyscallConn()
+	if err != nil {
+		syscall.SetNonblock(fd, false)
+		pf.Close()
+		return f, nothing
+	}
+	return &reader{f: pf, raw: raw}, func() {
+		syscall.SetNonblock(fd, false)
+		pf.Close() // a Read still waiting ends with an error
+	}
+}
+
+// reader reads a non-blocking pipe or socket raw, waiting in the poller.
+type reader struct {
+	f   *os.File // a duplicate of the descriptor read
+	raw syscall.RawConn
+}
+
+// rawReads counts the reads a reader made (tests).
+var rawReads atomic.Int64
+
+func (r *reader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	var n int
+	var errno syscall.Errno
+	err := r.raw.Read(func(fd uintptr) bool {
+		for {
+			m, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+			switch e {
+			case syscall.EINTR:
+				continue
+			case syscall.EAGAIN:
+				return false // nothing yet: wait in the poller
+			}
+			n, errno = int(m), e
+			return true
+		}
+	})
+	rawReads.Add(1)
+	switch {
+	case err != nil:
+		return 0, err
+	case errno != 0:
+		return 0, &os.PathError{Op: "read", Path: r.f.Name(), Err: errno}
+	case n == 0:
+		return 0, io.EOF
+	}
+	return n, nil
+}
