@@ -1,7 +1,8 @@
 // Package nowait writes to the pipe or stream socket that carries the
 // bridge's output (and its requests to its helpers) with a plain write(2)
 // the Go runtime does not see, whenever that write cannot block, and
-// through the *os.File otherwise.
+// through the *os.File otherwise; and reads such an input raw, waiting
+// for it in the runtime's poller (NewReader).
 //
 // Every write an *os.File makes goes through the runtime's system call
 // bookkeeping, and the first one after the process was idle wakes the
@@ -16,5 +17,8 @@
 // cannot be stopped, and the next garbage collection waits for it, so the
 // whole process would freeze until the reader read. Hence the two rules:
 // a socket send with MSG_DONTWAIT, or a pipe write into an empty pipe of
-// at most the pipe's size.
+// at most the pipe's size. A blocking input read the usual way keeps a
+// thread in read(2), and each read after a line wakes the monitor again;
+// NewReader makes the input non-blocking instead, so that a raw read
+// cannot block either, and puts the mode back when asked.
 package nowait
