@@ -9,7 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
-	"unsafe"
+
+	"github.com/dsh-bridge/dsh-bridge/internal/nowait"
 )
 
 // defaultClient is the client of a Chat configured without one: no overall
@@ -58,24 +59,7 @@ func (c partsConn) Read(p []byte) (int, error) {
 		return c.TCPConn.Read(p)
 	}
 	rawReads.Add(1)
-	var n int
-	var errno syscall.Errno
-	err := c.raw.Read(func(fd uintptr) bool {
-		for {
-			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-			switch e {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // nothing yet: wait on the poller
-			}
-			n, errno = int(r), e
-			if e == 0 && r > 0 {
-				raceSyncRead(fd)
-			}
-			return true
-		}
-	})
+	n, errno, err := nowait.ReadRaw(c.raw, p)
 	switch {
 	case err != nil:
 		return 0, &net.OpError{Op: "read", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}

@@ -71,21 +71,7 @@ func (r *reader) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	var n int
-	var errno syscall.Errno
-	err := r.raw.Read(func(fd uintptr) bool {
-		for {
-			m, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-			switch e {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // nothing yet: wait in the poller
-			}
-			n, errno = int(m), e
-			return true
-		}
-	})
+	n, errno, err := ReadRaw(r.raw, p)
 	rawReads.Add(1)
 	switch {
 	case err != nil:
@@ -96,4 +82,28 @@ func (r *reader) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	return n, nil
+}
+
+// ReadRaw reads into p (not empty) from the non-blocking descriptor of rc
+// with a raw read(2), waiting in the runtime's poller while there is
+// nothing to read. It returns what read(2) returned: n bytes (0 at the
+// end of input), or errno; err is the poller's (the descriptor closed).
+func ReadRaw(rc syscall.RawConn, p []byte) (n int, errno syscall.Errno, err error) {
+	err = rc.Read(func(fd uintptr) bool {
+		for {
+			m, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+			switch e {
+			case syscall.EINTR:
+				continue
+			case syscall.EAGAIN:
+				return false // nothing yet: wait in the poller
+			}
+			n, errno = int(m), e
+			if e == 0 && m > 0 {
+				raceSyncRead(fd)
+			}
+			return true
+		}
+	})
+	return n, errno, err
 }

@@ -3,7 +3,6 @@ package nowait
 import (
 	"io"
 	"os"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -69,27 +68,7 @@ func TestNewReader(t *testing.T) {
 }
 
 func TestNewReaderOfOtherFiles(t *testing.T) {
-	regular, err := os.Create(filepath.Join(t.TempDir(), "f"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer regular.Close()
-	null, err := os.Open(os.DevNull)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer null.Close()
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_DGRAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dgram := os.NewFile(uintptr(fds[0]), "dgram")
-	defer dgram.Close()
-	defer syscall.Close(fds[1])
-	for _, tc := range []struct {
-		name string
-		f    *os.File
-	}{{"a regular file", regular}, {"a character device", null}, {"a datagram socket", dgram}} {
+	for _, tc := range otherFiles(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			r, restore := NewReader(tc.f)
 			defer restore()

@@ -166,28 +166,34 @@ func TestWrite(t *testing.T) {
 	}
 }
 
-func TestNewOfOtherFiles(t *testing.T) {
+// otherFile is a file that is neither a pipe nor a stream socket.
+type otherFile struct {
+	name string
+	f    *os.File
+}
+
+// otherFiles are a regular file, a character device and a datagram
+// socket, closed when the test ends.
+func otherFiles(t *testing.T) []otherFile {
 	regular, err := os.Create(filepath.Join(t.TempDir(), "f"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer regular.Close()
-	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer null.Close()
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_DGRAM, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dgram := os.NewFile(uintptr(fds[0]), "dgram")
-	defer dgram.Close()
-	defer syscall.Close(fds[1])
-	for _, tc := range []struct {
-		name string
-		f    *os.File
-	}{{"a regular file", regular}, {"a character device", null}, {"a datagram socket", dgram}} {
+	t.Cleanup(func() { regular.Close(); null.Close(); dgram.Close(); syscall.Close(fds[1]) })
+	return []otherFile{{"a regular file", regular}, {"a character device", null}, {"a datagram socket", dgram}}
+}
+
+func TestNewOfOtherFiles(t *testing.T) {
+	for _, tc := range otherFiles(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			if w := New(tc.f); w != io.Writer(tc.f) {
 				t.Errorf("New is %T, want the file itself", w)

@@ -1,6 +1,6 @@
 //go:build !race
 
-package model
+package nowait
 
 // raceSyncRead does nothing outside race builds (see rawread_race.go).
 func raceSyncRead(uintptr) {}
