@@ -20,40 +20,43 @@ import (
 // nothing. f stays open, and is not to be read while the reader is.
 func NewReader(f *os.File) (r io.Reader, restore func()) {
 	nothing := func() {}
-	fd := int(f.Fd()) // f is in blocking mode from here on, which is what is checked
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		return f, nothing
-	}
-	switch st.Mode & syscall.S_IFMT {
-	case syscall.S_IFIFO:
-	case syscall.S_IFSOCK:
-		if t, err := syscall.GetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_TYPE); err != nil || t != syscall.SOCK_STREAM {
-			return f, nothing
-		}
-	default:
+	raw, err := f.SyscallConn()
+	if err != nil {
 		return f, nothing
 	}
 	// The reader reads a duplicate of its own (its File closes that, not
 	// f's), which shares the open file and so the mode.
-	dup, _, e := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_DUPFD_CLOEXEC, 0)
-	if e != 0 {
+	dup, flags := -1, 0
+	_ = raw.Control(func(d uintptr) {
+		if kindOf(int(d)) == kindOther {
+			return
+		}
+		fl, _, e := syscall.Syscall(syscall.SYS_FCNTL, d, syscall.F_GETFL, 0)
+		nd, _, e2 := syscall.Syscall(syscall.SYS_FCNTL, d, syscall.F_DUPFD_CLOEXEC, 0)
+		if e == 0 && e2 == 0 {
+			dup, flags = int(nd), int(fl)
+		} else if e2 == 0 {
+			syscall.Close(int(nd))
+		}
+	})
+	if dup < 0 {
 		return f, nothing
 	}
-	if err := syscall.SetNonblock(int(dup), true); err != nil {
-		syscall.Close(int(dup))
+	wasNonblocking := flags&syscall.O_NONBLOCK != 0
+	if err := syscall.SetNonblock(dup, true); err != nil {
+		syscall.Close(dup)
 		return f, nothing
 	}
 	// A File made of a non-blocking descriptor waits in the poller.
-	pf := os.NewFile(dup, f.Name())
-	raw, err := pf.SyscallConn()
+	pf := os.NewFile(uintptr(dup), f.Name())
+	praw, err := pf.SyscallConn()
 	if err != nil {
-		syscall.SetNonblock(fd, false)
+		syscall.SetNonblock(dup, wasNonblocking)
 		pf.Close()
 		return f, nothing
 	}
-	return &reader{f: pf, raw: raw}, func() {
-		syscall.SetNonblock(fd, false)
+	return &reader{f: pf, raw: praw}, func() {
+		_ = praw.Control(func(d uintptr) { syscall.SetNonblock(int(d), wasNonblocking) })
 		pf.Close() // a Read still waiting ends with an error
 	}
 }

@@ -34,30 +34,36 @@ const (
 )
 
 // New returns a Writer to f, or f itself when f is neither a pipe nor a
-// socket (nothing is gained there).
+// stream socket (nothing is gained there). f's mode is left as it is.
 func New(f *os.File) io.Writer {
-	var st syscall.Stat_t
-	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
-		return f
-	}
-	w := &Writer{f: f}
-	switch st.Mode & syscall.S_IFMT {
-	case syscall.S_IFIFO:
-		w.kind = kindPipe
-	case syscall.S_IFSOCK:
-		if t, err := syscall.GetsockoptInt(int(f.Fd()), syscall.SOL_SOCKET, syscall.SO_TYPE); err != nil || t != syscall.SOCK_STREAM {
-			return f // a datagram socket keeps its message boundaries
-		}
-		w.kind = kindSocket
-	default:
-		return f
-	}
 	raw, err := f.SyscallConn()
 	if err != nil {
 		return f
 	}
-	w.raw = raw
-	return w
+	k := kindOther
+	if raw.Control(func(fd uintptr) { k = kindOf(int(fd)) }) != nil || k == kindOther {
+		return f
+	}
+	return &Writer{f: f, raw: raw, kind: k}
+}
+
+// kindOf tells a pipe and a stream socket from anything else (a datagram
+// socket keeps its message boundaries, which a partial write would
+// break).
+func kindOf(fd int) kind {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return kindOther
+	}
+	switch st.Mode & syscall.S_IFMT {
+	case syscall.S_IFIFO:
+		return kindPipe
+	case syscall.S_IFSOCK:
+		if t, err := syscall.GetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_TYPE); err == nil && t == syscall.SOCK_STREAM {
+			return kindSocket
+		}
+	}
+	return kindOther
 }
 
 // rawWrites counts the bytes written raw (tests).

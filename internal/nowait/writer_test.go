@@ -18,7 +18,8 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// pipe is a pipe of size bytes (0: the system's default).
+// pipe is a pipe of size bytes (0: the system's default), non-blocking
+// as os.Pipe makes it.
 func pipe(t *testing.T, size int) (r, w *os.File) {
 	t.Helper()
 	r, w, err := os.Pipe()
@@ -27,11 +28,26 @@ func pipe(t *testing.T, size int) (r, w *os.File) {
 	}
 	t.Cleanup(func() { r.Close(); w.Close() })
 	if size > 0 {
-		if _, _, e := syscall.Syscall(syscall.SYS_FCNTL, w.Fd(), syscall.F_SETPIPE_SZ, uintptr(size)); e != 0 {
-			t.Fatal(e)
-		}
+		setPipeSize(t, w, size)
 	}
 	return r, w
+}
+
+// setPipeSize sets the size of w's pipe (without w.Fd, which would set
+// it blocking).
+func setPipeSize(t *testing.T, w *os.File, size int) {
+	t.Helper()
+	raw, err := w.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e syscall.Errno
+	raw.Control(func(fd uintptr) {
+		_, _, e = syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_SETPIPE_SZ, uintptr(size))
+	})
+	if e != 0 {
+		t.Fatal(e)
+	}
 }
 
 // socketPair is a connected pair of stream sockets, the writer's send
@@ -90,6 +106,16 @@ func TestWrite(t *testing.T) {
 			func(n int64) bool { return n == 16<<10 }},
 		{"pipe, larger than the pipe: through the file", func(t *testing.T) (*os.File, *os.File, string) { r, w := pipe(t, 16<<10); return r, w, "" }, 16<<10 + 1, true,
 			func(n int64) bool { return n == 0 }},
+		{"blocking pipe, as large as the pipe: raw", func(t *testing.T) (*os.File, *os.File, string) {
+			r, w := rawPipe(t, 0)
+			setPipeSize(t, w, 16<<10)
+			return r, w, ""
+		}, 16 << 10, false, func(n int64) bool { return n == 16<<10 }},
+		{"blocking pipe, larger than the pipe: through the file", func(t *testing.T) (*os.File, *os.File, string) {
+			r, w := rawPipe(t, 0)
+			setPipeSize(t, w, 16<<10)
+			return r, w, ""
+		}, 16<<10 + 1, true, func(n int64) bool { return n == 0 }},
 		{"pipe, not empty: through the file", func(t *testing.T) (*os.File, *os.File, string) {
 			r, w := pipe(t, 0)
 			w.Write([]byte("queued"))
