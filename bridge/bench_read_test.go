@@ -145,14 +145,21 @@ type readSubject struct {
 	lat                  []time.Duration
 }
 
-// play runs one prompt of n reads in a fresh session; count adds its
-// costs to the subject's.
-func (s *readSubject) play(b *testing.B, dir string, n int, count bool) {
-	e := s.e
+// freshSession opens a session in dir and forgets what the editor
+// recorded so far, so that what it records next is that session's.
+func (e *editor) freshSession(dir string) string {
 	sess := e.newSession(dir)
 	e.mu.Lock()
 	e.updates, e.raw, e.stamps = nil, nil, nil
 	e.mu.Unlock()
+	return sess
+}
+
+// play runs one prompt of n reads in a fresh session; count adds its
+// costs to the subject's.
+func (s *readSubject) play(b *testing.B, dir string, n int, count bool) {
+	e := s.e
+	sess := e.freshSession(dir)
 	pid := e.cmd.Process.Pid
 	c0, h0 := procCPU(pid), helperCPU(pid)
 	sw0, wr0, wb0 := procSwitches(pid), procWrites(pid), procIO(pid, "wchar")

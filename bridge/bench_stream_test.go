@@ -112,10 +112,7 @@ type streamSubject struct {
 // counted).
 func (s *streamSubject) play(b *testing.B, dir, text string, slot int) {
 	e := s.e
-	sess := e.newSession(dir)
-	e.mu.Lock()
-	e.updates, e.raw, e.stamps = nil, nil, nil
-	e.mu.Unlock()
+	sess := e.freshSession(dir)
 	pid := e.cmd.Process.Pid
 	c0, sw0, wr0 := procCPU(pid), procSwitches(pid), procWrites(pid)
 	if stop := e.prompt(sess, "say something"); stop != "end_turn" {
