@@ -12,12 +12,12 @@ import (
 // poller instead of in a thread blocked in read(2), and reads with a raw
 // read(2) that cannot block, so that neither the wait nor the read wakes
 // the runtime's monitor (see the package doc). It applies when f is a
-// pipe or a stream socket in blocking mode, which it then puts in
-// non-blocking mode: restore puts it back, and is to be called exactly
-// once, when nothing reads any more (the mode belongs to the open file,
-// which a process that started this one may share); it also closes the
-// reader. For anything else it returns f itself and a restore that does
-// nothing. f stays open, and is not to be read while the reader is.
+// pipe or a stream socket, which it puts in non-blocking mode: restore
+// puts back the mode f had, and is to be called exactly once, when
+// nothing reads any more (the mode belongs to the open file, which a
+// process that started this one may share); it also closes the reader.
+// For anything else it returns f itself and a restore that does nothing.
+// f stays open, and is not to be read while the reader is.
 func NewReader(f *os.File) (r io.Reader, restore func()) {
 	nothing := func() {}
 	raw, err := f.SyscallConn()

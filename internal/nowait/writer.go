@@ -16,8 +16,8 @@ import (
 // *os.File, it is safe for concurrent use: each Write's bytes go out
 // together, whichever way. The pipe rule assumes this process is the
 // pipe's only writer (the bridge's stdout, a helper's stdin): another one
-// writing between the check and the write could make the write wait for
-// the reader, holding its thread.
+// writing between the check and the write could make the raw write wait
+// for the reader, and the process with it (see the package doc).
 type Writer struct {
 	f    *os.File
 	raw  syscall.RawConn
