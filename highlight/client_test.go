@@ -151,8 +151,14 @@ func TestClient(t *testing.T) {
 				if tc.body != "" {
 					path = script(t, tc.body)
 				}
+				fds := openFDs(t)
 				c := New(Options{Path: path, Log: quiet})
-				defer c.Close()
+				defer func() {
+					c.Close()
+					if n := openFDs(t); n > fds {
+						t.Errorf("%d descriptors open after the failed helpers, %d before: the pipes leak", n, fds)
+					}
+				}()
 				// Each request a new text: one that broke a helper is
 				// not sent again (the next test).
 				for i := range maxStartFailures + 1 {
@@ -290,4 +296,14 @@ func TestFenceLanguage(t *testing.T) {
 			t.Errorf("FenceLanguage(%q, %q) = %q, want %q", tc.path, tc.lang, got, tc.want)
 		}
 	}
+}
+
+// openFDs counts this process's open descriptors.
+func openFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ents)
 }

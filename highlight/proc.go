@@ -78,6 +78,7 @@ func start(opt Options) (*proc, error) {
 	}
 	if err != nil {
 		_ = cmd.Process.Kill()
+		_ = stdin.Close() // helperbin's pipe: Wait does not close it
 		_ = cmd.Wait()
 		return nil, err
 	}

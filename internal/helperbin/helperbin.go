@@ -40,8 +40,9 @@ func Locate(name, env string) string {
 
 // Start starts cmd with a pipe to its stdin and one from its stdout. The
 // stdin pipe is written through nowait (a request wakes no runtime
-// monitor); its owner closes it, and its Close may be called more than
-// once.
+// monitor); its owner closes it on every path, a failed start included
+// (cmd.Wait does not, as it does an os/exec StdinPipe), and its Close may
+// be called more than once.
 func Start(cmd *exec.Cmd) (stdin io.WriteCloser, stdout io.ReadCloser, err error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {

@@ -117,6 +117,7 @@ func (w *Writer) try(fd uintptr, p []byte) int {
 // and returns how much it wrote: 0 on any error, which the caller's
 // fallback meets again and reports.
 func sys(trap, fd uintptr, p []byte, flags uintptr) int {
+	raceSyncWrite(fd) // before the bytes can be read
 	for {
 		var r uintptr
 		var e syscall.Errno

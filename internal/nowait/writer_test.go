@@ -294,3 +294,42 @@ func TestWriteConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteOrdersForTheRaceDetector has a goroutine set a variable and
+// then write raw, and the reader read what it wrote and then the
+// variable: a read through the file follows the raw write for the race
+// detector as it follows a write through the file (meaningful in race
+// builds, which make test runs).
+func TestWriteOrdersForTheRaceDetector(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setUp func(t *testing.T) (r, w *os.File)
+	}{
+		{"pipe", func(t *testing.T) (*os.File, *os.File) { return pipe(t, 0) }},
+		{"socket", func(t *testing.T) (*os.File, *os.File) { return socketPair(t, false) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, f := tc.setUp(t)
+			w := New(f)
+			shared := 0
+			before := rawWrites.Load()
+			wrote := make(chan struct{})
+			go func() {
+				defer close(wrote)
+				shared = 1
+				w.Write([]byte("x"))
+			}()
+			var b [1]byte
+			if _, err := io.ReadFull(r, b[:]); err != nil {
+				t.Fatal(err)
+			}
+			if shared != 1 {
+				t.Errorf("the variable set before the write is %d", shared)
+			}
+			<-wrote
+			if rawWrites.Load() == before {
+				t.Error("the write did not go raw")
+			}
+		})
+	}
+}
