@@ -40,6 +40,10 @@ func (v Value) AppendJSON(dst []byte) []byte {
 		case String:
 			dst = appendQuoted(dst, n.s)
 		case Array, Object:
+			if d, ok := n.origin.(*deferredNode); ok {
+				dst = n.appendDeferred(dst, d) // it writes itself, built or not
+				break
+			}
 			if top.i < 0 {
 				if n.kind == Array {
 					dst = append(dst, '[')
@@ -132,6 +136,7 @@ func FromGo(x any) (Value, error) {
 type converter struct {
 	onPath   map[uintptr]bool // containers on the current path, for cycle detection
 	replaced bool             // invalid UTF-8 in typed data became U+FFFD
+	deferOK  bool             // [Deferred] parts may wait (FromGoOrigin: the input is not mutated)
 }
 
 func (c *converter) convert(x any) (Value, error) {

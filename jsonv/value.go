@@ -249,22 +249,22 @@ func (v Value) Len() int {
 	if v.n == nil || (v.n.kind != Array && v.n.kind != Object) {
 		return 0
 	}
-	return len(v.n.items)
+	return len(v.n.full().items)
 }
 
 // Index returns the i-th array item or object member value.
 // It panics if i is out of range, like a slice index.
-func (v Value) Index(i int) Value { return v.n.items[i] }
+func (v Value) Index(i int) Value { return v.n.full().items[i] }
 
 // Key returns the i-th object member key. It panics if i is out of range.
-func (v Value) Key(i int) string { return v.n.keys[i] }
+func (v Value) Key(i int) string { return v.n.full().keys[i] }
 
 // Items returns a fresh slice of the array's items (nil for other kinds).
 func (v Value) Items() []Value {
 	if v.Kind() != Array {
 		return nil
 	}
-	return slices.Clone(v.n.items)
+	return slices.Clone(v.n.full().items)
 }
 
 // All iterates over array items (index, item) in order.
@@ -273,7 +273,7 @@ func (v Value) All() iter.Seq2[int, Value] {
 		if v.Kind() != Array {
 			return
 		}
-		for i, it := range v.n.items {
+		for i, it := range v.n.full().items {
 			if !yield(i, it) {
 				return
 			}
@@ -287,8 +287,9 @@ func (v Value) Members() iter.Seq2[string, Value] {
 		if v.Kind() != Object {
 			return
 		}
-		for i, k := range v.n.keys {
-			if !yield(k, v.n.items[i]) {
+		n := v.n.full()
+		for i, k := range n.keys {
+			if !yield(k, n.items[i]) {
 				return
 			}
 		}
@@ -300,16 +301,17 @@ func (v Value) Get(key string) (Value, bool) {
 	if v.n == nil || v.n.kind != Object {
 		return Value{}, false
 	}
-	if v.n.index != nil {
-		i, ok := v.n.index[key]
+	n := v.n.full()
+	if n.index != nil {
+		i, ok := n.index[key]
 		if !ok {
 			return Value{}, false
 		}
-		return v.n.items[i], true
+		return n.items[i], true
 	}
-	for i, k := range v.n.keys {
+	for i, k := range n.keys {
 		if k == key {
-			return v.n.items[i], true
+			return n.items[i], true
 		}
 	}
 	return Value{}, false
@@ -335,7 +337,7 @@ func (v Value) Equal(w Value) bool {
 		if p.a.Kind() != p.b.Kind() {
 			return false
 		}
-		a, b := p.a.n, p.b.n
+		a, b := p.a.n.full(), p.b.n.full()
 		switch a.kind {
 		case Bool:
 			if a.b != b.b {

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"reflect"
 	"strconv"
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
@@ -40,6 +41,10 @@ type Spec struct {
 	AdditionalProperties *bool
 
 	OneOf []*Spec // at least two branches; exactly one must match
+
+	// goType is the Go type a derived node was derived from, when its
+	// values convert as [jsonv.Deferred] (see markDeferred).
+	goType reflect.Type
 }
 
 // Property is one named property of an object or parameter spec.

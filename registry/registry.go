@@ -284,9 +284,12 @@ func compileTool(t *Tool) (*Tool, error) {
 	if t.Timeout < 0 {
 		return nil, invalidDef(`tool "` + t.Name + `" timeoutMs must be a positive finite number`)
 	}
-	out, err := CompileSchema(t.Output.Schema)
-	if err != nil {
-		return nil, err
+	out := t.out
+	if out == nil || !out.raw.Same(t.Output.Schema) {
+		var err error
+		if out, err = CompileSchema(t.Output.Schema); err != nil {
+			return nil, err
+		}
 	}
 	e := *t
 	e.out = out

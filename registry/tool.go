@@ -76,7 +76,7 @@ type Tool struct {
 	PresentCall   func(args jsonv.Value) card.CallView
 	PresentResult func(args jsonv.Value, r ToolResult) card.ResultView
 
-	out *Schema // Output.Schema, compiled at registration
+	out *Schema // Output.Schema, compiled at registration (or by Define, while Output.Schema is still its raw)
 }
 
 // Effect is the kind of side effect a tool has.

@@ -93,6 +93,7 @@ func Define[In, Out any](d TypedTool[In, Out]) (*Tool, error) {
 		Timeout:         d.Timeout,
 		FinalizeContent: d.FinalizeContent,
 		Output:          Output{Schema: out.JSON()},
+		out:             out, // compiled with its derived types marked (markDeferred)
 	}
 	t.Execute = func(ctx context.Context, raw jsonv.Value, run RunContext) (jsonv.Value, error) {
 		if v := args.Validate(raw, ""); v != nil {
@@ -191,6 +192,9 @@ func derivedSchema(t reflect.Type, params bool, tool string) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !params {
+		markDeferred(spec, s.root)
+	}
 	actual, _ := derived.LoadOrStore(key, s)
 	return actual.(*Schema), nil
 }
@@ -243,7 +247,7 @@ func SpecFor(t reflect.Type) (*Spec, error) {
 
 type deriver struct{ onPath map[reflect.Type]bool }
 
-func (d *deriver) spec(t reflect.Type, path string) (*Spec, error) {
+func (d *deriver) specOf(t reflect.Type, path string) (*Spec, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}

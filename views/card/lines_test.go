@@ -113,3 +113,39 @@ func TestReadLines_ConvertsInBulk(t *testing.T) {
 		t.Errorf("%.0f allocations for %d lines, want at most %.0f", allocs, len(x.Lines), limit)
 	}
 }
+
+// TestReadLines_Deferred: a read's lines wait to be built
+// ([jsonv.Deferred]); what they write must then be, byte for byte, what
+// their built Value writes, and lines that the walk would change (invalid
+// UTF-8) or that are null must not wait.
+func TestReadLines_Deferred(t *testing.T) {
+	type out struct {
+		Lines ReadLines `json:"lines"`
+	}
+	for _, tc := range lineCases {
+		t.Run(tc.name, func(t *testing.T) {
+			kind, ok := tc.lines.DeferKind()
+			if ok != (tc.lines != nil) || ok && kind != jsonv.Array {
+				t.Fatalf("DeferKind = %v %v", kind, ok)
+			}
+			if !ok {
+				return
+			}
+			built, _ := tc.lines.JSONValue()
+			written, err := tc.lines.AppendJSON(nil)
+			if err != nil || string(written) != built.String() {
+				t.Errorf("writes %.80s, its Value %.80s (%v)", written, built, err)
+			}
+			v, _ := jsonv.FromGoOrigin(out{tc.lines})
+			if l, _ := v.Get("lines"); func() bool { _, d := l.DeferredOf(); return !d }() {
+				t.Error("the lines were built at once")
+			}
+		})
+	}
+	t.Run("invalid UTF-8", func(t *testing.T) {
+		lines := ReadLines{{1, "ok"}, {2, "bad \xff byte"}}
+		if _, ok := lines.DeferKind(); ok {
+			t.Error("lines the walk must mend would wait")
+		}
+	})
+}
