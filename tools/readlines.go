@@ -5,11 +5,13 @@ package tools
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
@@ -24,6 +26,15 @@ var readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64*
 // caps applied, CR before LF stripped) and the exact total line count.
 func window(br *bufio.Reader, in readInput, display string) (readValue, bool, error) {
 	v := readValue{Path: display, Offset: in.offset, Lines: card.ReadLines{}}
+	var texts lineArena
+	if in.offset == 1 {
+		// What the reader holds already (all of a file smaller than its
+		// buffer) sizes the window: one allocation for the lines and one
+		// for their text, where growing them took a dozen.
+		held, _ := br.Peek(br.Buffered())
+		v.Lines = make(card.ReadLines, 0, min(in.limit, bytes.Count(held, []byte{'\n'})+1))
+		texts.buf = make([]byte, 0, min(len(held), ReadMaxBytes))
+	}
 	outBytes, capped := 0, false
 	for {
 		want := !capped && v.TotalLines+1 >= in.offset && len(v.Lines) < in.limit
@@ -41,7 +52,7 @@ func window(br *bufio.Reader, in readInput, display string) (readValue, bool, er
 		if !utf8.Valid(line) {
 			return v, false, fsError("FS_NOT_TEXT", fmt.Sprintf("cannot read %q: not UTF-8 text", display))
 		}
-		text := truncateLine(string(line))
+		text := truncateLine(texts.text(line))
 		size := len(text)
 		if len(v.Lines) > 0 {
 			size++
@@ -57,6 +68,25 @@ func window(br *bufio.Reader, in readInput, display string) (readValue, bool, er
 		return v, false, fsError("FS_NOT_FOUND", fmt.Sprintf("offset %d is out of range for %q (%d lines)", in.offset, display, v.TotalLines))
 	}
 	return v, capped, nil
+}
+
+// lineArena holds a window's line texts in a few blocks (one, for most
+// windows) instead of one allocation per line. Bytes are only ever
+// appended to a block, never rewritten, so the strings made over it never
+// change: a full block is replaced, not reused.
+type lineArena struct{ buf []byte }
+
+// text returns line as a string in the arena.
+func (a *lineArena) text(line []byte) string {
+	if len(line) == 0 {
+		return ""
+	}
+	if cap(a.buf)-len(a.buf) < len(line) {
+		a.buf = make([]byte, 0, max(len(line), 2*cap(a.buf), 4096))
+	}
+	start := len(a.buf)
+	a.buf = append(a.buf, line...)
+	return unsafe.String(&a.buf[start], len(line))
 }
 
 // lineKeep is how many bytes of a line are kept: enough UTF-8 for the
