@@ -36,8 +36,13 @@ var deferredType = reflect.TypeFor[Deferred]()
 type deferredNode struct {
 	src   Deferred
 	once  sync.Once
-	built *node
-	done  atomic.Bool // built is set
+	built atomic.Pointer[node] // nil until something reads the parts
+}
+
+// deferredOf returns the deferred state of n, or nil for any other node.
+func (n *node) deferredOf() *deferredNode {
+	d, _ := n.origin.(*deferredNode)
+	return d
 }
 
 // newDeferred returns the deferred node of d, or false when d cannot wait.
@@ -52,8 +57,8 @@ func newDeferred(d Deferred) (Value, bool) {
 // full returns the node whose parts n's accessors read: n itself, or, for
 // a deferred node, the node its Go value builds (built once).
 func (n *node) full() *node {
-	d, ok := n.origin.(*deferredNode)
-	if !ok {
+	d := n.deferredOf()
+	if d == nil {
 		return n
 	}
 	d.once.Do(func() {
@@ -66,10 +71,9 @@ func (n *node) full() *node {
 		if v.n == nil || v.n.kind != n.kind {
 			v = Value{&node{kind: n.kind}} // empty, of the kind reported
 		}
-		d.built = v.n.full()
-		d.done.Store(true)
+		d.built.Store(v.n.full())
 	})
-	return d.built
+	return d.built.Load()
 }
 
 // appendDeferred writes the deferred node n of d.
@@ -87,23 +91,15 @@ func (n *node) appendDeferred(dst []byte, d *deferredNode) []byte {
 // DeferredOf returns the Go value a deferred node holds (see [Deferred]),
 // built or not; false for every other Value.
 func (v Value) DeferredOf() (any, bool) {
-	if v.n == nil {
+	if v.n == nil || v.n.deferredOf() == nil {
 		return nil, false
 	}
-	d, ok := v.n.origin.(*deferredNode)
-	if !ok {
-		return nil, false
-	}
-	return d.src, true
+	return v.n.deferredOf().src, true
 }
 
 // Waiting reports whether v is a deferred node whose parts have not been
 // built (nothing has read them yet): for tests and diagnostics that check
 // a hot path never builds what it only writes.
 func (v Value) Waiting() bool {
-	if v.n == nil {
-		return false
-	}
-	d, ok := v.n.origin.(*deferredNode)
-	return ok && !d.done.Load()
+	return v.n != nil && v.n.deferredOf() != nil && v.n.deferredOf().built.Load() == nil
 }

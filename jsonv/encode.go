@@ -40,7 +40,7 @@ func (v Value) AppendJSON(dst []byte) []byte {
 		case String:
 			dst = appendQuoted(dst, n.s)
 		case Array, Object:
-			if d, ok := n.origin.(*deferredNode); ok {
+			if d := n.deferredOf(); d != nil {
 				dst = n.appendDeferred(dst, d) // it writes itself, built or not
 				break
 			}

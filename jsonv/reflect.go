@@ -50,7 +50,7 @@ func (v Value) Origin() any {
 	if v.n == nil {
 		return nil
 	}
-	if d, ok := v.n.origin.(*deferredNode); ok {
+	if d := v.n.deferredOf(); d != nil {
 		return d.src
 	}
 	return v.n.origin
