@@ -93,26 +93,33 @@ func New(opt Options) *Client {
 	return &Client{opt: opt, log: opt.Log, cache: newCache(opt.CacheBytes), langs: map[string]bool{}, poisoned: map[string]bool{}}
 }
 
-// langKey is what decides the lexer: the hint, else the extension, else
-// the file name.
+// langKey is what decides the lexer: the hint, else the whole file name
+// (the helper's chroma matches names case by case, and some patterns are
+// whole names: "CMakeLists.txt" is not every ".txt").
 func langKey(path, lang string) string {
-	switch {
-	case lang != "":
+	if lang != "" {
 		return "lang:" + strings.ToLower(lang)
-	case filepath.Ext(path) != "":
-		return "ext:" + strings.ToLower(filepath.Ext(path))
-	default:
-		return "name:" + filepath.Base(path)
 	}
+	return "name:" + filepath.Base(path)
 }
+
+// maxLangKeys bounds the languages the client remembers (a key per file
+// name read without a hint); past it they are forgotten whole.
+const maxLangKeys = 4096
 
 // Tokens returns the syntax spans of lines, highlighted as one text so that
 // multi-line constructs are recognized; nil and no error when no lexer
-// knows the language. It blocks until the helper answers, ctx ends, or the
-// request times out.
+// knows the language. Go is tokenized here ([GoLines]) whenever golex
+// takes the text, with or without a helper; other text waits until the
+// helper answers, ctx ends, or the request times out.
 func (c *Client) Tokens(ctx context.Context, path, lang string, lines []string) (TokenLines, error) {
 	if len(lines) == 0 {
 		return nil, nil
+	}
+	if IsGo(path, lang) {
+		if ts, ok := GoLines(lines); ok {
+			return ts, nil
+		}
 	}
 	lk := langKey(path, lang)
 	c.mu.Lock()
@@ -154,6 +161,9 @@ func (c *Client) Tokens(ctx context.Context, path, lang string, lines []string) 
 		return nil, fmt.Errorf("highlight: the helper failed: %s", a.Err)
 	}
 	c.mu.Lock()
+	if len(c.langs) >= maxLangKeys {
+		clear(c.langs)
+	}
 	c.langs[lk] = !a.Unknown
 	c.mu.Unlock()
 	if a.Unknown {
@@ -207,7 +217,7 @@ func (c *Client) running() (*proc, uint64, error) {
 	}
 	if c.opt.Path == "" && !c.closed && c.failures == 0 {
 		c.failures = maxStartFailures // say it once
-		c.log.Info("no dsh-highlight helper next to the binary or on PATH ($DSH_HIGHLIGHTER names one): read cards have no syntax tokens")
+		c.log.Info("no dsh-highlight helper next to the binary or on PATH ($DSH_HIGHLIGHTER names one): only Go read cards have syntax tokens")
 	}
 	if c.closed || c.opt.Path == "" || c.failures >= maxStartFailures {
 		return nil, 0, ErrUnavailable
@@ -224,7 +234,7 @@ func (c *Client) running() (*proc, uint64, error) {
 	p, err := start(c.opt)
 	if err != nil {
 		c.failures++
-		c.log.Warn("the highlighter could not start; read cards have no syntax tokens", "helper", c.opt.Path, "err", err, "attempt", c.failures)
+		c.log.Warn("the highlighter could not start; only Go read cards have syntax tokens", "helper", c.opt.Path, "err", err, "attempt", c.failures)
 		return nil, 0, ErrUnavailable
 	}
 	c.failures = 0
@@ -249,3 +259,7 @@ func (c *Client) Close() error {
 // else dsh-highlight next to this executable (symlinks resolved), else
 // dsh-highlight on $PATH. Empty when there is none.
 func Locate() string { return helperbin.Locate("dsh-highlight", "DSH_HIGHLIGHTER") }
+
+// Off reports whether $DSH_HIGHLIGHTER is "off": no card gets tokens,
+// not even Go's, which need no helper.
+func Off() bool { return helperbin.Off("DSH_HIGHLIGHTER") }

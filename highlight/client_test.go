@@ -37,11 +37,14 @@ func script(t *testing.T, body string) string {
 	return p
 }
 
-func pid(c *Client) int {
+// pid is the running helper's; the test fails when there is none (a
+// signal to pid 0 would reach the test's whole process group).
+func pid(t *testing.T, c *Client) int {
+	t.Helper()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.proc == nil {
-		return 0
+	if c.proc == nil || c.proc.cmd.Process == nil || c.proc.cmd.Process.Pid <= 0 {
+		t.Fatal("no helper is running")
 	}
 	return c.proc.cmd.Process.Pid
 }
@@ -50,7 +53,7 @@ func pid(c *Client) int {
 // is built with go build, which the test cache cannot see, and files a
 // test opens are part of its cache key.
 func touchHelperSources(t *testing.T) {
-	for _, dir := range []string{"../cmd/dsh-highlight", "chromatok"} {
+	for _, dir := range []string{"../cmd/dsh-highlight", "chromatok", "golex"} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 		for _, f := range files {
 			if _, err := os.ReadFile(f); err != nil {
@@ -64,6 +67,7 @@ func TestClient(t *testing.T) {
 	touchHelperSources(t)
 	ctx := context.Background()
 	goLines := []string{"package main", "", "func main() { println(`a", "b`) }"}
+	pyLines := []string{"def main():", "", "    print('''a", "b''')"}
 
 	t.Run("tokens from the real helper", func(t *testing.T) {
 		c := New(Options{Path: helperBin, Log: quiet})
@@ -81,6 +85,42 @@ func TestClient(t *testing.T) {
 		if ts, err := c.Tokens(ctx, "", "python", []string{"def f(): pass"}); err != nil || ts[0][0].Type != "Keyword" {
 			t.Errorf("hint: %+v %v", ts, err)
 		}
+		// Go that golex refuses (a non-ASCII name) is the helper's:
+		// chroma's own lexer.
+		if ts, err := c.Tokens(ctx, "/w/pi.go", "", []string{"var π = 3"}); err != nil || len(ts) != 1 || ts[0][0] != (Span{0, 3, "KeywordDeclaration"}) {
+			t.Errorf("Go for chroma: %+v %v", ts, err)
+		}
+	})
+
+	t.Run("Go needs no helper", func(t *testing.T) {
+		for _, tc := range []struct{ name, path, lang string }{
+			{"by path", "/w/main.go", ""},
+			{"by hint", "/w/main", "go"},
+			{"by another hint", "/w/go.mod", "Golang"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				c := New(Options{Path: filepath.Join(t.TempDir(), "none"), Log: quiet})
+				defer c.Close()
+				ts, err := c.Tokens(ctx, tc.path, tc.lang, goLines)
+				if err != nil || len(ts) != 4 || ts[0][0] != (Span{0, 7, "KeywordNamespace"}) || ts[1] != nil || ts[3][0].Type != "LiteralString" {
+					t.Fatalf("Tokens = %+v, %v", ts, err)
+				}
+				c.mu.Lock()
+				started := c.proc != nil || c.failures != 0
+				c.mu.Unlock()
+				if started {
+					t.Error("a helper was started for Go")
+				}
+				if _, err := c.Tokens(ctx, tc.path, tc.lang, []string{"var π = 3"}); !errors.Is(err, ErrUnavailable) {
+					t.Errorf("Go that golex refuses, with no helper: %v", err)
+				}
+			})
+		}
+		c := New(Options{Path: filepath.Join(t.TempDir(), "none"), Log: quiet})
+		defer c.Close()
+		if _, err := c.Tokens(ctx, "/w/main.go", "python", goLines); !errors.Is(err, ErrUnavailable) {
+			t.Errorf("a .go file with another language's hint went to golex: %v", err)
+		}
 	})
 
 	t.Run("unknown languages and the cache answer without the helper", func(t *testing.T) {
@@ -88,7 +128,7 @@ func TestClient(t *testing.T) {
 		if ts, err := c.Tokens(ctx, "/w/notes.txt", "", []string{"hello"}); ts != nil || err != nil {
 			t.Fatalf("plain text: %+v %v", ts, err)
 		}
-		want, err := c.Tokens(ctx, "/w/main.go", "", goLines)
+		want, err := c.Tokens(ctx, "/w/main.py", "", pyLines)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,14 +137,17 @@ func TestClient(t *testing.T) {
 		c.proc.stop()
 		c.proc = nil
 		c.mu.Unlock()
-		if ts, err := c.Tokens(ctx, "/w/other.txt", "", []string{"hello"}); ts != nil || err != nil {
-			t.Errorf("a .txt file asked again: %+v %v", ts, err)
+		if ts, err := c.Tokens(ctx, "/w/sub/notes.txt", "", []string{"hello"}); ts != nil || err != nil {
+			t.Errorf("a file of the same name asked again: %+v %v", ts, err)
 		}
-		if got, err := c.Tokens(ctx, "/w/main.go", "", goLines); err != nil || len(got) != len(want) || got[0][0] != want[0][0] {
+		if _, err := c.Tokens(ctx, "/w/CMakeLists.txt", "", []string{"project(x)"}); !errors.Is(err, ErrUnavailable) {
+			t.Errorf("another name of the same extension was not asked: %v", err)
+		}
+		if got, err := c.Tokens(ctx, "/w/main.py", "", pyLines); err != nil || len(got) != len(want) || got[0][0] != want[0][0] {
 			t.Errorf("cached: %+v %v", got, err)
 		}
-		changed := append([]string{"package other"}, goLines[1:]...)
-		if _, err := c.Tokens(ctx, "/w/main.go", "", changed); !errors.Is(err, ErrUnavailable) {
+		changed := append([]string{"def other():"}, pyLines[1:]...)
+		if _, err := c.Tokens(ctx, "/w/main.py", "", changed); !errors.Is(err, ErrUnavailable) {
 			t.Errorf("changed text served from the cache: %v", err)
 		}
 		c.Close()
@@ -116,10 +159,10 @@ func TestClient(t *testing.T) {
 		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 		c := New(Options{Path: helperBin, Log: quiet})
 		defer c.Close()
-		if _, err := c.Tokens(ctx, "/w/a.go", "", []string{"package a"}); err != nil {
+		if _, err := c.Tokens(ctx, "/w/a.py", "", []string{"a = 1"}); err != nil {
 			t.Fatal(err)
 		}
-		first := pid(c)
+		first := pid(t, c)
 		if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
@@ -127,10 +170,10 @@ func TestClient(t *testing.T) {
 		done := c.proc.done
 		c.mu.Unlock()
 		<-done
-		if ts, err := c.Tokens(ctx, "/w/b.go", "", []string{"package b"}); err != nil || len(ts) != 1 {
+		if ts, err := c.Tokens(ctx, "/w/b.py", "", []string{"b = 1"}); err != nil || len(ts) != 1 {
 			t.Fatalf("after the kill: %+v %v", ts, err)
 		}
-		if second := pid(c); second == first || second == 0 {
+		if second := pid(t, c); second == first || second == 0 {
 			t.Errorf("pid %d, then %d", first, second)
 		}
 	})
@@ -162,7 +205,7 @@ func TestClient(t *testing.T) {
 				// Each request a new text: one that broke a helper is
 				// not sent again (the next test).
 				for i := range maxStartFailures + 1 {
-					if ts, err := c.Tokens(ctx, "/w/a.go", "", []string{fmt.Sprintf("package a%d", i)}); !errors.Is(err, ErrUnavailable) || ts != nil {
+					if ts, err := c.Tokens(ctx, "/w/a.py", "", []string{fmt.Sprintf("a%d = 1", i)}); !errors.Is(err, ErrUnavailable) || ts != nil {
 						t.Fatalf("got %+v, %v; want ErrUnavailable", ts, err)
 					}
 				}
@@ -174,7 +217,7 @@ func TestClient(t *testing.T) {
 		c := New(Options{Path: script(t, "head -c 200000 /dev/zero | tr '\\0' a; exec sleep 60"), Log: quiet})
 		defer c.Close()
 		start := time.Now()
-		if _, err := c.Tokens(ctx, "/w/a.go", "", []string{"package a"}); !errors.Is(err, ErrUnavailable) {
+		if _, err := c.Tokens(ctx, "/w/a.py", "", []string{"a = 1"}); !errors.Is(err, ErrUnavailable) {
 			t.Fatalf("err %v", err)
 		}
 		if d := time.Since(start); d > handshakeTimeout/2 {
@@ -190,13 +233,13 @@ func TestClient(t *testing.T) {
 			b, _ := os.ReadFile(starts)
 			return strings.Count(string(b), "start")
 		}
-		if _, err := c.Tokens(ctx, "/w/a.go", "", []string{"package crash"}); !errors.Is(err, ErrUnavailable) {
+		if _, err := c.Tokens(ctx, "/w/a.py", "", []string{"crash = 1"}); !errors.Is(err, ErrUnavailable) {
 			t.Fatalf("first: %v", err)
 		}
-		if ts, err := c.Tokens(ctx, "/w/a.go", "", []string{"package crash"}); ts != nil || err != nil || count() != 1 {
+		if ts, err := c.Tokens(ctx, "/w/a.py", "", []string{"crash = 1"}); ts != nil || err != nil || count() != 1 {
 			t.Errorf("again: %+v %v, %d starts (want no new start)", ts, err, count())
 		}
-		if _, err := c.Tokens(ctx, "/w/a.go", "", []string{"package other"}); !errors.Is(err, ErrUnavailable) || count() != 2 {
+		if _, err := c.Tokens(ctx, "/w/a.py", "", []string{"other = 1"}); !errors.Is(err, ErrUnavailable) || count() != 2 {
 			t.Errorf("another text: %v, %d starts (want a restart)", err, count())
 		}
 	})
@@ -205,7 +248,7 @@ func TestClient(t *testing.T) {
 		c := New(Options{Path: script(t, "echo 'dsh-highlight 1'; exec sleep 60"), Log: quiet, Timeout: 200 * time.Millisecond})
 		defer c.Close()
 		start := time.Now()
-		if _, err := c.Tokens(ctx, "/w/a.go", "", []string{"package a"}); !errors.Is(err, ErrUnavailable) {
+		if _, err := c.Tokens(ctx, "/w/a.py", "", []string{"a = 1"}); !errors.Is(err, ErrUnavailable) {
 			t.Fatalf("err %v", err)
 		}
 		if d := time.Since(start); d > 3*time.Second {
@@ -226,7 +269,7 @@ func TestClient(t *testing.T) {
 		defer c.Close()
 		cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 		defer cancel()
-		if _, err := c.Tokens(cctx, "/w/a.go", "", []string{"package a"}); !errors.Is(err, context.DeadlineExceeded) {
+		if _, err := c.Tokens(cctx, "/w/a.py", "", []string{"a = 1"}); !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("err %v", err)
 		}
 	})
@@ -239,7 +282,7 @@ func TestClient(t *testing.T) {
 			t.Fatal("looked up before any request")
 		}
 		for range 2 {
-			if ts, err := c.Tokens(ctx, "/w/a.go", "", []string{"package a"}); err != nil || len(ts) != 1 {
+			if ts, err := c.Tokens(ctx, "/w/a.py", "", []string{"a = 1"}); err != nil || len(ts) != 1 {
 				t.Fatalf("Tokens = %+v, %v", ts, err)
 			}
 		}
@@ -251,7 +294,7 @@ func TestClient(t *testing.T) {
 	t.Run("closed", func(t *testing.T) {
 		c := New(Options{Path: helperBin, Log: quiet})
 		c.Close()
-		if _, err := c.Tokens(ctx, "/w/a.go", "", []string{"package a"}); !errors.Is(err, ErrUnavailable) {
+		if _, err := c.Tokens(ctx, "/w/a.py", "", []string{"a = 1"}); !errors.Is(err, ErrUnavailable) {
 			t.Errorf("err %v", err)
 		}
 	})

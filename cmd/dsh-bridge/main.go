@@ -200,11 +200,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// Syntax tokens come from the dsh-highlight helper, started at the
-	// first read card: linking chroma here would cost every start 17 ms.
-	tokenizer := highlight.New(highlight.Options{Lookup: highlight.Locate, Log: log, Stderr: stderr})
-	defer tokenizer.Close()
-	cfg.Tokenizer = tokenizer
+	// Syntax tokens: Go's made here (package golex), other languages' by
+	// the dsh-highlight helper, started at the first such read card
+	// (linking chroma here would cost every start 17 ms).
+	if !highlight.Off() {
+		tokenizer := highlight.New(highlight.Options{Lookup: highlight.Locate, Log: log, Stderr: stderr})
+		defer tokenizer.Close()
+		cfg.Tokenizer = tokenizer
+	}
 	cfg.AfterInitialize = tuneRuntime // its stop-the-world cost start-up ~1 ms
 	cfg.AfterTurn = afterTurn()
 	cfg.Admitted = 2 * servingProcs()

@@ -12,23 +12,32 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/highlight"
 )
 
-var lexerCache sync.Map // language key → chroma.Lexer (nil: none)
+// chosen is the lexer chosen for each language key (nil: none), forgotten
+// whole past maxLexerKeys (a key per file name read without a hint).
+var chosen struct {
+	sync.Mutex
+	m map[string]chroma.Lexer
+}
+
+const maxLexerKeys = 4096
 
 // lexerFor picks a lexer from the language hint, else from the path; nil
-// when neither names a language with something to highlight.
+// when neither names a language with something to highlight. Without a
+// hint the key is the whole file name: chroma matches names against its
+// lexers' patterns case by case ("*.go", not "*.GO"; "CMakeLists.txt",
+// not every ".txt"), so an extension alone would let the first name read
+// decide for every other.
 func lexerFor(path, lang string) chroma.Lexer {
 	key := "lang:" + strings.ToLower(lang)
 	if lang == "" {
-		key = "ext:" + strings.ToLower(filepath.Ext(path))
-		if filepath.Ext(path) == "" {
-			key = "name:" + filepath.Base(path)
-		}
+		key = "name:" + filepath.Base(path)
 	}
-	if l, ok := lexerCache.Load(key); ok {
-		lx, _ := l.(chroma.Lexer)
-		return lx
+	chosen.Lock()
+	l, ok := chosen.m[key]
+	chosen.Unlock()
+	if ok {
+		return l
 	}
-	var l chroma.Lexer
 	if lang != "" {
 		l = lexers.Get(lang)
 	}
@@ -41,7 +50,12 @@ func lexerFor(path, lang string) chroma.Lexer {
 	if l != nil {
 		l = chroma.Coalesce(l)
 	}
-	lexerCache.Store(key, l)
+	chosen.Lock()
+	if len(chosen.m) >= maxLexerKeys || chosen.m == nil {
+		chosen.m = map[string]chroma.Lexer{}
+	}
+	chosen.m[key] = l
+	chosen.Unlock()
 	return l
 }
 
@@ -64,14 +78,25 @@ func Tokenize(path, lang string, lines []string) (tokens highlight.TokenLines, k
 	if l == nil {
 		return nil, false, nil
 	}
+	if l.Config().Name == "Go" {
+		if out, ok := highlight.GoLines(lines); ok {
+			return out, true, nil // the bridge's own answer, where golex takes the text
+		}
+	}
+	out, err := chromaLines(l, lines)
+	return out, true, err
+}
+
+// chromaLines is Tokenize by chroma's lexer l, whatever the language.
+func chromaLines(l chroma.Lexer, lines []string) (highlight.TokenLines, error) {
 	out := make(highlight.TokenLines, len(lines))
 	if len(lines) == 0 {
-		return out, true, nil
+		return out, nil
 	}
 	text := strings.Join(lines, "\n") + "\n"
-	next, err := tokenIter(l, text)
+	next, err := l.Tokenise(nil, text)
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	line, col := 0, 0
 	for tok := next(); tok != chroma.EOF; tok = next() {
@@ -90,7 +115,7 @@ func Tokenize(path, lang string, lines []string) (tokens highlight.TokenLines, k
 			col += w
 		}
 	}
-	return out, true, nil
+	return out, nil
 }
 
 // utf16Len counts s in UTF-16 code units (an invalid byte is one unit, as
@@ -101,22 +126,4 @@ func utf16Len(s string) int {
 		n += utf16.RuneLen(r)
 	}
 	return n
-}
-
-// tokenIter iterates over text's tokens: those of goTokens for Go, where it
-// can, else chroma's.
-func tokenIter(l chroma.Lexer, text string) (chroma.Iterator, error) {
-	if l.Config().Name == "Go" {
-		if toks, ok := goTokens(text); ok {
-			return func() chroma.Token {
-				if len(toks) == 0 {
-					return chroma.EOF
-				}
-				t := toks[0]
-				toks = toks[1:]
-				return chroma.Token{Type: t.typ, Value: text[t.start:t.end]}
-			}, nil
-		}
-	}
-	return l.Tokenise(nil, text)
 }

@@ -17,11 +17,14 @@ func TestTokenize(t *testing.T) {
 	t.Run("language from the hint or the path", func(t *testing.T) {
 		for _, tc := range []struct{ path, lang, want string }{
 			{"a.go", "", "go"},
+			{"a.GO", "", ""}, // chroma's patterns are case-sensitive: not decided by a.go's
 			{"x.py", "", "python"},
 			{"notes.zzz", "", ""},
 			{"noext", "go", "go"},
 			{"Makefile", "", "makefile"},
-			{"a.txt", "", ""}, // plain text: nothing to highlight
+			{"a.txt", "", ""},               // plain text: nothing to highlight
+			{"CMakeLists.txt", "", "cmake"}, // a whole name: not decided by a.txt's
+			{"b.txt", "", ""},
 		} {
 			if got := LanguageName(tc.path, tc.lang); got != tc.want {
 				t.Errorf("LanguageName(%q, %q) = %q, want %q", tc.path, tc.lang, got, tc.want)

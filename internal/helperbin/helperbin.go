@@ -13,6 +13,14 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/internal/nowait"
 )
 
+// Off reports whether $env turns its helper off ("off"): what the helper
+// does is then not done at all, not even where the bridge could do it
+// without the helper.
+func Off(env string) bool {
+	v, ok := os.LookupEnv(env)
+	return ok && v == "off"
+}
+
 // Locate finds helper name: $env (a path; "off" disables it), else name
 // next to this executable (symlinks resolved), else name on $PATH. Empty
 // when there is none.

@@ -1,4 +1,4 @@
-package chromatok
+package golex
 
 import (
 	"flag"
@@ -11,26 +11,30 @@ import (
 	"testing"
 
 	"github.com/alecthomas/chroma/v2"
+	"github.com/alecthomas/chroma/v2/lexers"
 )
 
-var sweep = flag.Bool("goroot-sweep", false, "compare goTokens with chroma on every Go file of GOROOT")
+var sweep = flag.Bool("goroot-sweep", false, "compare Tokens with chroma on every Go file of GOROOT")
 
-// chromaTokens is what chroma's own Go lexer, coalesced, makes of text.
+// chromaGo is chroma's own Go lexer, coalesced, as the helper uses it.
+var chromaGo = chroma.Coalesce(lexers.Get("go"))
+
+// chromaTokens is what chroma's own Go lexer makes of text.
 func chromaTokens(t testing.TB, text string) []chroma.Token {
 	t.Helper()
-	l := lexerFor("a.go", "")
-	it, err := l.Tokenise(nil, text)
+	it, err := chromaGo.Tokenise(nil, text)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return it.Tokens()
 }
 
-// sameAsChroma fails unless goTokens gives up on text or makes exactly
-// chroma's tokens of it; it reports whether goTokens took the text.
+// sameAsChroma fails unless Tokens gives up on text or makes exactly
+// chroma's tokens of it (by chroma's type names); it reports whether
+// Tokens took the text.
 func sameAsChroma(t testing.TB, name, text string) bool {
 	t.Helper()
-	toks, ok := goTokens(text)
+	toks, ok := Tokens(text)
 	if !ok {
 		return false
 	}
@@ -38,13 +42,13 @@ func sameAsChroma(t testing.TB, name, text string) bool {
 	for i := range max(len(toks), len(want)) {
 		var got, w string
 		if i < len(toks) {
-			got = fmt.Sprintf("%v %q", toks[i].typ, text[toks[i].start:toks[i].end])
+			got = fmt.Sprintf("%v %q", toks[i].Type, text[toks[i].Start:toks[i].End])
 		}
 		if i < len(want) {
 			w = fmt.Sprintf("%v %q", want[i].Type, want[i].Value)
 		}
 		if got != w {
-			if i < len(toks) && i < len(want) && toks[i].typ == chroma.CommentMultiline &&
+			if i < len(toks) && i < len(want) && toks[i].Type == CommentMultiline &&
 				want[i].Type == chroma.Operator && strings.HasPrefix(want[i].Value, "/*") {
 				// chroma gave up matching a long comment (its rules time
 				// out after 250 ms) and calls it an operator.
@@ -52,7 +56,7 @@ func sameAsChroma(t testing.TB, name, text string) bool {
 			}
 			at := 0
 			if i < len(toks) {
-				at = toks[i].start
+				at = toks[i].Start
 			}
 			t.Fatalf("%s: token %d (byte %d, near %q): got %s, chroma %s", name, i, at, text[max(0, at-30):min(len(text), at+30)], got, w)
 		}
@@ -60,12 +64,12 @@ func sameAsChroma(t testing.TB, name, text string) bool {
 	return true
 }
 
-// TestGoTokens_AsChroma compares goTokens with chroma over Go files of
+// TestTokens_AsChroma compares Tokens with chroma over Go files of
 // the Go tree (its testdata included, with its broken and unusual
 // sources), read as Tokenize reads them, and requires that it takes nearly
 // all of them: every 60th file, or every file with -goroot-sweep (about
 // 20 s; chroma is slow under -race, which make test uses).
-func TestGoTokens_AsChroma(t *testing.T) {
+func TestTokens_AsChroma(t *testing.T) {
 	root := filepath.Join(runtime.GOROOT(), "src")
 	var files, taken, n int
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -89,12 +93,12 @@ func TestGoTokens_AsChroma(t *testing.T) {
 		t.Fatal(err)
 	}
 	if files < 100 || taken < files*9/10 {
-		t.Errorf("goTokens took %d of %d files; want nearly all", taken, files)
+		t.Errorf("Tokens took %d of %d files; want nearly all", taken, files)
 	}
-	t.Logf("goTokens took %d of %d files", taken, files)
+	t.Logf("Tokens took %d of %d files", taken, files)
 }
 
-func TestGoTokens_Cases(t *testing.T) {
+func TestTokens_Cases(t *testing.T) {
 	tests := []struct {
 		name, text string
 		taken      bool
@@ -129,25 +133,13 @@ func TestGoTokens_Cases(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := sameAsChroma(t, tt.name, tt.text); got != tt.taken {
-				t.Errorf("goTokens took it: %v, want %v", got, tt.taken)
+				t.Errorf("Tokens took it: %v, want %v", got, tt.taken)
 			}
 		})
 	}
 }
 
-// TestTokenize_GoTakesTheFastPath checks Tokenize uses goTokens for Go:
-// chroma allocates far more for the same lines.
-func TestTokenize_GoTakesTheFastPath(t *testing.T) {
-	lines := strings.Split("package p\n\nfunc f(x int) string {\n\treturn fmt.Sprint(x) // done\n}", "\n")
-	Tokenize("a.go", "", lines) // warm the lexer cache
-	fast := testing.AllocsPerRun(10, func() { Tokenize("a.go", "", lines) })
-	slow := testing.AllocsPerRun(10, func() { Tokenize("a.py", "", lines) })
-	if fast*4 > slow {
-		t.Errorf("Go took %v allocations, Python %v: Go went through chroma", fast, slow)
-	}
-}
-
-func FuzzGoTokens(f *testing.F) {
+func FuzzTokens(f *testing.F) {
 	for _, s := range []string{
 		"package p\nfunc f() { x := 1.5e3i + 'a' + len(s) }\n",
 		"s := `a{b}` + \"c\\\"d\" // e\n/* f */\n",
@@ -160,31 +152,47 @@ func FuzzGoTokens(f *testing.F) {
 	})
 }
 
-// BenchmarkGoTokens100 tokenizes 100 lines of net/http's server.go, as a
-// read does, with goTokens and with chroma.
-func BenchmarkGoTokens100(b *testing.B) {
+// BenchmarkTokens100 tokenizes 100 lines of net/http's server.go, as a
+// read does, with Tokens and with chroma.
+func BenchmarkTokens100(b *testing.B) {
 	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	lines := strings.Split(string(src), "\n")[200:300]
-	for _, lang := range []string{"go", "chroma"} {
-		b.Run(lang, func(b *testing.B) {
-			l := lexerFor("a.go", "")
-			text := strings.Join(lines, "\n") + "\n"
-			for b.Loop() {
-				var it chroma.Iterator
-				if lang == "go" {
-					it, err = tokenIter(l, text)
-				} else {
-					it, err = l.Tokenise(nil, text)
-				}
-				if err != nil {
-					b.Fatal(err)
-				}
-				for tok := it(); tok != chroma.EOF; tok = it() {
-				}
+	text := strings.Join(strings.Split(string(src), "\n")[200:300], "\n") + "\n"
+	b.Run("golex", func(b *testing.B) {
+		for b.Loop() {
+			if _, ok := Tokens(text); !ok {
+				b.Fatal("refused")
+			}
+		}
+	})
+	b.Run("chroma", func(b *testing.B) {
+		for b.Loop() {
+			it, err := chromaGo.Tokenise(nil, text)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for tok := it(); tok != chroma.EOF; tok = it() {
+			}
+		}
+	})
+}
+
+// TestType_Names holds every type's name to chroma's name of that type.
+func TestType_Names(t *testing.T) {
+	for typ := None; typ < numTypes; typ++ {
+		t.Run(typ.String(), func(t *testing.T) {
+			ct, err := chroma.TokenTypeString(typ.String())
+			if err != nil {
+				t.Fatalf("chroma has no type %q", typ.String())
+			}
+			if ct.String() != typ.String() {
+				t.Errorf("chroma names it %q", ct.String())
 			}
 		})
+	}
+	if got := Type(200).String(); got != "None" {
+		t.Errorf("an unknown type is %q", got)
 	}
 }

@@ -1,19 +1,18 @@
-package chromatok
+package golex
 
 import (
 	"strings"
 	"unicode/utf8"
-
-	"github.com/alecthomas/chroma/v2"
 )
 
-// goTok is one token of goTokens: its type and its bytes in the text.
-type goTok struct {
-	typ        chroma.TokenType
-	start, end int
+// Token is one token of [Tokens]: its type and its bytes in the text,
+// [Start, End).
+type Token struct {
+	Type       Type
+	Start, End int
 }
 
-// goTokens tokenizes Go source as chroma's Go lexer, coalesced, does
+// Tokens tokenizes Go source as chroma's Go lexer, coalesced, does
 // (lexers/go.go: the same rules, tried in the same order at each
 // position, the same runs of one type merged), in a single pass without
 // regular expressions: chroma's backtracking engine spends some 30 µs on
@@ -25,14 +24,14 @@ type goTok struct {
 // classes there), a carriage return or another control character
 // (chroma rewrites line ends), invalid UTF-8, a raw string with a
 // template action ({{) or of 8 KB and more, and an interpreted string
-// with no closing quote (chroma's match then backtracks). Tokenize then
-// asks chroma itself. TestGoTokens_AsChroma holds the two together over
-// the Go tree's sources.
-func goTokens(text string) ([]goTok, bool) {
+// with no closing quote (chroma's match then backtracks). The caller then
+// asks chroma itself. TestTokens_AsChroma holds the two together over the
+// Go tree's sources.
+func Tokens(text string) ([]Token, bool) {
 	if !utf8.ValidString(text) {
 		return nil, false
 	}
-	l := goLexer{text: text, toks: make([]goTok, 0, len(text)/4)}
+	l := lexer{text: text, toks: make([]Token, 0, len(text)/4)}
 	for l.pos < len(text) {
 		if !l.next() {
 			return nil, false
@@ -41,22 +40,22 @@ func goTokens(text string) ([]goTok, bool) {
 	return l.toks, true
 }
 
-type goLexer struct {
+type lexer struct {
 	text string
 	pos  int
-	toks []goTok
+	toks []Token
 }
 
 // emit appends a token of n bytes at pos, merged into the one before it
-// when that has the same type and is shorter than 8 KB (chroma.Coalesce).
-func (l *goLexer) emit(typ chroma.TokenType, n int) {
+// when that has the same type and is shorter than 8 KB (Coalesce).
+func (l *lexer) emit(typ Type, n int) {
 	if n == 0 {
 		return
 	}
-	if k := len(l.toks) - 1; k >= 0 && l.toks[k].typ == typ && l.toks[k].end-l.toks[k].start < 8192 {
-		l.toks[k].end = l.pos + n
+	if k := len(l.toks) - 1; k >= 0 && l.toks[k].Type == typ && l.toks[k].End-l.toks[k].Start < 8192 {
+		l.toks[k].End = l.pos + n
 	} else {
-		l.toks = append(l.toks, goTok{typ, l.pos, l.pos + n})
+		l.toks = append(l.toks, Token{typ, l.pos, l.pos + n})
 	}
 	l.pos += n
 }
@@ -70,7 +69,7 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
 
 // at is the byte at i, or 0 past the end.
-func (l *goLexer) at(i int) byte {
+func (l *lexer) at(i int) byte {
 	if i < len(l.text) {
 		return l.text[i]
 	}
@@ -78,7 +77,7 @@ func (l *goLexer) at(i int) byte {
 }
 
 // word is the length of the run of word bytes at i.
-func (l *goLexer) word(i int) int {
+func (l *lexer) word(i int) int {
 	j := i
 	for j < len(l.text) && isWord(l.text[j]) {
 		j++
@@ -87,7 +86,7 @@ func (l *goLexer) word(i int) int {
 }
 
 // digits is the length of the run of digits at i.
-func (l *goLexer) digits(i int) int {
+func (l *lexer) digits(i int) int {
 	j := i
 	for j < len(l.text) && isDigit(l.text[j]) {
 		j++
@@ -95,42 +94,11 @@ func (l *goLexer) digits(i int) int {
 	return j - i
 }
 
-// goWords are the words chroma's Go rules give a keyword type, each its
-// type (the rules' four lists are disjoint, so their order does not
-// matter).
-var goWords = func() map[string]chroma.TokenType {
-	m := map[string]chroma.TokenType{}
-	for typ, list := range map[chroma.TokenType][]string{
-		chroma.KeywordNamespace:   {"import", "package"},
-		chroma.KeywordDeclaration: {"var", "func", "struct", "map", "chan", "type", "interface", "const"},
-		chroma.Keyword:            {"break", "default", "select", "case", "defer", "go", "else", "goto", "switch", "fallthrough", "if", "range", "continue", "for", "return"},
-		chroma.KeywordConstant:    {"true", "false", "iota", "nil"},
-	} {
-		for _, w := range list {
-			m[w] = typ
-		}
-	}
-	return m
-}()
-
-var (
-	goBuiltinCall = words("uint", "uint8", "uint16", "uint32", "uint64", "int", "int8", "int16", "int32", "int64", "float", "float32", "float64", "complex64", "complex128", "byte", "rune", "string", "bool", "error", "uintptr", "print", "println", "panic", "recover", "close", "complex", "real", "imag", "len", "cap", "append", "copy", "delete", "new", "make", "clear", "min", "max")
-	goType        = words("uint", "uint8", "uint16", "uint32", "uint64", "int", "int8", "int16", "int32", "int64", "float", "float32", "float64", "complex64", "complex128", "byte", "rune", "string", "bool", "error", "uintptr", "any")
-)
-
-func words(ws ...string) map[string]bool {
-	m := make(map[string]bool, len(ws))
-	for _, w := range ws {
-		m[w] = true
-	}
-	return m
-}
-
 // goOperators are the operator rule's alternatives, in its order.
 var goOperators = []string{"<<=", ">>=", "<<", ">>", "<=", ">=", "&^=", "&^", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "&&", "||", "<-", "++", "--", "==", "!=", ":=", "...", "+", "-", "*", "/", "%", "&"}
 
 // next reads one rule's match at pos, trying the rules in chroma's order.
-func (l *goLexer) next() bool {
+func (l *lexer) next() bool {
 	t, p := l.text, l.pos
 	c := t[p]
 	switch {
@@ -143,29 +111,29 @@ func (l *goLexer) next() bool {
 				n++
 			}
 		}
-		l.emit(chroma.TextWhitespace, n)
+		l.emit(TextWhitespace, n)
 		return true
 	case c == '/' && l.at(p+1) == '/':
 		return l.lineComment()
 	case c == '/' && (l.at(p+1) == '*' || l.at(p+1) == '\\' && l.at(p+2) == '\n' && l.at(p+3) == '*'):
 		if n := l.blockComment(); n > 0 {
-			l.emit(chroma.CommentMultiline, n)
+			l.emit(CommentMultiline, n)
 			return true
 		}
 	}
 	if w := l.word(p); w > 0 && !isDigit(c) {
 		name := t[p : p+w]
-		if typ, ok := goWords[name]; ok {
+		if typ := keyword(name); typ != None {
 			l.emit(typ, w)
 			return true
 		}
 		switch {
-		case goBuiltinCall[name] && l.at(p+w) == '(':
-			l.emit(chroma.NameBuiltin, w)
-			l.emit(chroma.Punctuation, 1)
+		case builtinCall(name) && l.at(p+w) == '(':
+			l.emit(NameBuiltin, w)
+			l.emit(Punctuation, 1)
 			return true
-		case goType[name]:
-			l.emit(chroma.KeywordType, w)
+		case basicType(name):
+			l.emit(KeywordType, w)
 			return true
 		}
 	}
@@ -176,7 +144,7 @@ func (l *goLexer) next() bool {
 	switch c {
 	case '\'':
 		if n := l.char(); n > 0 {
-			l.emit(chroma.LiteralStringChar, n)
+			l.emit(LiteralStringChar, n)
 			return true
 		}
 	case '`':
@@ -186,12 +154,12 @@ func (l *goLexer) next() bool {
 		if !ok {
 			return false
 		}
-		l.emit(chroma.LiteralString, n)
+		l.emit(LiteralString, n)
 		return true
 	}
 	for _, op := range goOperators {
 		if strings.HasPrefix(t[p:], op) {
-			l.emit(chroma.Operator, len(op))
+			l.emit(Operator, len(op))
 			return true
 		}
 	}
@@ -201,38 +169,38 @@ func (l *goLexer) next() bool {
 			s++
 		}
 		if l.at(s) == '(' { // ([a-zA-Z_]\w*)(\s*)(\()
-			l.emit(chroma.NameFunction, w)
-			l.emit(chroma.TextWhitespace, s-p-w)
-			l.emit(chroma.Punctuation, 1)
+			l.emit(NameFunction, w)
+			l.emit(TextWhitespace, s-p-w)
+			l.emit(Punctuation, 1)
 			return true
 		}
 	}
 	if strings.IndexByte("|^<>=!()[]{}.,;:~", c) >= 0 {
-		l.emit(chroma.Punctuation, 1)
+		l.emit(Punctuation, 1)
 		return true
 	}
 	if w := l.word(p); w > 0 && !isDigit(c) {
-		l.emit(chroma.NameOther, w)
+		l.emit(NameOther, w)
 		return true
 	}
-	l.emit(chroma.Error, 1) // no rule matches: one character
+	l.emit(Error, 1) // no rule matches: one character
 	return true
 }
 
 // lineComment reads //… to the line's end: CommentPreproc when a
 // character other than white space follows the slashes at once.
-func (l *goLexer) lineComment() bool {
+func (l *lexer) lineComment() bool {
 	t, p := l.text, l.pos
 	end := p + 2
 	for end < len(t) && t[end] != '\n' && t[end] != '\r' {
 		end++
 	}
-	typ := chroma.CommentSingle
+	typ := CommentSingle
 	switch c := l.at(p + 2); {
 	case c >= 0x80 || c == '\v' || c == '\f':
 		return false // \s is a Unicode class
 	case end > p+2 && !isSpace(c):
-		typ = chroma.CommentPreproc
+		typ = CommentPreproc
 	}
 	l.emit(typ, end-p)
 	return true
@@ -240,7 +208,7 @@ func (l *goLexer) lineComment() bool {
 
 // blockComment is the length of /(\\\n)?[*](.|\n)*?[*](\\\n)?/ at pos,
 // 0 when it is not closed.
-func (l *goLexer) blockComment() int {
+func (l *lexer) blockComment() int {
 	t, p := l.text, l.pos
 	i := p + 2 // past "/*"
 	if t[p+1] == '\\' {
@@ -261,7 +229,7 @@ func (l *goLexer) blockComment() int {
 }
 
 // number tries the number rules in order.
-func (l *goLexer) number() (chroma.TokenType, int) {
+func (l *lexer) number() (Type, int) {
 	t, p := l.text, l.pos
 	d := l.digits(p)
 	exp := func(i int, signRequired bool) int { // [Ee][-+]?\d+ at i: its length, or 0
@@ -287,17 +255,17 @@ func (l *goLexer) number() (chroma.TokenType, int) {
 	}
 	if d > 0 { // \d+i
 		if n := imag(p + d); n > 0 {
-			return chroma.LiteralNumber, n
+			return LiteralNumber, n
 		}
 	}
 	if d > 0 && l.at(p+d) == '.' { // \d+\.\d*([Ee][-+]\d+)?i
 		f := p + d + 1 + l.digits(p+d+1)
 		if n := imag(f); n > 0 {
-			return chroma.LiteralNumber, n
+			return LiteralNumber, n
 		}
 		if e := exp(f, true); e > 0 {
 			if n := imag(f + e); n > 0 {
-				return chroma.LiteralNumber, n
+				return LiteralNumber, n
 			}
 		}
 	}
@@ -305,11 +273,11 @@ func (l *goLexer) number() (chroma.TokenType, int) {
 		if f := l.digits(p + 1); f > 0 {
 			end := p + 1 + f
 			if n := imag(end); n > 0 {
-				return chroma.LiteralNumber, n
+				return LiteralNumber, n
 			}
 			if e := exp(end, true); e > 0 {
 				if n := imag(end + e); n > 0 {
-					return chroma.LiteralNumber, n
+					return LiteralNumber, n
 				}
 			}
 		}
@@ -317,7 +285,7 @@ func (l *goLexer) number() (chroma.TokenType, int) {
 	if d > 0 { // \d+[Ee][-+]\d+i
 		if e := exp(p+d, true); e > 0 {
 			if n := imag(p + d + e); n > 0 {
-				return chroma.LiteralNumber, n
+				return LiteralNumber, n
 			}
 		}
 	}
@@ -326,18 +294,18 @@ func (l *goLexer) number() (chroma.TokenType, int) {
 			f := l.digits(p + d + 1)
 			if f > 0 {
 				if e := exp(p+d+1+f, false); e > 0 {
-					return chroma.LiteralNumberFloat, d + 1 + f + e
+					return LiteralNumberFloat, d + 1 + f + e
 				}
 			}
-			return chroma.LiteralNumberFloat, d + 1 + f
+			return LiteralNumberFloat, d + 1 + f
 		}
 		if e := exp(p+d, false); e > 0 {
-			return chroma.LiteralNumberFloat, d + e
+			return LiteralNumberFloat, d + e
 		}
 	}
 	if d == 0 && l.at(p) == '.' { // \.\d+([eE][+\-]?\d+)?
 		if f := l.digits(p + 1); f > 0 {
-			return chroma.LiteralNumberFloat, 1 + f + exp(p+1+f, false)
+			return LiteralNumberFloat, 1 + f + exp(p+1+f, false)
 		}
 	}
 	if t[p] == '0' { // 0[0-7]+, 0[xX][0-9a-fA-F_]+, 0b[01_]+
@@ -349,36 +317,36 @@ func (l *goLexer) number() (chroma.TokenType, int) {
 			return j - i
 		}
 		if n := run(p+1, func(c byte) bool { return '0' <= c && c <= '7' }); n > 0 {
-			return chroma.LiteralNumberOct, 1 + n
+			return LiteralNumberOct, 1 + n
 		}
 		if c := l.at(p + 1); c == 'x' || c == 'X' {
 			hex := func(c byte) bool {
 				return c == '_' || isDigit(c) || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 			}
 			if n := run(p+2, hex); n > 0 {
-				return chroma.LiteralNumberHex, 2 + n
+				return LiteralNumberHex, 2 + n
 			}
 		}
 		if l.at(p+1) == 'b' {
 			if n := run(p+2, func(c byte) bool { return c == '0' || c == '1' || c == '_' }); n > 0 {
-				return chroma.LiteralNumberBin, 2 + n
+				return LiteralNumberBin, 2 + n
 			}
 		}
-		return chroma.LiteralNumberInteger, 1 // (0|…)
+		return LiteralNumberInteger, 1 // (0|…)
 	}
 	if d > 0 { // [1-9][0-9_]*
 		j := p + 1
 		for j < len(t) && (isDigit(t[j]) || t[j] == '_') {
 			j++
 		}
-		return chroma.LiteralNumberInteger, j - p
+		return LiteralNumberInteger, j - p
 	}
-	return chroma.None, 0
+	return None, 0
 }
 
 // char is the length of a character literal at pos, or 0:
 // '(\\['"\\abfnrtv]|\\x[0-9a-fA-F]{2}|\\[0-7]{1,3}|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|[^\\])'
-func (l *goLexer) char() int {
+func (l *lexer) char() int {
 	t, p := l.text, l.pos
 	closed := func(i int) int { // the length when a quote is at i
 		if l.at(i) == '\'' {
@@ -443,18 +411,18 @@ func (l *goLexer) char() int {
 // rawString reads `…` (a backquote alone is an error token): the
 // backquotes and the text between them are one string, split where the
 // template lexer that chroma hands the text to splits it (at each {).
-func (l *goLexer) rawString() bool {
+func (l *lexer) rawString() bool {
 	t, p := l.text, l.pos
 	end := strings.IndexByte(t[p+1:], '`')
 	if end < 0 {
-		l.emit(chroma.Error, 1)
+		l.emit(Error, 1)
 		return true
 	}
 	body := t[p+1 : p+1+end]
 	if strings.Contains(body, "{{") || end+2 >= 8192 {
 		return false
 	}
-	l.emit(chroma.LiteralString, 1)
+	l.emit(LiteralString, 1)
 	for body != "" {
 		n := strings.IndexByte(body, '{')
 		switch {
@@ -463,16 +431,16 @@ func (l *goLexer) rawString() bool {
 		case n < 0:
 			n = len(body)
 		}
-		l.emit(chroma.LiteralString, n)
+		l.emit(LiteralString, n)
 		body = body[n:]
 	}
-	l.emit(chroma.LiteralString, 1)
+	l.emit(LiteralString, 1)
 	return true
 }
 
 // str is the length of "(\\\\|\\"|[^"])*" at pos; false when no quote
 // closes it.
-func (l *goLexer) str() (int, bool) {
+func (l *lexer) str() (int, bool) {
 	t, p := l.text, l.pos
 	for i := p + 1; i < len(t); i++ {
 		switch t[i] {

@@ -1,0 +1,84 @@
+package highlight
+
+import (
+	"path/filepath"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/dsh-bridge/dsh-bridge/highlight/golex"
+)
+
+// IsGo reports whether the helper would tokenize (path, lang) with
+// chroma's Go lexer: the hint "go" or "golang" (in any case), or no hint
+// and a path ending in ".go". Only then may [GoLines] stand in for it.
+func IsGo(path, lang string) bool {
+	if lang != "" {
+		return strings.EqualFold(lang, "go") || strings.EqualFold(lang, "golang")
+	}
+	return filepath.Ext(path) == ".go"
+}
+
+// GoLines is the helper's answer for Go lines, made here by package golex
+// (in microseconds, with no helper to start or wake): the lines are
+// highlighted as one text, and each line gets its spans in UTF-16 code
+// units, white space and plain text left out, exactly as the helper's
+// chroma path gives them. False when golex refuses the text (the helper
+// then asks chroma).
+func GoLines(lines []string) (TokenLines, bool) {
+	if len(lines) == 0 {
+		return TokenLines{}, true
+	}
+	text := strings.Join(lines, "\n") + "\n"
+	toks, ok := golex.Tokens(text)
+	if !ok {
+		return nil, false
+	}
+	out := make(TokenLines, len(lines))
+	// A token's parts (one per line it touches) number at most the tokens
+	// plus the line breaks: every line's spans fit one shared array, each
+	// line a full slice of its own stretch of it.
+	spans := make([]Span, 0, len(toks)+len(lines))
+	line, col, first := 0, 0, 0
+	cut := func() { // ends the current line's stretch
+		if len(spans) > first {
+			out[line] = spans[first:len(spans):len(spans)]
+		}
+		first = len(spans)
+	}
+	for _, tok := range toks {
+		v := text[tok.Start:tok.End]
+		for {
+			part, rest, more := strings.Cut(v, "\n")
+			w := utf16Len(part)
+			if w > 0 && strings.TrimSpace(part) != "" { // white space (golex's TextWhitespace included) has no span
+				spans = append(spans, Span{Start: col, End: col + w, Type: tok.Type.String()})
+			}
+			col += w
+			if !more {
+				break
+			}
+			cut()
+			line, col, v = line+1, 0, rest
+			if line >= len(lines) {
+				return out, true // the newline the text ends with
+			}
+		}
+	}
+	cut()
+	return out, true
+}
+
+// utf16Len counts s in UTF-16 code units (ASCII at a byte each).
+func utf16Len(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			n := i
+			for _, r := range s[i:] {
+				n += utf16.RuneLen(r)
+			}
+			return n
+		}
+	}
+	return len(s)
+}
