@@ -30,15 +30,10 @@ func GoLines(lines []string) (TokenLines, bool) {
 		return TokenLines{}, true
 	}
 	text := strings.Join(lines, "\n") + "\n"
-	toks, ok := golex.Tokens(text)
-	if !ok {
-		return nil, false
-	}
 	out := make(TokenLines, len(lines))
-	// A token's parts (one per line it touches) number at most the tokens
-	// plus the line breaks: every line's spans fit one shared array, each
-	// line a full slice of its own stretch of it.
-	spans := make([]Span, 0, len(toks)+len(lines))
+	// Every line's spans go into one shared array, each line a full slice
+	// of its own stretch of it (a 100-line read has some 450 spans).
+	spans := make([]Span, 0, len(text)/6)
 	line, col, first := 0, 0, 0
 	cut := func() { // ends the current line's stretch
 		if len(spans) > first {
@@ -46,26 +41,31 @@ func GoLines(lines []string) (TokenLines, bool) {
 		}
 		first = len(spans)
 	}
-	for _, tok := range toks {
-		v := text[tok.Start:tok.End]
-		for {
+	ok := golex.Each(text, func(tok golex.Token) {
+		for v := text[tok.Start:tok.End]; line < len(lines); {
 			part, rest, more := strings.Cut(v, "\n")
 			w := utf16Len(part)
 			if w > 0 && strings.TrimSpace(part) != "" { // white space (golex's TextWhitespace included) has no span
+				if len(spans) == cap(spans) { // a new array: the stretches cut so far keep theirs
+					spans = append(make([]Span, 0, 2*cap(spans)+16), spans[first:]...)
+					first = 0
+				}
 				spans = append(spans, Span{Start: col, End: col + w, Type: tok.Type.String()})
 			}
 			col += w
 			if !more {
-				break
+				return
 			}
 			cut()
 			line, col, v = line+1, 0, rest
-			if line >= len(lines) {
-				return out, true // the newline the text ends with
-			}
 		}
+	})
+	if !ok {
+		return nil, false
 	}
-	cut()
+	if line < len(lines) {
+		cut()
+	}
 	return out, true
 }
 

@@ -54,6 +54,7 @@ func TestGoLines_AsChroma(t *testing.T) {
 		{"tabs and trailing space", []string{"\tfunc f() {  ", "\t\treturn\t", "}"}, true},
 		{"string over lines", []string{`s := "a`, `b"`}, true},
 		{"refused", []string{"π := 3"}, false},
+		{"denser than the first array", []string{"x := " + strings.Repeat("a+", 300) + "b", strings.Repeat("(", 100), "", strings.Repeat("c.", 200)}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := same(t, tc.name, tc.lines); got != tc.taken {

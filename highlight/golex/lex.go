@@ -28,34 +28,53 @@ type Token struct {
 // asks chroma itself. TestTokens_AsChroma holds the two together over the
 // Go tree's sources.
 func Tokens(text string) ([]Token, bool) {
-	if !utf8.ValidString(text) {
+	toks := make([]Token, 0, len(text)/4)
+	if !Each(text, func(t Token) { toks = append(toks, t) }) {
 		return nil, false
 	}
-	l := lexer{text: text, toks: make([]Token, 0, len(text)/4)}
+	return toks, true
+}
+
+// Each is [Tokens] without the slice: it calls yield with each token in
+// order, and reports whether the lexer took the whole text. When it did
+// not, yield may have been called for some tokens before it gave up.
+func Each(text string, yield func(Token)) bool {
+	if !utf8.ValidString(text) {
+		return false
+	}
+	l := lexer{text: text, yield: yield}
 	for l.pos < len(text) {
 		if !l.next() {
-			return nil, false
+			return false
 		}
 	}
-	return l.toks, true
+	if l.held {
+		yield(l.cur)
+	}
+	return true
 }
 
 type lexer struct {
-	text string
-	pos  int
-	toks []Token
+	text  string
+	pos   int
+	yield func(Token)
+	cur   Token // the last token, held until one of another type follows
+	held  bool
 }
 
-// emit appends a token of n bytes at pos, merged into the one before it
-// when that has the same type and is shorter than 8 KB (Coalesce).
+// emit makes a token of n bytes at pos, merged into the one before it when
+// that has the same type and is shorter than 8 KB (chroma.Coalesce).
 func (l *lexer) emit(typ Type, n int) {
 	if n == 0 {
 		return
 	}
-	if k := len(l.toks) - 1; k >= 0 && l.toks[k].Type == typ && l.toks[k].End-l.toks[k].Start < 8192 {
-		l.toks[k].End = l.pos + n
+	if l.held && l.cur.Type == typ && l.cur.End-l.cur.Start < 8192 {
+		l.cur.End = l.pos + n
 	} else {
-		l.toks = append(l.toks, Token{typ, l.pos, l.pos + n})
+		if l.held {
+			l.yield(l.cur)
+		}
+		l.cur, l.held = Token{typ, l.pos, l.pos + n}, true
 	}
 	l.pos += n
 }
@@ -94,8 +113,64 @@ func (l *lexer) digits(i int) int {
 	return j - i
 }
 
-// goOperators are the operator rule's alternatives, in its order.
-var goOperators = []string{"<<=", ">>=", "<<", ">>", "<=", ">=", "&^=", "&^", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "&&", "||", "<-", "++", "--", "==", "!=", ":=", "...", "+", "-", "*", "/", "%", "&"}
+// operator is the length of the operator rule's match at pos, 0 for none.
+// The rule's alternatives, tried in its order (the first that matches
+// wins, not the longest), are
+//
+//	<<= >>= << >> <= >= &^= &^ += -= *= /= %= &= |= && || <- ++ -- == != := ... + - * / % &
+//
+// here grouped by their first byte, each group in that order.
+func (l *lexer) operator() int {
+	p := l.pos
+	c1, c2 := l.at(p+1), l.at(p+2)
+	switch l.text[p] {
+	case '<': // <<= << <= <-
+		switch {
+		case c1 == '<' && c2 == '=':
+			return 3
+		case c1 == '<' || c1 == '=' || c1 == '-':
+			return 2
+		}
+	case '>': // >>= >> >=
+		switch {
+		case c1 == '>' && c2 == '=':
+			return 3
+		case c1 == '>' || c1 == '=':
+			return 2
+		}
+	case '&': // &^= &^ &= && &
+		switch {
+		case c1 == '^' && c2 == '=':
+			return 3
+		case c1 == '^' || c1 == '=' || c1 == '&':
+			return 2
+		}
+		return 1
+	case '+', '-': // += ++ + (and -= -- -)
+		if c1 == '=' || c1 == l.text[p] {
+			return 2
+		}
+		return 1
+	case '*', '/', '%': // *= * (and /= /, %= %)
+		if c1 == '=' {
+			return 2
+		}
+		return 1
+	case '|': // |= ||
+		if c1 == '=' || c1 == '|' {
+			return 2
+		}
+	case '=', '!', ':': // == != :=
+		if c1 == '=' {
+			return 2
+		}
+	case '.': // ...
+		if c1 == '.' && c2 == '.' {
+			return 3
+		}
+	}
+	return 0
+}
 
 // next reads one rule's match at pos, trying the rules in chroma's order.
 func (l *lexer) next() bool {
@@ -157,11 +232,9 @@ func (l *lexer) next() bool {
 		l.emit(LiteralString, n)
 		return true
 	}
-	for _, op := range goOperators {
-		if strings.HasPrefix(t[p:], op) {
-			l.emit(Operator, len(op))
-			return true
-		}
+	if n := l.operator(); n > 0 {
+		l.emit(Operator, n)
+		return true
 	}
 	if w := l.word(p); w > 0 && !isDigit(c) {
 		s := p + w
