@@ -333,7 +333,8 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 // last collection, from the bridge's debug "turn ended" line), what the
 // history holds (text and cached encodings, same line), and the live heap
 // beyond the history. Then the bridge's CPU per model request in the long
-// turn (the request is rebuilt from the cached history each time).
+// turn (the request is rebuilt from the cached history each time), alone
+// and with its dsh-highlight helper's (each request follows a read).
 //
 // Then the floor under that figure: the long turn's middle request (its
 // median body) is posted again by clients that only send it and read the
@@ -347,7 +348,7 @@ func BenchmarkLongSession(b *testing.B) {
 	for i := range 25 {
 		realGoFileAt(b, dir, fmt.Sprintf("f%d.go", i), 100*i, 100)
 	}
-	var growth, liveGrowth, histGrowth, cpuPerReq float64
+	var growth, liveGrowth, histGrowth, cpuPerReq, helperPerReq float64
 	floors := floorClients(b)
 	const rounds, more = 5, 10 // the floor clients' runs of 1 and 1+more requests
 	for b.Loop() {
@@ -388,12 +389,13 @@ func BenchmarkLongSession(b *testing.B) {
 		perTurn = 500
 		mu.Unlock()
 		reqs0 := len(m.recorded())
-		cpu0 := procCPU(e.cmd.Process.Pid)
+		cpu0, h0 := procCPU(e.cmd.Process.Pid), helperCPU(e.cmd.Process.Pid)
 		if stop := e.prompt(s, "read 500 files"); stop != "end_turn" {
 			b.Fatalf("stop %q", stop)
 		}
 		reqs := len(m.recorded()) - reqs0
 		cpuPerReq = float64((procCPU(e.cmd.Process.Pid) - cpu0).Microseconds()) / float64(reqs)
+		helperPerReq = float64((helperCPU(e.cmd.Process.Pid) - h0).Microseconds()) / float64(reqs)
 		e.close()
 		mu.Lock()
 		perTurn = 0 // every answer is now one read call
@@ -423,6 +425,7 @@ func BenchmarkLongSession(b *testing.B) {
 	b.ReportMetric(histGrowth, "history-KiB/prompt")
 	b.ReportMetric(liveGrowth-histGrowth, "beyond-history-KiB/prompt")
 	b.ReportMetric(cpuPerReq, "bridge-cpu-µs/request")
+	b.ReportMetric(cpuPerReq+helperPerReq, "with-helper-cpu-µs/request")
 }
 
 // lastTurnEnd returns the history bytes and live heap bytes of the nth

@@ -67,6 +67,9 @@ type Config struct {
 	// tokens, after the result (nil: cards have none). Its owner closes it
 	// after Serve returns.
 	Tokenizer views.Tokenizer
+	// TokenHold is how long a read's tokens may wait for the other calls
+	// of its batch, which need the CPU more (default 16 ms).
+	TokenHold time.Duration
 	// AfterInitialize, when set, is called once, on the read loop, right
 	// after the first initialize answer is written: process tuning that
 	// start-up should not wait for (it must return at once).

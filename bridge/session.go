@@ -53,6 +53,7 @@ type Session struct {
 	title            string
 	turns            sync.WaitGroup // the running turn
 	tokens           sync.WaitGroup // syntax-token updates still being computed
+	tokenHold        tokenHold      // holds token work while the calls that made it run
 
 	mu      sync.Mutex
 	mode    string

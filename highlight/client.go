@@ -117,7 +117,7 @@ func (c *Client) Tokens(ctx context.Context, path, lang string, lines []string) 
 		return nil, nil
 	}
 	if IsGo(path, lang) {
-		if ts, ok := GoLines(lines); ok {
+		if ts, ok := c.goLines(path, lines); ok {
 			return ts, nil
 		}
 	}
@@ -174,6 +174,22 @@ func (c *Client) Tokens(ctx context.Context, path, lang string, lines []string) 
 	}
 	c.cache.put(key, a.Tokens)
 	return a.Tokens, nil
+}
+
+// goLinesFunc is GoLines; tests replace it.
+var goLinesFunc = GoLines
+
+// goLines runs GoLines in the bridge's process, where a panic would end
+// every session: one is logged and the text left to the helper, which
+// runs confined and may crash alone.
+func (c *Client) goLines(path string, lines []string) (ts TokenLines, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("the Go lexer panicked; the helper tokenizes this text", "path", path, "panic", r)
+			ts, ok = nil, false
+		}
+	}()
+	return goLinesFunc(lines)
 }
 
 // ask sends one request and waits for its answer.

@@ -123,6 +123,21 @@ func TestClient(t *testing.T) {
 		}
 	})
 
+	t.Run("a panic in the Go lexer leaves the text to the helper", func(t *testing.T) {
+		defer func(f func([]string) (TokenLines, bool)) { goLinesFunc = f }(goLinesFunc)
+		goLinesFunc = func([]string) (TokenLines, bool) { panic("a lexer bug") }
+		var log strings.Builder
+		c := New(Options{Path: helperBin, Log: slog.New(slog.NewTextHandler(&log, nil))})
+		defer c.Close()
+		ts, err := c.Tokens(ctx, "/w/main.go", "", goLines)
+		if err != nil || len(ts) != 4 || ts[0][0] != (Span{0, 7, "KeywordNamespace"}) {
+			t.Fatalf("Tokens = %+v, %v", ts, err)
+		}
+		if pid(t, c) == 0 || !strings.Contains(log.String(), "a lexer bug") {
+			t.Errorf("no helper asked, or the panic not logged: %s", log.String())
+		}
+	})
+
 	t.Run("unknown languages and the cache answer without the helper", func(t *testing.T) {
 		c := New(Options{Path: helperBin, Log: quiet})
 		if ts, err := c.Tokens(ctx, "/w/notes.txt", "", []string{"hello"}); ts != nil || err != nil {

@@ -29,7 +29,8 @@
 // docs/meta-dsh.md): the card itself, unified hunks and LSP text edits for
 // diffs ([Change], computed with go-diff in line mode), syntax spans in
 // UTF-16 code units for reads and run_code programs (from [Env.Tokenizer],
-// the dsh-highlight helper in the bridge: see package highlight; a read's
+// in the bridge package highlight's client: Go made in the process, other
+// languages by the dsh-highlight helper; a read's
 // spans follow its result in their own update, [ReadTokens], and a
 // program's its pending card, [ProgramTokens]), and output
 // and exit status for terminals. [ANSI] renders a read card for terminal

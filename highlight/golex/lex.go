@@ -60,6 +60,10 @@ type lexer struct {
 	yield func(Token)
 	cur   Token // the last token, held until one of another type follows
 	held  bool
+	// unclosed, when above 0, is where a search for a block comment's
+	// closer found none to the text's end: none starts there or after.
+	unclosed int
+	scanned  int // bytes block comment searches looked at (for tests)
 }
 
 // emit makes a token of n bytes at pos, merged into the one before it when
@@ -281,12 +285,21 @@ func (l *lexer) lineComment() bool {
 
 // blockComment is the length of /(\\\n)?[*](.|\n)*?[*](\\\n)?/ at pos,
 // 0 when it is not closed.
+//
+// A text with no closer after some point is searched to its end once, not
+// once per opener ("/*/*/*…" would cost its length squared): the model
+// chooses what files hold, and this runs in the bridge.
 func (l *lexer) blockComment() int {
 	t, p := l.text, l.pos
 	i := p + 2 // past "/*"
 	if t[p+1] == '\\' {
 		i = p + 4 // past "/\\\n*"
 	}
+	if l.unclosed > 0 && i >= l.unclosed {
+		return 0
+	}
+	from := i
+	defer func() { l.scanned += i - from }()
 	for ; i < len(t); i++ {
 		if t[i] != '*' {
 			continue
@@ -298,6 +311,7 @@ func (l *lexer) blockComment() int {
 			return i + 4 - p
 		}
 	}
+	l.unclosed = from
 	return 0
 }
 

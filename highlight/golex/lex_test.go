@@ -196,3 +196,29 @@ func TestType_Names(t *testing.T) {
 		t.Errorf("an unknown type is %q", got)
 	}
 }
+
+// TestTokens_Linear holds the block comment searches of texts built to
+// make them quadratic (an opener with no closer after it, many times
+// over) to a few passes over the text: golex runs in the bridge, on text
+// the model may have written.
+func TestTokens_Linear(t *testing.T) {
+	for _, tc := range []struct{ name, text string }{
+		{"openers", strings.Repeat("/*", 50_000)},
+		{"openers between words", strings.Repeat("x /* y ", 20_000)},
+		{"escaped-newline openers", strings.Repeat("/\\\n*", 20_000)},
+		{"closed, then openers", "/* a */ " + strings.Repeat("/*", 50_000)},
+		{"openers, then a closer", strings.Repeat("/*", 50_000) + "*/"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := lexer{text: tc.text, yield: func(Token) {}}
+			for l.pos < len(l.text) && l.next() {
+			}
+			if l.scanned > 2*len(tc.text) {
+				t.Errorf("block comment searches looked at %d bytes of a %d-byte text", l.scanned, len(tc.text))
+			}
+			if _, ok := Tokens(tc.text); ok && len(tc.text) < 64<<10 {
+				sameAsChroma(t, tc.name, tc.text)
+			}
+		})
+	}
+}
