@@ -86,16 +86,15 @@ func keyword(w string) Type {
 	return None
 }
 
-// builtinCall reports a word chroma's rules call a builtin when "(" follows.
+// builtinCall reports a word chroma's rules call a builtin when "(" follows:
+// the basic types but any, and the builtin functions.
 func builtinCall(w string) bool {
 	switch w {
-	case "uint", "uint8", "uint16", "uint32", "uint64", "int", "int8", "int16", "int32", "int64",
-		"float", "float32", "float64", "complex64", "complex128", "byte", "rune", "string", "bool",
-		"error", "uintptr", "print", "println", "panic", "recover", "close", "complex", "real",
-		"imag", "len", "cap", "append", "copy", "delete", "new", "make", "clear", "min", "max":
+	case "print", "println", "panic", "recover", "close", "complex", "real", "imag",
+		"len", "cap", "append", "copy", "delete", "new", "make", "clear", "min", "max":
 		return true
 	}
-	return false
+	return w != "any" && basicType(w)
 }
 
 // basicType reports a word chroma's rules call a type.
