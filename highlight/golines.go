@@ -23,8 +23,8 @@ func IsGo(path, lang string) bool {
 // (in microseconds, with no helper to start or wake): the lines are
 // highlighted as one text, and each line gets its spans in UTF-16 code
 // units, white space and plain text left out, exactly as the helper's
-// chroma path gives them. False when golex refuses the text (the helper
-// then asks chroma).
+// chroma path gives them, up to [MaxSpans] in all. False when golex
+// refuses the text (the helper then asks chroma).
 func GoLines(lines []string) (TokenLines, bool) {
 	if len(lines) == 0 {
 		return TokenLines{}, true
@@ -33,8 +33,8 @@ func GoLines(lines []string) (TokenLines, bool) {
 	out := make(TokenLines, len(lines))
 	// Every line's spans go into one shared array, each line a full slice
 	// of its own stretch of it (a 100-line read has some 450 spans).
-	spans := make([]Span, 0, len(text)/6)
-	line, col, first := 0, 0, 0
+	spans := make([]Span, 0, min(len(text)/6, MaxSpans))
+	line, col, first, total := 0, 0, 0, 0
 	cut := func() { // ends the current line's stretch
 		if len(spans) > first {
 			out[line] = spans[first:len(spans):len(spans)]
@@ -45,7 +45,8 @@ func GoLines(lines []string) (TokenLines, bool) {
 		for v := text[tok.Start:tok.End]; line < len(lines); {
 			part, rest, more := strings.Cut(v, "\n")
 			w := utf16Len(part)
-			if w > 0 && strings.TrimSpace(part) != "" { // white space (golex's TextWhitespace included) has no span
+			if w > 0 && total < MaxSpans && strings.TrimSpace(part) != "" { // white space (golex's TextWhitespace included) has no span
+				total++
 				if len(spans) == cap(spans) { // a new array: the stretches cut so far keep theirs
 					spans = append(make([]Span, 0, 2*cap(spans)+16), spans[first:]...)
 					first = 0

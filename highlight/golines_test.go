@@ -23,3 +23,33 @@ func BenchmarkGoLines100(b *testing.B) {
 		}
 	}
 }
+
+// TestGoLines_MaxSpans: a text of more spans than MaxSpans (as a model
+// could write one) is coloured up to MaxSpans spans, and its later lines
+// have none.
+func TestGoLines_MaxSpans(t *testing.T) {
+	dense := strings.Repeat("a+", 200) // 400 spans a line
+	lines := make([]string, 300)
+	for i := range lines {
+		lines[i] = dense
+	}
+	ts, ok := GoLines(lines)
+	if !ok || len(ts) != len(lines) {
+		t.Fatalf("GoLines: %d lines, %v", len(ts), ok)
+	}
+	total, full := 0, MaxSpans/400
+	for i, l := range ts {
+		total += len(l)
+		switch {
+		case i < full && len(l) != 400:
+			t.Fatalf("line %d has %d spans, want 400", i, len(l))
+		case i == full && len(l) != MaxSpans-full*400:
+			t.Fatalf("line %d has %d spans, want the %d left", i, len(l), MaxSpans-full*400)
+		case i > full && l != nil:
+			t.Fatalf("line %d has %d spans past the budget", i, len(l))
+		}
+	}
+	if total != MaxSpans || ts[full][len(ts[full])-1] != (Span{Start: len(ts[full]) - 1, End: len(ts[full]), Type: "Operator"}) {
+		t.Errorf("%d spans in all; the last %+v", total, ts[full][len(ts[full])-1])
+	}
+}

@@ -15,6 +15,13 @@ type Span struct {
 	Type  string `json:"type"`
 }
 
+// MaxSpans bounds a card's tokens: past it, the rest of the lines have no
+// spans. A read of 2,000 lines of Go has some 10,000; 2,000 lines of
+// 2,000 characters built as "a+a+a+…" would have 4 million, 180 MB of
+// JSON in one update that no editor could draw (and the memory to make
+// it), from a file the model may have written itself.
+const MaxSpans = 1 << 16
+
 // TokenLines is a card's tokens, a list of spans per line (nil for a line
 // without any). It writes itself as JSON in one loop (a 2,000-line read
 // has some 20,000 spans).

@@ -130,7 +130,8 @@ func AppendAnswer(dst []byte, a Answer) []byte {
 
 // ReadAnswer reads one answer frame. Spans are checked as they are read:
 // a span that ends before it starts, overlaps the one before it, or names
-// a type the frame did not list makes the frame corrupt.
+// a type the frame did not list makes the frame corrupt. Past [MaxSpans]
+// in all, the spans are read but not kept.
 func ReadAnswer(r *bufio.Reader) (Answer, error) {
 	var a Answer
 	var err error
@@ -175,22 +176,24 @@ func ReadAnswer(r *bufio.Reader) (Answer, error) {
 	}
 	a.Tokens = make(TokenLines, 0, min(nl, 1<<16))
 	var spans []Span // the lines' spans, carved out of shared chunks
+	kept := 0        // spans kept so far, at most MaxSpans
 	for range nl {
 		ns, err := readCount(r)
 		if err != nil {
 			return a, frameErr(err)
 		}
+		keep := min(ns, MaxSpans-kept) // the rest are read and checked, not kept
 		var line []Span
 		switch {
-		case ns > spanChunk: // a line of its own (bounded: the count may lie)
-			line = make([]Span, 0, min(ns, 1<<12))
-		case ns > 0:
-			if cap(spans)-len(spans) < ns {
+		case keep > spanChunk: // a line of its own (bounded: the count may lie)
+			line = make([]Span, 0, min(keep, 1<<12))
+		case keep > 0:
+			if cap(spans)-len(spans) < keep {
 				spans = make([]Span, 0, spanChunk)
 			}
 			n := len(spans)
-			spans = spans[:n+ns]
-			line = spans[n : n : n+ns] // exactly ns fit: appends stay in the chunk
+			spans = spans[:n+keep]
+			line = spans[n : n : n+keep] // exactly keep fit: appends stay in the chunk
 		}
 		end := 0
 		for range ns {
@@ -205,8 +208,11 @@ func ReadAnswer(r *bufio.Reader) (Answer, error) {
 			}
 			sp := Span{Start: int(v[0]), End: int(v[0] + v[1]), Type: names[v[2]]}
 			end = sp.End
-			line = append(line, sp)
+			if len(line) < keep {
+				line = append(line, sp)
+			}
 		}
+		kept += len(line)
 		a.Tokens = append(a.Tokens, line)
 	}
 	return a, nil

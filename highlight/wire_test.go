@@ -72,3 +72,36 @@ func benchTokens() TokenLines {
 	}
 	return ts
 }
+
+// TestReadAnswer_MaxSpans: an answer of more spans than MaxSpans keeps
+// MaxSpans of them (later lines have none), and is read to its end: the
+// next answer on the stream is whole.
+func TestReadAnswer_MaxSpans(t *testing.T) {
+	line := make([]Span, 1000)
+	for j := range line {
+		line[j] = Span{Start: 2 * j, End: 2*j + 1, Type: "Operator"}
+	}
+	big := Answer{ID: 1}
+	for range 70 { // 70,000 spans
+		big.Tokens = append(big.Tokens, line)
+	}
+	small := Answer{ID: 2, Tokens: TokenLines{{{Start: 0, End: 3, Type: "Keyword"}}}}
+	r := bufio.NewReader(bytes.NewReader(AppendAnswer(AppendAnswer(nil, big), small)))
+	got, err := ReadAnswer(r)
+	if err != nil || len(got.Tokens) != 70 {
+		t.Fatalf("%d lines, %v", len(got.Tokens), err)
+	}
+	total := 0
+	for i, l := range got.Tokens {
+		total += len(l)
+		if want := min(1000, max(0, MaxSpans-1000*i)); len(l) != want || (want > 0 && !reflect.DeepEqual(l, line[:want])) {
+			t.Fatalf("line %d: %d spans, want the first %d", i, len(l), want)
+		}
+	}
+	if total != MaxSpans {
+		t.Errorf("%d spans kept, want %d", total, MaxSpans)
+	}
+	if next, err := ReadAnswer(r); err != nil || !reflect.DeepEqual(next, small) {
+		t.Errorf("the next answer: %+v, %v", next, err)
+	}
+}

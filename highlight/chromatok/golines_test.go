@@ -26,7 +26,7 @@ func TestGoLines_AsChroma(t *testing.T) {
 		if !ok {
 			return false
 		}
-		want, err := chromaLines(chromaGo, lines)
+		want, err := chromaLines(chromaGo, lines, highlight.MaxSpans)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,5 +129,23 @@ func TestTokenize_GoTakesTheFastPath(t *testing.T) {
 	slow := testing.AllocsPerRun(10, func() { Tokenize("a.py", "", lines) })
 	if fast*4 > slow {
 		t.Errorf("Go took %v allocations, Python %v: Go went through chroma", fast, slow)
+	}
+}
+
+// TestChromaLines_Budget: chroma's spans stop at the budget too (Tokenize
+// gives highlight.MaxSpans), so the helper's answer stays bounded; the
+// lines past it have none.
+func TestChromaLines_Budget(t *testing.T) {
+	lines := []string{"a+a+a", "b+b", "c", "d+d"}
+	ts, err := chromaLines(lexerFor("x.py", ""), lines, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []int{}
+	for _, l := range ts {
+		got = append(got, len(l))
+	}
+	if !reflect.DeepEqual(got, []int{5, 2, 0, 0}) || ts[2] != nil || ts[1][1] != (highlight.Span{Start: 1, End: 2, Type: "Operator"}) {
+		t.Errorf("spans a line %v: %+v", got, ts)
 	}
 }

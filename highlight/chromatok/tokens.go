@@ -83,12 +83,13 @@ func Tokenize(path, lang string, lines []string) (tokens highlight.TokenLines, k
 			return out, true, nil // the bridge's own answer, where golex takes the text
 		}
 	}
-	out, err := chromaLines(l, lines)
+	out, err := chromaLines(l, lines, highlight.MaxSpans)
 	return out, true, err
 }
 
-// chromaLines is Tokenize by chroma's lexer l, whatever the language.
-func chromaLines(l chroma.Lexer, lines []string) (highlight.TokenLines, error) {
+// chromaLines is Tokenize by chroma's lexer l, whatever the language, up
+// to budget spans in all.
+func chromaLines(l chroma.Lexer, lines []string, budget int) (highlight.TokenLines, error) {
 	out := make(highlight.TokenLines, len(lines))
 	if len(lines) == 0 {
 		return out, nil
@@ -98,7 +99,7 @@ func chromaLines(l chroma.Lexer, lines []string) (highlight.TokenLines, error) {
 	if err != nil {
 		return nil, err
 	}
-	line, col := 0, 0
+	line, col, total := 0, 0, 0
 	for tok := next(); tok != chroma.EOF; tok = next() {
 		for i, part := range strings.Split(tok.Value, "\n") {
 			if i > 0 {
@@ -109,8 +110,9 @@ func chromaLines(l chroma.Lexer, lines []string) (highlight.TokenLines, error) {
 				break
 			}
 			w := utf16Len(part)
-			if w > 0 && strings.TrimSpace(part) != "" && tok.Type != chroma.Text && tok.Type != chroma.TextWhitespace {
+			if w > 0 && total < budget && strings.TrimSpace(part) != "" && tok.Type != chroma.Text && tok.Type != chroma.TextWhitespace {
 				out[line] = append(out[line], highlight.Span{Start: col, End: col + w, Type: tok.Type.String()})
+				total++
 			}
 			col += w
 		}
