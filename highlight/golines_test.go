@@ -53,3 +53,36 @@ func TestGoLines_MaxSpans(t *testing.T) {
 		t.Errorf("%d spans in all; the last %+v", total, ts[full][len(ts[full])-1])
 	}
 }
+
+// FuzzGoLines holds GoLines' spans to what an editor relies on, whatever
+// the text: one array per line, each span inside its line (in UTF-16
+// units), non-empty, in order and not overlapping.
+func FuzzGoLines(f *testing.F) {
+	for _, s := range []string{
+		"package p\nfunc f() { x := `a\nb` + \"c\" // é𝄞\n}",
+		"/* a\n\n b */ x /*/ y",
+		"s := \"a\\\"b\" + 'c' + 1.5e3i\n\n",
+		"\t\tif x {\n\t\t\treturn\n\t\t}",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		lines := strings.Split(text, "\n")
+		ts, ok := GoLines(lines)
+		if !ok {
+			return
+		}
+		if len(ts) != len(lines) {
+			t.Fatalf("%d lines of spans for %d lines", len(ts), len(lines))
+		}
+		for i, l := range ts {
+			end, width := 0, utf16Len(lines[i])
+			for _, sp := range l {
+				if sp.Start < end || sp.End <= sp.Start || sp.End > width || sp.Type == "" {
+					t.Fatalf("line %d %q (%d units): span %+v after %d", i, lines[i], width, sp, end)
+				}
+				end = sp.End
+			}
+		}
+	})
+}
