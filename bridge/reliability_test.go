@@ -258,8 +258,9 @@ func TestBridge_KillNineLeavesNoProcess(t *testing.T) {
 // TestBridge_ReadTokensFollowTheResult: for a client that draws cards, a
 // read card completes without waiting for syntax highlighting, and the
 // tokens arrive in a later update of the same call, before the turn's
-// answer. A client that does not draw cards is sent none (nor is the
-// helper asked for them).
+// answer: Go's made by the bridge, Python's by the dsh-highlight helper,
+// which the bridge finds next to itself. A client that does not draw
+// cards is sent none (nor is the helper asked for them).
 func TestBridge_ReadTokensFollowTheResult(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
@@ -274,33 +275,43 @@ func TestBridge_ReadTokensFollowTheResult(t *testing.T) {
 		{"a plain ACP client", nil, 2, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := setup(t, tc.caps, fakeTurn{calls: []fakeCall{{"r", "read", args("file_path", "main.go")}}}, fakeTurn{text: "ok"})
+			h := setup(t, tc.caps, fakeTurn{calls: []fakeCall{{"r", "read", args("file_path", "main.go")}, {"p", "read", args("file_path", "tool.py")}}}, fakeTurn{text: "ok"})
 			h.file("main.go", "package main\n\nfunc uniqueMarker() {}\n")
+			h.file("tool.py", "def uniqueMarker():\n    return 1\n")
 			h.prompt(h.session, "read")
-			completed, tokens := -1, -1
-			for i, u := range h.toolUpdates("r") {
-				switch {
-				case u.Status == "completed":
-					completed = i
-					if n := strings.Count(string(u.Raw), "uniqueMarker"); n != tc.texts {
-						t.Errorf("the completed update carries the text %d times, want %d: %s", n, tc.texts, u.Raw)
-					}
-				case strings.Contains(string(u.Raw), `"tokens"`):
-					tokens = i
-					if strings.Contains(string(u.Raw), "uniqueMarker") || strings.Contains(string(u.Raw), `"card"`) {
-						t.Errorf("the tokens update repeats the card: %s", u.Raw)
-					}
-				}
-			}
-			switch {
-			case completed < 0:
-				t.Errorf("the read never completed")
-			case tc.wantTokens && tokens <= completed:
-				t.Errorf("completed at %d, tokens at %d: the tokens must follow the result", completed, tokens)
-			case !tc.wantTokens && tokens >= 0:
-				t.Errorf("tokens sent to a client that does not draw cards (update %d)", tokens)
+			for _, call := range []string{"r", "p"} {
+				readTokensFollow(t, h, call, tc.texts, tc.wantTokens)
 			}
 		})
+	}
+}
+
+// readTokensFollow checks one read call's updates for
+// TestBridge_ReadTokensFollowTheResult.
+func readTokensFollow(t *testing.T, h *harness, call string, texts int, wantTokens bool) {
+	t.Helper()
+	completed, tokens := -1, -1
+	for i, u := range h.toolUpdates(call) {
+		switch {
+		case u.Status == "completed":
+			completed = i
+			if n := strings.Count(string(u.Raw), "uniqueMarker"); n != texts {
+				t.Errorf("%s: the completed update carries the text %d times, want %d: %s", call, n, texts, u.Raw)
+			}
+		case strings.Contains(string(u.Raw), `"tokens"`):
+			tokens = i
+			if strings.Contains(string(u.Raw), "uniqueMarker") || strings.Contains(string(u.Raw), `"card"`) {
+				t.Errorf("%s: the tokens update repeats the card: %s", call, u.Raw)
+			}
+		}
+	}
+	switch {
+	case completed < 0:
+		t.Errorf("%s: the read never completed", call)
+	case wantTokens && tokens <= completed:
+		t.Errorf("%s: completed at %d, tokens at %d: the tokens must follow the result", call, completed, tokens)
+	case !wantTokens && tokens >= 0:
+		t.Errorf("%s: tokens sent to a client that does not draw cards (update %d)", call, tokens)
 	}
 }
 

@@ -90,9 +90,9 @@ func TestDemo(t *testing.T) {
 	}
 }
 
-// TestDemo_Colour runs the demo in colour: the read card waits for its
-// tokens from dsh-highlight and is printed with them; without the helper
-// it is printed plain.
+// TestDemo_Colour runs the demo in colour: the read card (of Go, whose
+// tokens the bridge makes itself) waits for its tokens and is printed
+// with them; with DSH_HIGHLIGHTER=off it is printed plain.
 func TestDemo_Colour(t *testing.T) {
 	bin := buildBinary(t)
 	for _, tc := range []struct {
