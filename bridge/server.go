@@ -68,7 +68,7 @@ type Config struct {
 	// after Serve returns.
 	Tokenizer views.Tokenizer
 	// TokenHold is how long a read's tokens may wait for the other calls
-	// of its batch, which need the CPU more (default 16 ms).
+	// of its batch, which need the CPU more (0: DefaultTokenHold).
 	TokenHold time.Duration
 	// AfterInitialize, when set, is called once, on the read loop, right
 	// after the first initialize answer is written: process tuning that

@@ -5,14 +5,15 @@ import (
 	"time"
 )
 
-// maxTokenHold is how long syntax-token work may wait for the tool calls
-// of its batch: colours are decoration, and the calls still running need
-// the CPU more (a 25-read batch's reads completed 1.6 times later in the
-// median, on 2 cores, while finished reads were tokenized beside them).
-const maxTokenHold = 16 * time.Millisecond
+// DefaultTokenHold is how long syntax-token work may wait for the tool
+// calls of its batch (Config.TokenHold's default): colours are decoration,
+// and the calls still running need the CPU more (a 25-read batch's reads
+// completed 1.6 times later in the median, on 2 cores, while finished
+// reads were tokenized beside them).
+const DefaultTokenHold = 16 * time.Millisecond
 
 // tokenHold runs a session's syntax-token work after the batch of tool
-// calls that made it, or maxTokenHold after it was held, whichever comes
+// calls that made it, or its hold after it was held, whichever comes
 // first; with no batch running, at once. Tokens were once made by a helper
 // process at a low scheduling priority, which did the same by other means;
 // Go's are now made in the bridge (package golex), at the priority of
@@ -26,7 +27,7 @@ type tokenHold struct {
 	batches int      // batches of tool calls running
 	held    []func() // work waiting for them
 	timer   *time.Timer
-	max     time.Duration // maxTokenHold when zero (Config.TokenHold)
+	max     time.Duration // DefaultTokenHold when zero (Config.TokenHold)
 }
 
 // enter records that a batch of tool calls started.
@@ -61,7 +62,7 @@ func (h *tokenHold) run(f func()) {
 	if h.timer == nil {
 		d := h.max
 		if d <= 0 {
-			d = maxTokenHold
+			d = DefaultTokenHold
 		}
 		h.timer = time.AfterFunc(d, h.release)
 	}

@@ -87,3 +87,42 @@ func TestServer_TokensWaitForTheBatch(t *testing.T) {
 	}
 	outW.Close()
 }
+
+// TestBridge_TokensWaitForACommand: the binary, with DSH_TOKEN_HOLD=1h: a
+// read's tokens wait for a command of the same batch (one that sleeps a
+// second), so they come after its result. Made at once instead, they
+// would come about a second before it, whatever the load.
+func TestBridge_TokensWaitForACommand(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n\nfunc A() {}\n"), 0o644)
+	m := newFakeModel(t, fakeTurn{calls: []fakeCall{
+		{"a", "read", args("file_path", "a.go")},
+		{"c", "bash", args("command", "sleep 1", "description", "sleep a second")},
+	}}, fakeTurn{text: "ok"})
+	e := startEditor(t, "DSH_BASE_URL="+m.srv.URL, "DSH_TOKEN_HOLD=1h")
+	e.initialize(cardCaps())
+	h := &harness{editor: e, model: m, dir: dir, session: e.newSession(dir)}
+	if _, err := h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "bypassPermissions"}); err != nil {
+		t.Fatal(err)
+	}
+	if stop := h.prompt(h.session, "read, then sleep"); stop != "end_turn" {
+		t.Fatalf("stop %q", stop)
+	}
+	index := func(call string, match func(update) bool) int {
+		for i, u := range h.decodedUpdates() {
+			if u.ToolCallID == call && match(u) {
+				return i
+			}
+		}
+		return -1
+	}
+	aDone := index("a", func(u update) bool { return u.Status == "completed" })
+	aTokens := index("a", func(u update) bool { return strings.Contains(string(u.Raw), `"tokens"`) })
+	cDone := index("c", func(u update) bool { return u.Status == "completed" })
+	switch {
+	case aDone < 0 || aTokens < 0 || cDone < 0:
+		t.Fatalf("a completed at %d, its tokens at %d; c ended at %d", aDone, aTokens, cDone)
+	case aTokens < cDone:
+		t.Errorf("the read's tokens (update %d) came before the command ended (%d): they did not wait for the batch", aTokens, cDone)
+	}
+}

@@ -14,6 +14,7 @@
 //	                           deepseek-v4-flash that GET /models lists), or script:PATH to replay a JSONL script
 //	--max-turn-requests DSH_MAX_TURN_REQUESTS  model requests per prompt turn (default 50)
 //	--state-dir DSH_STATE_DIR  session logs (default $XDG_STATE_HOME/dsh-bridge, i.e. ~/.local/state/dsh-bridge)
+//	--token-hold DSH_TOKEN_HOLD  how long a read's syntax tokens may wait for the other calls of its batch (default 16ms)
 //
 // stdout carries only protocol bytes; logs go to stderr (DSH_LOG_LEVEL:
 // debug, info, warn, error). DSH_CPUPROFILE=path writes a CPU profile;
@@ -139,6 +140,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	codeTimeout := fs.Duration("code-timeout", durationEnv("DSH_CODE_TIMEOUT", codemode.DefaultTimeout), "how long one run_code program may run")
 	codeOutput := fs.Int("code-max-output", atoi(env("DSH_CODE_MAX_OUTPUT"), codemode.DefaultMaxOutputBytes), "bytes of logs plus result one run_code program may produce")
 	stateDir := fs.String("state-dir", or(env("DSH_STATE_DIR"), defaultStateDir()), "directory of the session logs")
+	tokenHold := fs.Duration("token-hold", durationEnv("DSH_TOKEN_HOLD", bridge.DefaultTokenHold), "how long a read's syntax tokens may wait for the other calls of its batch")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -156,7 +158,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "dsh-bridge: --code-timeout and --code-max-output must be positive")
 		return 2
 	}
-	cfg := bridge.Config{ToolsMode: registry.Presentation(*toolsMode), CodeMode: codemode.Config{Timeout: *codeTimeout, MaxOutputBytes: *codeOutput}, ModelName: *modelName, MaxTurnRequests: *maxReqs, Version: version, Log: log, StateDir: *stateDir}
+	if *tokenHold <= 0 {
+		fmt.Fprintln(stderr, "dsh-bridge: --token-hold must be positive")
+		return 2
+	}
+	cfg := bridge.Config{ToolsMode: registry.Presentation(*toolsMode), CodeMode: codemode.Config{Timeout: *codeTimeout, MaxOutputBytes: *codeOutput}, ModelName: *modelName, MaxTurnRequests: *maxReqs, Version: version, Log: log, StateDir: *stateDir, TokenHold: *tokenHold}
 	// Read when the first session needs them: initialize does not.
 	cfg.LoadModelSettings = func() model.Settings {
 		ms, err := model.LoadSettings(filepath.Join(permission.UserConfigDir(), "settings.json"))

@@ -29,6 +29,7 @@ func TestRun(t *testing.T) {
 		{"unknown subcommand", []string{"bogus"}, 2, "", `unknown subcommand "bogus"`},
 		{"version", []string{"version"}, 0, versionText(buildSettings()), ""},
 		{"--version", []string{"--version"}, 0, versionText(buildSettings()), ""},
+		{"a token hold of zero", []string{"--token-hold", "0s"}, 2, "", "--token-hold must be positive"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
