@@ -136,7 +136,7 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 		env:      views.Env{Cwd: ws.Cwd(), TerminalOutput: caps.Meta["terminal_output"] == true, Cards: caps.rendersCards(), Tokenizer: s.tokenizerFor(caps)},
 		caps:     caps,
 	}
-	ss.tokenHold.max = s.cfg.TokenHold
+	ss.tokenHold.hold = s.cfg.TokenHold
 	ss.scope = s.reg.NewScope(ss.id, nil)
 	ss.settings = permission.LoadSettings(ws.Cwd())
 	ss.settingsProblems = ss.settings.Problems

@@ -27,7 +27,7 @@ type tokenHold struct {
 	batches int      // batches of tool calls running
 	held    []func() // work waiting for them
 	timer   *time.Timer
-	max     time.Duration // DefaultTokenHold when zero (Config.TokenHold)
+	hold    time.Duration // DefaultTokenHold when zero (Config.TokenHold)
 }
 
 // enter records that a batch of tool calls started.
@@ -60,7 +60,7 @@ func (h *tokenHold) run(f func()) {
 	}
 	h.held = append(h.held, f)
 	if h.timer == nil {
-		d := h.max
+		d := h.hold
 		if d <= 0 {
 			d = DefaultTokenHold
 		}

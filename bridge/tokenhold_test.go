@@ -32,7 +32,7 @@ func TestTokenHold(t *testing.T) {
 		ran(t, done, "a")
 	})
 	t.Run("held until the last batch ends", func(t *testing.T) {
-		h := tokenHold{max: time.Hour}
+		h := tokenHold{hold: time.Hour}
 		done := make(chan string, 2)
 		h.enter()
 		h.enter()
@@ -63,7 +63,7 @@ func TestTokenHold(t *testing.T) {
 		}
 	})
 	t.Run("released by the timer while the batch runs", func(t *testing.T) {
-		h := tokenHold{max: time.Millisecond}
+		h := tokenHold{hold: time.Millisecond}
 		done := make(chan string, 2)
 		h.enter()
 		h.run(func() { done <- "a" })
