@@ -458,7 +458,7 @@ func benchCaps() map[string]any {
 	if os.Getenv("DSH_BENCH_PLAIN") == "1" {
 		return nil
 	}
-	caps := cardCaps()
+	caps := packedCaps() // as dsh-bridge's extensions ask
 	if os.Getenv("DSH_BENCH_FS") == "1" {
 		// Files read and written through the editor, as Zed does.
 		caps["fs"] = map[string]any{"readTextFile": true, "writeTextFile": true}

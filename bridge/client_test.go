@@ -559,6 +559,12 @@ func cardCaps() map[string]any {
 	return map[string]any{"_meta": map[string]any{"dsh": map[string]any{"version": 1}}}
 }
 
+// packedCaps are the capabilities of a client that draws cards and asks
+// for packed syntax tokens, as dsh-bridge's extensions do.
+func packedCaps() map[string]any {
+	return map[string]any{"_meta": map[string]any{"dsh": map[string]any{"version": 1, "packedTokens": true}}}
+}
+
 func (e *editor) initialize(caps map[string]any) {
 	e.t.Helper()
 	if _, err := e.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": caps}); err != nil {

@@ -133,7 +133,7 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 		mode:     ModeDefault,
 		calls:    map[string]*callInfo{},
 		subCalls: map[string][]store.Event{},
-		env:      views.Env{Cwd: ws.Cwd(), TerminalOutput: caps.Meta["terminal_output"] == true, Cards: caps.rendersCards(), Tokenizer: s.tokenizerFor(caps)},
+		env:      views.Env{Cwd: ws.Cwd(), TerminalOutput: caps.Meta["terminal_output"] == true, Cards: caps.rendersCards(), PackedTokens: caps.packsTokens(), Tokenizer: s.tokenizerFor(caps)},
 		caps:     caps,
 	}
 	ss.tokenHold.hold = s.cfg.TokenHold

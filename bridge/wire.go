@@ -29,6 +29,14 @@ func (c clientCapabilities) rendersCards() bool {
 	return ok && d["version"] == float64(1)
 }
 
+// packsTokens reports whether the client asked for its syntax tokens
+// packed (`_meta.dsh.packedTokens: true`, docs/meta-dsh.md); only a client
+// that renders cards is sent tokens at all (tokenizerFor).
+func (c clientCapabilities) packsTokens() bool {
+	d, ok := c.Meta["dsh"].(map[string]any)
+	return ok && d["packedTokens"] == true
+}
+
 type initializeParams struct {
 	ProtocolVersion    *int               `json:"protocolVersion"`
 	ClientCapabilities clientCapabilities `json:"clientCapabilities"`

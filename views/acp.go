@@ -103,6 +103,9 @@ type DshMeta struct {
 	Changes []FileChange `json:"changes,omitempty"`
 	// Tokens are a read card's syntax spans, one slice per line.
 	Tokens highlight.TokenLines `json:"tokens,omitempty"`
+	// PackedTokens are the same spans packed (Env.PackedTokens), in place
+	// of Tokens.
+	PackedTokens highlight.PackedLines `json:"packedTokens,omitempty"`
 	// Terminal is a terminal card's output and exit status.
 	Terminal *TerminalMeta `json:"terminal,omitempty"`
 	// ParentToolCallID is the run_code call a Code Mode sub-call belongs

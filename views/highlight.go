@@ -16,8 +16,8 @@ type Tokenizer interface {
 }
 
 // ReadTokens returns the update that adds syntax tokens to a finished read
-// card: _meta.dsh with only "tokens" (the card and its text are not sent
-// again), sent after the completed update so that tokenizing never delays
+// card: _meta.dsh with only "tokens" (or "packedTokens", env.PackedTokens;
+// the card and its text are not sent again), sent after the completed update so that tokenizing never delays
 // the result. False when the view is not a read card, env has no
 // Tokenizer, the language is unknown, or the tokenizer failed (a card
 // without colours is still a card).
@@ -34,7 +34,17 @@ func ReadTokens(ctx context.Context, env Env, callID string, view card.ResultVie
 	if err != nil || tokens == nil {
 		return ToolCallUpdate{}, false
 	}
-	return ToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: callID, Meta: meta(DshMeta{Tokens: tokens}, nil)}, true
+	return tokensUpdate(env, callID, tokens), true
+}
+
+// tokensUpdate is the update that carries only tokens, in the form the
+// client asked for.
+func tokensUpdate(env Env, callID string, tokens highlight.TokenLines) ToolCallUpdate {
+	m := DshMeta{Tokens: tokens}
+	if env.PackedTokens {
+		m = DshMeta{PackedTokens: highlight.PackedLines(tokens)}
+	}
+	return ToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: callID, Meta: meta(m, nil)}
 }
 
 // ProgramTokens returns the update that adds syntax tokens to the program
@@ -55,7 +65,7 @@ func ProgramTokens(ctx context.Context, env Env, callID string, view card.CallVi
 	if err != nil || tokens == nil {
 		return ToolCallUpdate{}, false
 	}
-	return ToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: callID, Meta: meta(DshMeta{Tokens: tokens}, nil)}, true
+	return tokensUpdate(env, callID, tokens), true
 }
 
 // ansiPalette is the one colour scheme terminal rendering uses, in

@@ -28,6 +28,11 @@ type Env struct {
 	// result whose card already carries its text (read, search) is then a
 	// one-line summary instead of that text again.
 	Cards bool
+	// PackedTokens is set when the client asked for tokens packed
+	// (`clientCapabilities._meta.dsh.packedTokens: true`): sent as
+	// "packedTokens" (highlight.PackedLines), a sixth of the bytes of
+	// "tokens".
+	PackedTokens bool
 }
 
 // abs resolves p against the workspace.

@@ -88,6 +88,12 @@ describe("the ACP connection", function()
     assert.are.equal(-32000, after.code)
   end)
 
+  it("says it draws cards, and asks for packed tokens", function()
+    local caps = require("dsh.agent").capabilities()
+    assert.are.same({ dsh = { version = 1, packedTokens = true } }, caps._meta)
+    assert.are.same({ readTextFile = true, writeTextFile = true }, caps.fs)
+  end)
+
   it("reports a program that cannot start", function()
     local conn, err = acp.spawn({ cmd = { "/nonexistent/dsh-bridge" } })
     assert.is_nil(conn)

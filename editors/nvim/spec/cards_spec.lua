@@ -90,6 +90,41 @@ describe("cards", function()
     assert.truthy(vim.fn.hlexists("DshTokKeywordNamespace") == 1)
   end)
 
+  it("unpack packed tokens to the same spans, and leave bad ones out", function()
+    local session = require("dsh.session")
+    local objects = {
+      { { start = 0, ["end"] = 7, type = "KeywordNamespace" }, { start = 8, ["end"] = 12, type = "NameOther" } },
+      {}, false, { { start = 1, ["end"] = 5, type = "KeywordNamespace" } },
+    }
+    local packed = vim.json.decode('{"lines":[[0,7,0,1,4,1],[],null,[1,4,0]],"types":["KeywordNamespace","NameOther"]}')
+    assert.are.same(objects, session.unpack_tokens(packed))
+    local card = { card = "read", path = "/w/a.go", offset = 1, totalLines = 2,
+      lines = { { number = 1, text = "package main" }, { number = 2, text = "" } } }
+    local drawn = {}
+    local two = vim.json.decode('{"lines":[[0,7,0,1,4,1],[]],"types":["KeywordNamespace","NameOther"]}')
+    for _, tc in ipairs({ { "tokens", { objects[1], {} } }, { "packedTokens", two } }) do
+      local s = session.new("s", { cwd = "/w" })
+      s:apply({ sessionUpdate = "tool_call", toolCallId = "r", title = "Read", kind = "read", status = "pending" })
+      s:apply({ sessionUpdate = "tool_call_update", toolCallId = "r", status = "completed",
+        _meta = { dsh = { version = 1, card = card } } })
+      s:apply({ sessionUpdate = "tool_call_update", toolCallId = "r",
+        _meta = { dsh = { version = 1, [tc[1]] = tc[2] } } })
+      drawn[tc[1]] = cards.render(s.calls.r).hls
+    end
+    assert.are.same(drawn.tokens, drawn.packedTokens)
+    assert.truthy(#drawn.packedTokens > 0)
+    for _, tc in ipairs({
+      { '{"lines":[[0,2,5]],"types":["Keyword"]}', { {} } }, -- no type 5
+      { '{"lines":[[0,2,0,-1,2,0]],"types":["Keyword"]}', { { { start = 0, ["end"] = 2, type = "Keyword" } } } },
+      { '{"lines":[[0,2,0,1,2]],"types":["Keyword"]}', { { { start = 0, ["end"] = 2, type = "Keyword" } } } },
+      { '{"lines":["x",3,[0.5,1,0]],"types":["Keyword"]}', { false, false, {} } },
+      { '{"lines":[[0,1,0]]}', nil },
+      { '"junk"', nil },
+    }) do
+      assert.are.same(tc[2], session.unpack_tokens(vim.json.decode(tc[1])), tc[1])
+    end
+  end)
+
   it("hunks cover the edges: a new file, a file emptied, far-apart changes", function()
     for _, tc in ipairs({
       { name = "new file", old = "", new = "a\nb\n", want = { { 0, 0, 1, 2 } } },

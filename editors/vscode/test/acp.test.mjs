@@ -6,6 +6,11 @@ import { acp, pids, read, start, waitFor, workspace } from "./helpers.mjs";
 
 const allowOnce = (req) => req.respond(req.options.find((o) => o.kind === "allow_once").optionId);
 
+test("initialize says the extension draws cards and asks for packed tokens", () => {
+  assert.deepEqual(acp.CAPABILITIES._meta, { dsh: { version: 1, packedTokens: true } });
+  assert.deepEqual(acp.CAPABILITIES.fs, { readTextFile: true, writeTextFile: true });
+});
+
 test("an edit approved from the card model", async () => {
   const dir = workspace({ "hello.txt": "hello world\n" });
   let seen;

@@ -92,3 +92,29 @@ test("plain ACP content without _meta.dsh, and unknown updates", () => {
   assert.deepEqual(s.usage, { used: 5300, size: 128000, cost: { amount: 0.0042, currency: "USD" } });
   assert.deepEqual(seen, ["tool", "header", "plan", "plan"]);
 });
+
+test("packed tokens unpack to the same spans, and bad ones are left out", () => {
+  const objects = [[{ start: 0, end: 7, type: "KeywordNamespace" }, { start: 8, end: 12, type: "NameOther" }], [], null, [{ start: 1, end: 5, type: "KeywordNamespace" }]];
+  const packed = { lines: [[0, 7, 0, 1, 4, 1], [], null, [1, 4, 0]], types: ["KeywordNamespace", "NameOther"] };
+  assert.deepEqual(acp.unpackTokens(packed), objects);
+  const card = { card: "read", path: "/w/a.go", offset: 1, totalLines: 4, lines: ["package main", "", "", " package"].map((text, i) => ({ number: i + 1, text })) };
+  const views = ["tokens", "packedTokens"].map((key) => {
+    const s = new acp.SessionState("s", "/w");
+    s.apply({ sessionUpdate: "tool_call", toolCallId: "r", title: "Read", kind: "read", status: "pending" });
+    s.apply({ sessionUpdate: "tool_call_update", toolCallId: "r", status: "completed", _meta: { dsh: { version: 1, card } } });
+    s.apply({ sessionUpdate: "tool_call_update", toolCallId: "r", _meta: { dsh: { version: 1, [key]: key === "tokens" ? objects : packed } } });
+    return acp.cardView(s.calls.get("r"));
+  });
+  assert.deepEqual(views[1], views[0]);
+  assert.deepEqual(views[1].read.lines[0].spans, [{ s: 0, e: 7, c: "kw" }]);
+  // a line stops at its first bad triple; nothing throws
+  for (const [bad, want] of [
+    [{ lines: [[0, 2, 5]], types: ["Keyword"] }, [[]]], // no type 5
+    [{ lines: [[0, 2, 0, -1, 2, 0]], types: ["Keyword"] }, [[{ start: 0, end: 2, type: "Keyword" }]]],
+    [{ lines: [[0, 2, 0, 1, 2]], types: ["Keyword"] }, [[{ start: 0, end: 2, type: "Keyword" }]]], // a short triple
+    [{ lines: ["x", 3, [0.5, 1, 0]], types: ["Keyword"] }, [null, null, []]],
+    [{ lines: [[0, 1, 0]] }, undefined],
+    ["junk", undefined],
+  ])
+    assert.deepEqual(acp.unpackTokens(bad), want, JSON.stringify(bad));
+});

@@ -132,15 +132,19 @@ function Agent:_permission(p, reply)
   end
 end
 
+-- capabilities are the client capabilities initialize sends.
 local function capabilities()
   return {
     fs = { readTextFile = true, writeTextFile = true },
     terminal = true,
     -- cards are drawn from _meta.dsh (docs/meta-dsh.md): the bridge then
-    -- sends a read's or a search's text once, in the card
-    _meta = { dsh = { version = 1 } },
+    -- sends a read's or a search's text once, in the card, and syntax
+    -- tokens packed (a sixth of the bytes; session.unpack_tokens)
+    _meta = { dsh = { version = 1, packedTokens = true } },
   }
 end
+
+M.capabilities = capabilities
 
 -- initialize sends initialize; cb(result, err).
 function Agent:initialize(cb)

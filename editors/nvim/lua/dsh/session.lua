@@ -94,6 +94,49 @@ local function dsh_meta(u)
   return nil
 end
 
+local function whole(n)
+  return type(n) == "number" and n >= 0 and n == math.floor(n)
+end
+
+-- unpack_tokens turns `_meta.dsh.packedTokens` (docs/meta-dsh.md), which
+-- the plugin asks for, into the spans of `tokens`: per line, triples of
+-- (gap from the previous span's end, length, index into types, 0-based).
+-- A line stops at its first triple that does not fit; a line that is not
+-- a list (null: past the bridge's budget) has no spans (false). Nil when
+-- the whole is not of that shape. Tokens are decoration: nothing throws.
+function M.unpack_tokens(p)
+  if type(p) ~= "table" or type(p.lines) ~= "table" or type(p.types) ~= "table" then
+    return nil
+  end
+  local out = {}
+  for i, l in ipairs(p.lines) do
+    local spans = false
+    if type(l) == "table" then
+      spans = {}
+      local last = 0
+      for j = 1, #l - 2, 3 do
+        local gap, n, t = l[j], l[j + 1], l[j + 2]
+        local name = whole(t) and p.types[t + 1]
+        if not (whole(gap) and whole(n) and type(name) == "string") then
+          break
+        end
+        local start = last + gap
+        last = start + n
+        spans[#spans + 1] = { start = start, ["end"] = last, type = name }
+      end
+    end
+    out[i] = spans
+  end
+  return out
+end
+
+local function tokens_of(d)
+  if d.packedTokens ~= nil then
+    return M.unpack_tokens(d.packedTokens)
+  end
+  return d.tokens
+end
+
 local FIELDS = { "title", "kind", "status", "content", "locations", "rawInput", "rawOutput" }
 
 function Session:tool_call(u, is_new)
@@ -117,9 +160,9 @@ function Session:tool_call(u, is_new)
     if d.card ~= nil then
       -- A new card replaces what the last one said.
       call.dsh.card, call.dsh.changes, call.dsh.terminal = d.card, d.changes, d.terminal
-      call.dsh.tokens = d.tokens
-    elseif d.tokens ~= nil then
-      call.dsh.tokens = d.tokens
+      call.dsh.tokens = tokens_of(d)
+    elseif d.tokens ~= nil or d.packedTokens ~= nil then
+      call.dsh.tokens = tokens_of(d)
     end
     if d.parentToolCallId ~= nil then
       call.parent = d.parentToolCallId

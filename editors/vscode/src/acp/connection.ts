@@ -42,12 +42,14 @@ export interface StartOptions {
   clientName?: string;
 }
 
-const CAPABILITIES: acp.ClientCapabilities = {
+/** The client capabilities initialize sends. */
+export const CAPABILITIES: acp.ClientCapabilities = {
   fs: { readTextFile: true, writeTextFile: true },
   terminal: true,
   // Cards are drawn from _meta.dsh (docs/meta-dsh.md): the bridge then
-  // sends a read's or a search's text once, in the card.
-  _meta: { dsh: { version: 1 } },
+  // sends a read's or a search's text once, in the card, and syntax tokens
+  // packed (a sixth of the bytes; unpackTokens).
+  _meta: { dsh: { version: 1, packedTokens: true } },
 };
 
 export class AgentConnection {

@@ -1,6 +1,6 @@
 // The vscode-free layers, for the plain-Node tests.
-export { AgentConnection, type ClientHost, type PendingPermission } from "./connection.js";
-export { SessionState, contentText } from "./session.js";
+export { AgentConnection, CAPABILITIES, type ClientHost, type PendingPermission } from "./connection.js";
+export { SessionState, contentText, unpackTokens } from "./session.js";
 export { cardView, hunksOf, proposedDiffs, tokenClass } from "./cards.js";
 export { Terminals, cut } from "../host/terminals.js";
 export { slice } from "../host/text.js";

@@ -5,11 +5,14 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { PendingPermission } from "./connection.js";
 
+export type Spans = Array<{ start: number; end: number; type: string }> | null;
+
 export interface DshMeta {
   version?: number;
   card?: Record<string, any>;
   changes?: Array<Record<string, any>>;
-  tokens?: Array<Array<{ start: number; end: number; type: string }>>;
+  /** One list of spans per line, whichever form the bridge sent (unpackTokens). */
+  tokens?: Spans[];
   terminal?: { output?: string; exitCode?: number | null; signal?: string | null };
   parentToolCallId?: string;
 }
@@ -68,6 +71,35 @@ const CHUNK: Record<string, TextBlock["kind"]> = {
 };
 
 /** contentText renders one ContentBlock as text. */
+/**
+ * The spans of `_meta.dsh.packedTokens` (docs/meta-dsh.md), which the
+ * extension asks for: per line, triples of (gap from the previous span's
+ * end, length, index into types). What does not fit that shape is left
+ * out, never thrown: tokens are decoration.
+ */
+export function unpackTokens(p: unknown): Spans[] | undefined {
+  if (!p || typeof p !== "object") return undefined;
+  const { lines, types } = p as { lines?: unknown; types?: unknown };
+  if (!Array.isArray(lines) || !Array.isArray(types)) return undefined;
+  return lines.map((l): Spans => {
+    if (!Array.isArray(l)) return null;
+    const out: NonNullable<Spans> = [];
+    let end = 0;
+    for (let i = 0; i + 2 < l.length; i += 3) {
+      const [gap, n, t] = [l[i], l[i + 1], l[i + 2]];
+      if (!Number.isInteger(gap) || !Number.isInteger(n) || gap < 0 || n < 0 || typeof types[t] !== "string") break;
+      const start = end + gap;
+      end = start + n;
+      out.push({ start, end, type: types[t] });
+    }
+    return out;
+  });
+}
+
+function tokensOf(d: Record<string, any>): Spans[] | undefined {
+  return d.packedTokens !== undefined ? unpackTokens(d.packedTokens) : d.tokens;
+}
+
 export function contentText(c: acp.ContentBlock | undefined | null): string {
   if (!c) return "";
   switch (c.type) {
@@ -202,9 +234,9 @@ export class SessionState {
     const d = up._meta?.dsh;
     if (d && typeof d === "object") {
       if (d.card !== undefined) {
-        call.dsh = { ...call.dsh, card: d.card, changes: d.changes, terminal: d.terminal, tokens: d.tokens };
-      } else if (d.tokens !== undefined) {
-        call.dsh = { ...call.dsh, tokens: d.tokens };
+        call.dsh = { ...call.dsh, card: d.card, changes: d.changes, terminal: d.terminal, tokens: tokensOf(d) };
+      } else if (d.tokens !== undefined || d.packedTokens !== undefined) {
+        call.dsh = { ...call.dsh, tokens: tokensOf(d) };
       }
       if (typeof d.parentToolCallId === "string") call.parent = d.parentToolCallId;
     }
