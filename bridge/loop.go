@@ -207,13 +207,26 @@ func (ss *Session) turn(ctx context.Context) string {
 			req.Thinking = model.ThinkingDefault
 		}
 		size := fixed + model.HistoryBytes(req.Messages)
+		// The last batch's syntax tokens go out before anything of this
+		// answer (a scripted model answers at once), so that the order of
+		// updates is the same every time; a real model's first event comes
+		// long after they are made. The request is already on its way.
+		settled := false
+		settle := func() {
+			if !settled {
+				settled = true
+				ss.tokens.Wait()
+			}
+		}
 		resp, err := s.cfg.Model.Complete(ctx, req, model.Handler{
-			OnText: func(d string) { ss.say(ctx, d) },
+			OnText: func(d string) { settle(); ss.say(ctx, d) },
 			OnReasoning: func(d string) {
+				settle()
 				s.notify(ctx, ss.id, contentChunk{SessionUpdate: "agent_thought_chunk", Content: card.Text(d)})
 			},
-			OnToolCall: func(tc model.ToolCall) { ss.announce(ctx, tc) },
+			OnToolCall: func(tc model.ToolCall) { settle(); ss.announce(ctx, tc) },
 		})
+		settle()
 		if ctx.Err() != nil {
 			ss.commitAssistant(resp, nil)
 			ss.failUnfinished(ctx, append(resp.ToolCalls, resp.Announced...))

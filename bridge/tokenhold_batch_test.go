@@ -19,9 +19,12 @@ import (
 
 // TestServer_TokensWaitForTheBatch: a read's syntax tokens wait for the
 // other calls of its batch (they need the CPU more), then come before the
-// prompt's answer. Two reads run one after the other (MaxParallel 1), the
-// second of a 2,000-line file; the first's tokens come after the second's
-// result. The tokenizer is the real one (Go needs no helper).
+// prompt's answer, and before anything of the model's next answer (its
+// text "ok", which the scripted model gives at once): updates come in an
+// order a plugin's test can rely on. Two reads run one after the other
+// (MaxParallel 1), the second of a 2,000-line file; the first's tokens
+// come after the second's result. The tokenizer is the real one (Go needs
+// no helper).
 func TestServer_TokensWaitForTheBatch(t *testing.T) {
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
@@ -79,6 +82,11 @@ func TestServer_TokensWaitForTheBatch(t *testing.T) {
 		t.Fatalf("b completed before a: the calls did not run in order")
 	case aTokens < bDone:
 		t.Errorf("a's tokens (line %d) came before b completed (line %d): they did not wait for the batch", aTokens, bDone)
+	}
+	for i, l := range lines {
+		if strings.Contains(l, `"agent_message_chunk"`) && (i < aTokens || i < bTokens) {
+			t.Errorf("the next answer's text (line %d) came before the tokens (a's line %d, b's %d)", i, aTokens, bTokens)
+		}
 	}
 	inW.Close()
 	go io.Copy(io.Discard, outR)

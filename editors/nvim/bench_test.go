@@ -6,6 +6,7 @@
 package nvim_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -13,7 +14,13 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/dsh-bridge/dsh-bridge/highlight"
+	"github.com/dsh-bridge/dsh-bridge/jsonv"
+	"github.com/dsh-bridge/dsh-bridge/views"
+	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 // build compiles dsh-bridge, and its helpers next to it, into dir.
@@ -29,7 +36,7 @@ func build(b *testing.B, dir string) string {
 }
 
 // run plays one benchmark of bench.lua n times and decodes its results.
-func run(b *testing.B, bin, which string, n int, into any) {
+func run(b *testing.B, bin, which string, n int, into any, extraEnv ...string) {
 	b.Helper()
 	nvim, err := exec.LookPath("nvim")
 	if err != nil {
@@ -41,6 +48,7 @@ func run(b *testing.B, bin, which string, n int, into any) {
 	cmd := exec.Command(nvim, "--headless", "-u", "NONE", "-i", "NONE", "-c", "luafile "+script)
 	cmd.Env = append(os.Environ(), "DSH_BRIDGE_BIN="+bin, "DSH_BENCH="+which, "DSH_BENCH_OUT="+out,
 		"DSH_BENCH_N="+strconv.Itoa(n), "DSH_BENCH_SOURCE="+filepath.Join(runtime.GOROOT(), "src", "net", "http", "h2_bundle.go"))
+	cmd.Env = append(cmd.Env, extraEnv...)
 	if o, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("nvim: %v\n%s", err, o)
 	}
@@ -81,6 +89,23 @@ func BenchmarkNvim(b *testing.B) {
 		b.ReportMetric(float64(r.Lines), "lines")
 		b.ReportMetric(0, "ns/op")
 	})
+	b.Run("tokens-2000", func(b *testing.B) {
+		env := tokenUpdates(b)
+		var r struct {
+			Ours, Peer []float64
+			Spans      int `json:"spans"`
+			Bytes      int `json:"bytes"`
+			PeerBytes  int `json:"peer_bytes"`
+		}
+		run(b, bin, "tokens", b.N, &r, env...)
+		b.ReportMetric(median(r.Ours), "ms/update")
+		b.ReportMetric(median(r.Peer), "peer-ms/update")
+		b.ReportMetric(median(r.Ours)/median(r.Peer), "ratio")
+		b.ReportMetric(float64(r.Spans), "spans")
+		b.ReportMetric(float64(r.Bytes), "bytes")
+		b.ReportMetric(float64(r.PeerBytes), "peer-bytes")
+		b.ReportMetric(0, "ns/op")
+	})
 	b.Run("chunks-10000", func(b *testing.B) {
 		type one struct {
 			ElapsedMs float64 `json:"elapsed_ms"`
@@ -106,4 +131,41 @@ func BenchmarkNvim(b *testing.B) {
 		b.ReportMetric(median(ours)/median(peer), "ratio")
 		b.ReportMetric(0, "ns/op")
 	})
+}
+
+// tokenUpdates writes the tokens update of a read of the first 2,000 lines
+// of net/http's server.go in both forms, each as the session/update line
+// the bridge writes (views.ReadTokens), and returns the environment that
+// names them for bench.lua.
+func tokenUpdates(b *testing.B) []string {
+	b.Helper()
+	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines := strings.Split(string(src), "\n")[:2000]
+	read := &card.Read{Path: "/w/server.go", Offset: 1, TotalLines: 2000, Lang: "go"}
+	for i, l := range lines {
+		read.Lines = append(read.Lines, card.ReadFileLine{Number: i + 1, Text: l})
+	}
+	var env []string
+	for _, packed := range []bool{true, false} {
+		u, ok := views.ReadTokens(context.Background(), views.Env{Tokenizer: highlight.New(highlight.Options{}), PackedTokens: packed}, "r", read)
+		if !ok {
+			b.Fatal("no tokens for Go")
+		}
+		line, err := jsonv.AppendGo(nil, map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": "s", "update": u}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		key, path := "OBJECTS", filepath.Join(b.TempDir(), "tokens.json")
+		if packed {
+			key = "PACKED"
+		}
+		if err := os.WriteFile(path, line, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		env = append(env, "DSH_BENCH_TOKENS_"+key+"="+path)
+	}
+	return env
 }

@@ -8,7 +8,11 @@
 --           put into a buffer as the peer;
 --   chunks: agent_message_chunk lines written by a process as fast as a
 --           pipe takes them, drawn with batched redraws, against a redraw
---           per chunk as the peer; frame times are per flush.
+--           per chunk as the peer; frame times are per flush;
+--   tokens: the tokens update of a 2,000-line read of Go (written by
+--           bench_test.go as the bridge writes it) decoded and applied to
+--           the session, packed (packedTokens, what the plugin asks for)
+--           against the span objects (tokens) as the peer, interleaved.
 local root = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h:h")
 vim.opt.rtp:prepend(root)
 vim.cmd("runtime plugin/dsh.lua")
@@ -166,8 +170,44 @@ local function bench_chunks(per_chunk)
   return { elapsed_ms = elapsed, frames = frames, chunks = count }
 end
 
+local function bench_tokens()
+  local session = require("dsh.session")
+  local lines = {}
+  for _, key in ipairs({ "PACKED", "OBJECTS" }) do
+    local f = assert(io.open(assert(os.getenv("DSH_BENCH_TOKENS_" .. key)), "rb"))
+    lines[key] = f:read("*a")
+    f:close()
+  end
+  local card = { card = "read", path = "/w/server.go", offset = 1, totalLines = 2000, lines = {} }
+  local function one(line)
+    local s = session.new("s")
+    s:apply({ sessionUpdate = "tool_call", toolCallId = "r", title = "Read", kind = "read", status = "pending" })
+    s:apply({ sessionUpdate = "tool_call_update", toolCallId = "r", status = "completed",
+      _meta = { dsh = { version = 1, card = card } } })
+    collectgarbage()
+    local t0 = uv.hrtime()
+    s:apply(vim.json.decode(line).params.update)
+    local took = ms(t0)
+    local spans = 0
+    for _, l in ipairs(s.calls.r.dsh.tokens) do
+      spans = spans + (type(l) == "table" and #l or 0)
+    end
+    return took, spans
+  end
+  local ours, peer = {}, {}
+  for i = 1, n do
+    local a, sa = one(lines.PACKED)
+    local b, sb = one(lines.OBJECTS)
+    assert(sa == sb and sa > 0, ("packed %d spans, objects %d"):format(sa, sb))
+    ours[i], peer[i], results.spans = a, b, sa
+  end
+  results.ours, results.peer, results.bytes, results.peer_bytes = ours, peer, #lines.PACKED, #lines.OBJECTS
+end
+
 if which == "ready" then
   bench_ready()
+elseif which == "tokens" then
+  bench_tokens()
 elseif which == "diff" then
   bench_diff()
 elseif which == "chunks" then
