@@ -152,3 +152,26 @@ func ExamplePackedLines() {
 	fmt.Println(string(b))
 	// Output: {"lines":[[0,4,0,1,4,1],[]],"types":["KeywordDeclaration","NameFunction"]}
 }
+
+// BenchmarkAppend100 writes the tokens of 100 lines of net/http's
+// server.go, packed and as objects.
+func BenchmarkAppend100(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts, _ := GoLines(strings.Split(string(src), "\n")[200:300])
+	buf := make([]byte, 0, 64<<10)
+	b.Run("packed", func(b *testing.B) {
+		for b.Loop() {
+			buf, _ = PackedLines(ts).AppendJSON(buf[:0])
+		}
+		b.ReportMetric(float64(len(buf)), "bytes")
+	})
+	b.Run("objects", func(b *testing.B) {
+		for b.Loop() {
+			buf, _ = ts.AppendJSON(buf[:0])
+		}
+		b.ReportMetric(float64(len(buf)), "bytes")
+	})
+}
