@@ -167,5 +167,5 @@ func tokenUpdates(b *testing.B) []string {
 		}
 		env = append(env, "DSH_BENCH_TOKENS_"+key+"="+path)
 	}
-	return env
+	return append(env, "DSH_BENCH_TOKENS_SOURCE="+filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
 }

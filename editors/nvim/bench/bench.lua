@@ -10,9 +10,10 @@
 --           pipe takes them, drawn with batched redraws, against a redraw
 --           per chunk as the peer; frame times are per flush;
 --   tokens: the tokens update of a 2,000-line read of Go (written by
---           bench_test.go as the bridge writes it) decoded and applied to
---           the session, packed (packedTokens, what the plugin asks for)
---           against the span objects (tokens) as the peer, interleaved.
+--           bench_test.go as the bridge writes it) decoded, applied to the
+--           session and the card drawn as it first shows (its first
+--           lines), packed (packedTokens, what the plugin asks for) against
+--           the span objects (tokens) as the peer, interleaved.
 local root = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h:h")
 vim.opt.rtp:prepend(root)
 vim.cmd("runtime plugin/dsh.lua")
@@ -178,7 +179,11 @@ local function bench_tokens()
     lines[key] = f:read("*a")
     f:close()
   end
+  local cards = require("dsh.ui.cards")
   local card = { card = "read", path = "/w/server.go", offset = 1, totalLines = 2000, lines = {} }
+  for i, l in ipairs(read_lines(os.getenv("DSH_BENCH_TOKENS_SOURCE"), 2000)) do
+    card.lines[i] = { number = i, text = l }
+  end
   local function one(line)
     local s = session.new("s")
     s:apply({ sessionUpdate = "tool_call", toolCallId = "r", title = "Read", kind = "read", status = "pending" })
@@ -187,18 +192,20 @@ local function bench_tokens()
     collectgarbage()
     local t0 = uv.hrtime()
     s:apply(vim.json.decode(line).params.update)
+    local drawn = cards.render(s.calls.r)
     local took = ms(t0)
     local spans = 0
-    for _, l in ipairs(s.calls.r.dsh.tokens) do
+    for i = 1, 2000 do
+      local l = s.calls.r.dsh.tokens[i]
       spans = spans + (type(l) == "table" and #l or 0)
     end
-    return took, spans
+    return took, spans, #drawn.hls
   end
   local ours, peer = {}, {}
   for i = 1, n do
-    local a, sa = one(lines.PACKED)
-    local b, sb = one(lines.OBJECTS)
-    assert(sa == sb and sa > 0, ("packed %d spans, objects %d"):format(sa, sb))
+    local a, sa, ha = one(lines.PACKED)
+    local b, sb, hb = one(lines.OBJECTS)
+    assert(sa == sb and sa > 0 and ha == hb, ("packed %d spans %d highlights, objects %d, %d"):format(sa, ha, sb, hb))
     ours[i], peer[i], results.spans = a, b, sa
   end
   results.ours, results.peer, results.bytes, results.peer_bytes = ours, peer, #lines.PACKED, #lines.OBJECTS

@@ -113,6 +113,25 @@ describe("cards", function()
     end
     assert.are.same(drawn.tokens, drawn.packedTokens)
     assert.truthy(#drawn.packedTokens > 0)
+    -- a card unpacks the lines it draws, when it draws them
+    local many = { card = "read", path = "/w/a.go", offset = 1, totalLines = 40, lines = {} }
+    local packed_lines = {}
+    for i = 1, 40 do
+      many.lines[i] = { number = i, text = "x" }
+      packed_lines[i] = { 0, 1, 0 }
+    end
+    local s = session.new("s", { cwd = "/w" })
+    s:apply({ sessionUpdate = "tool_call_update", toolCallId = "m", status = "completed",
+      _meta = { dsh = { version = 1, card = many } } })
+    s:apply({ sessionUpdate = "tool_call_update", toolCallId = "m",
+      _meta = { dsh = { version = 1, packedTokens = { lines = packed_lines, types = { "Keyword" } } } } })
+    local toks = s.calls.m.dsh.tokens
+    assert.is_nil(rawget(toks, 1))
+    cards.render(s.calls.m)
+    assert.are.same({ { start = 0, ["end"] = 1, type = "Keyword" } }, rawget(toks, cards.limits.read))
+    assert.is_nil(rawget(toks, cards.limits.read + 1))
+    assert.are.same({ { start = 0, ["end"] = 1, type = "Keyword" } }, toks[40])
+    assert.is_nil(toks[41])
     for _, tc in ipairs({
       { '{"lines":[[0,2,5]],"types":["Keyword"]}', { {} } }, -- no type 5
       { '{"lines":[[0,2,0,-1,2,0]],"types":["Keyword"]}', { { { start = 0, ["end"] = 2, type = "Keyword" } } } },

@@ -98,41 +98,70 @@ local function whole(n)
   return type(n) == "number" and n >= 0 and n == math.floor(n)
 end
 
--- unpack_tokens turns `_meta.dsh.packedTokens` (docs/meta-dsh.md), which
--- the plugin asks for, into the spans of `tokens`: per line, triples of
--- (gap from the previous span's end, length, index into types, 0-based).
--- A line stops at its first triple that does not fit; a line that is not
--- a list (null: past the bridge's budget) has no spans (false). Nil when
--- the whole is not of that shape. Tokens are decoration: nothing throws.
+-- unpack_line turns one line of `_meta.dsh.packedTokens` (docs/meta-dsh.md)
+-- into the spans of `tokens`: triples of (gap from the previous span's
+-- end, length, index into types, 0-based), stopping at the first triple
+-- that does not fit. A line that is not a list (null: past the bridge's
+-- budget) has no spans (false). Tokens are decoration: nothing throws.
+local function unpack_line(l, types)
+  if type(l) ~= "table" then
+    return false
+  end
+  local spans, last = {}, 0
+  for j = 1, #l - 2, 3 do
+    local gap, n, t = l[j], l[j + 1], l[j + 2]
+    local name = whole(t) and types[t + 1]
+    if not (whole(gap) and whole(n) and type(name) == "string") then
+      break
+    end
+    local start = last + gap
+    last = start + n
+    spans[#spans + 1] = { start = start, ["end"] = last, type = name }
+  end
+  return spans
+end
+
+local function packed_shape(p)
+  return type(p) == "table" and type(p.lines) == "table" and type(p.types) == "table"
+end
+
+-- unpack_tokens turns `_meta.dsh.packedTokens`, which the plugin asks for,
+-- into the spans of `tokens`, every line at once; nil when the whole is
+-- not of that shape.
 function M.unpack_tokens(p)
-  if type(p) ~= "table" or type(p.lines) ~= "table" or type(p.types) ~= "table" then
+  if not packed_shape(p) then
     return nil
   end
   local out = {}
   for i, l in ipairs(p.lines) do
-    local spans = false
-    if type(l) == "table" then
-      spans = {}
-      local last = 0
-      for j = 1, #l - 2, 3 do
-        local gap, n, t = l[j], l[j + 1], l[j + 2]
-        local name = whole(t) and p.types[t + 1]
-        if not (whole(gap) and whole(n) and type(name) == "string") then
-          break
-        end
-        local start = last + gap
-        last = start + n
-        spans[#spans + 1] = { start = start, ["end"] = last, type = name }
-      end
-    end
-    out[i] = spans
+    out[i] = unpack_line(l, p.types)
   end
   return out
 end
 
+-- lazy_tokens is unpack_tokens a line at a time, when the card first asks
+-- for it (by index): a card draws its first lines until it is expanded,
+-- and a 2,000-line read has some 7,000 spans.
+local function lazy_tokens(p)
+  if not packed_shape(p) then
+    return nil
+  end
+  return setmetatable({}, {
+    __index = function(t, i)
+      local l = p.lines[i]
+      if l == nil then
+        return nil
+      end
+      local spans = unpack_line(l, p.types)
+      rawset(t, i, spans)
+      return spans
+    end,
+  })
+end
+
 local function tokens_of(d)
   if d.packedTokens ~= nil then
-    return M.unpack_tokens(d.packedTokens)
+    return lazy_tokens(d.packedTokens)
   end
   return d.tokens
 end
