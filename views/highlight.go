@@ -17,10 +17,10 @@ type Tokenizer interface {
 
 // ReadTokens returns the update that adds syntax tokens to a finished read
 // card: _meta.dsh with only "tokens" (or "packedTokens", env.PackedTokens;
-// the card and its text are not sent again), sent after the completed update so that tokenizing never delays
-// the result. False when the view is not a read card, env has no
-// Tokenizer, the language is unknown, or the tokenizer failed (a card
-// without colours is still a card).
+// the card and its text are not sent again), sent after the completed
+// update so that tokenizing never delays the result. False when the view
+// is not a read card, env has no Tokenizer, the language is unknown, or
+// the tokenizer failed (a card without colours is still a card).
 func ReadTokens(ctx context.Context, env Env, callID string, view card.ResultView) (ToolCallUpdate, bool) {
 	v, ok := view.(*card.Read)
 	if !ok || len(v.Lines) == 0 || env.Tokenizer == nil {
