@@ -2,6 +2,7 @@ package highlight
 
 import (
 	"strconv"
+	"unsafe"
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 )
@@ -26,22 +27,7 @@ func (p PackedLines) AppendJSON(dst []byte) ([]byte, error) {
 	if p == nil {
 		return append(dst, "null"...), nil
 	}
-	var types []string
-	last := -1 // types' index of the previous span's type: runs of one type are common
-	index := func(t string) int {
-		if last >= 0 && types[last] == t {
-			return last
-		}
-		for i, n := range types {
-			if n == t {
-				last = i
-				return i
-			}
-		}
-		types = append(types, t)
-		last = len(types) - 1
-		return last
-	}
+	var names typeNames
 	dst = append(dst, `{"lines":[`...)
 	for i, line := range p {
 		if i > 0 {
@@ -61,23 +47,69 @@ func (p PackedLines) AppendJSON(dst []byte) ([]byte, error) {
 				dst = append(dst, ',')
 			}
 			first = false
-			dst = strconv.AppendInt(dst, int64(sp.Start-end), 10)
+			dst = appendSmall(dst, sp.Start-end)
 			dst = append(dst, ',')
-			dst = strconv.AppendInt(dst, int64(sp.End-sp.Start), 10)
+			dst = appendSmall(dst, sp.End-sp.Start)
 			dst = append(dst, ',')
-			dst = strconv.AppendInt(dst, int64(index(sp.Type)), 10)
+			dst = appendSmall(dst, names.index(sp.Type))
 			end = sp.End
 		}
 		dst = append(dst, ']')
 	}
 	dst = append(dst, `],"types":[`...)
-	for i, t := range types {
+	for i, t := range names.list {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
 		dst = jsonv.AppendString(dst, t)
 	}
 	return append(dst, "]}"...), nil
+}
+
+// typeNames numbers the type names of one update in order of first use.
+// The names are nearly always the same few constants (golex's, chroma's),
+// so the same string is looked for by its address first.
+type typeNames struct {
+	list  []string
+	small [32]string // list's first array
+	last  int        // list's index of the name found last
+}
+
+func (n *typeNames) index(t string) int {
+	if n.list == nil {
+		n.list = n.small[:0]
+	}
+	if n.last < len(n.list) && n.list[n.last] == t {
+		return n.last
+	}
+	p := unsafe.StringData(t)
+	for i, s := range n.list {
+		if unsafe.StringData(s) == p && len(s) == len(t) {
+			n.last = i
+			return i
+		}
+	}
+	for i, s := range n.list { // the same name in another string
+		if s == t {
+			n.last = i
+			return i
+		}
+	}
+	n.list = append(n.list, t)
+	n.last = len(n.list) - 1
+	return n.last
+}
+
+// appendSmall appends n ≥ 0 in decimal; most of a packed line's numbers
+// are a digit or two, written here without a call.
+func appendSmall(dst []byte, n int) []byte {
+	switch u := uint(n); { // a negative n is large here, and left to strconv
+	case u < 10:
+		return append(dst, byte('0'+u))
+	case u < 100:
+		return append(dst, byte('0'+u/10), byte('0'+u%10))
+	}
+	return strconv.AppendInt(dst, int64(n), 10)
 }
 
 // MarshalJSON is AppendJSON for encoding/json.

@@ -46,6 +46,25 @@ func unpack(t testing.TB, raw []byte) TokenLines {
 	return out
 }
 
+// manyTypes is one line of n one-unit spans, each of a type of its own,
+// and manyTypesJSON its packed form.
+func manyTypes(n int) TokenLines {
+	line := make([]Span, n)
+	for i := range line {
+		line[i] = Span{Start: i, End: i + 1, Type: fmt.Sprintf("T%d", i%n)}
+	}
+	return TokenLines{line, line[:2]}
+}
+
+func manyTypesJSON(n int) string {
+	var nums, names []string
+	for i := range n {
+		nums = append(nums, fmt.Sprintf("0,1,%d", i))
+		names = append(names, fmt.Sprintf("%q", fmt.Sprintf("T%d", i)))
+	}
+	return `{"lines":[[` + strings.Join(nums, ",") + `],[0,1,0,0,1,1]],"types":[` + strings.Join(names, ",") + `]}`
+}
+
 func TestPackedLines(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -71,6 +90,10 @@ func TestPackedLines(t *testing.T) {
 			TokenLines{{{4, 2, "Name"}, {4, 5, "Operator"}}},
 			`{"lines":[[4,1,0]],"types":["Operator"]}`,
 			TokenLines{{{4, 5, "Operator"}}}},
+		{"the same name in another string keeps its index",
+			TokenLines{{{0, 2, "Comment"}, {3, 4, strings.Clone("Operator")}, {5, 6, strings.Clone("Comment")}, {6, 7, "Operator"}}},
+			`{"lines":[[0,2,0,1,1,1,1,1,0,0,1,1]],"types":["Comment","Operator"]}`, nil},
+		{"more types than the first array holds", manyTypes(40), manyTypesJSON(40), nil},
 		{"a type name is escaped",
 			TokenLines{{{0, 1, `a"b`}}},
 			`{"lines":[[0,1,0]],"types":["a\"b"]}`, nil},
@@ -160,7 +183,7 @@ func BenchmarkAppend100(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ts, _ := GoLines(strings.Split(string(src), "\n")[200:300])
+	ts, _ := GoLines(strings.Split(string(src), "\n")[1000:1100])
 	buf := make([]byte, 0, 64<<10)
 	b.Run("packed", func(b *testing.B) {
 		for b.Loop() {
