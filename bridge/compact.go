@@ -53,6 +53,9 @@ func (ss *Session) compactIfNeeded(ctx context.Context, fixed int, force bool) b
 	if !force && estimate(hist) <= limit {
 		return false
 	}
+	// The last batch's syntax tokens go out first, so that the updates
+	// come in the same order every run (as before a model's answer).
+	ss.tokens.Wait()
 	id := fmt.Sprintf("compaction_%d", time.Now().UnixNano())
 	ss.announceCompaction(ctx, compactionUpdate{CompactionID: id, Status: "in_progress"})
 

@@ -2,6 +2,9 @@ package bridge_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -126,4 +129,42 @@ func decodeTokens(t *testing.T, raw []byte) highlight.TokenLines {
 		}
 	}
 	return out
+}
+
+// TestLiveModel_TokensBeforeCompaction: a read whose result pushes the
+// session past its window (1,500 lines of Python, 60 KB, in a window of
+// 18,000 tokens) compacts before the next request; the read's syntax
+// tokens (the helper's chroma: some 40 ms of work, so that without the
+// wait the compaction's update would come first every time) go out
+// before the compaction's first update, so the updates come in the same
+// order every run.
+func TestLiveModel_TokensBeforeCompaction(t *testing.T) {
+	w := newLiveWorld(t, `{"models":{"deepseek-flash":{"contextWindow":18000}}}`,
+		fakeTurn{calls: []fakeCall{{"r", "read", args("file_path", "big.py")}}}, fakeTurn{text: "ok"})
+	w.model.window = 18000
+	w.model.summary = "SUMMARY"
+	var src strings.Builder
+	for i := range 750 {
+		fmt.Fprintf(&src, "def step_%04d(value, scale=2.5):\n    return [value * scale, \"step %d\", None]  # keep going\n", i, i)
+	}
+	os.WriteFile(filepath.Join(w.dir, "big.py"), []byte(src.String()), 0o644)
+	caps := packedCaps()
+	caps["session"] = map[string]any{"compaction": map[string]any{}}
+	e := w.editor(caps)
+	s := e.newSession(w.dir)
+	if stop := e.prompt(s, "read big.py"); stop != "end_turn" {
+		t.Fatalf("stop %q", stop)
+	}
+	tokens, compaction := -1, -1
+	for i, u := range e.decodedUpdates() {
+		switch {
+		case u.ToolCallID == "r" && strings.Contains(string(u.Raw), `"packedTokens"`):
+			tokens = i
+		case u.SessionUpdate == "compaction_update" && compaction < 0:
+			compaction = i
+		}
+	}
+	if tokens < 0 || compaction < 0 || tokens > compaction {
+		t.Errorf("the read's tokens at update %d, the compaction's first at %d", tokens, compaction)
+	}
 }
