@@ -97,38 +97,18 @@ func decodeTokens(t *testing.T, raw []byte) highlight.TokenLines {
 	var u struct {
 		Meta struct {
 			Dsh struct {
-				Tokens highlight.TokenLines `json:"tokens"`
-				Packed *struct {
-					Lines [][]int  `json:"lines"`
-					Types []string `json:"types"`
-				} `json:"packedTokens"`
+				Tokens highlight.TokenLines  `json:"tokens"`
+				Packed highlight.PackedLines `json:"packedTokens"`
 			} `json:"dsh"`
 		} `json:"_meta"`
 	}
 	if err := json.Unmarshal(raw, &u); err != nil {
 		t.Fatalf("%v: %s", err, raw)
 	}
-	d := u.Meta.Dsh
-	if d.Packed == nil {
-		return d.Tokens
+	if d := u.Meta.Dsh; d.Packed != nil {
+		return highlight.TokenLines(d.Packed)
 	}
-	out := make(highlight.TokenLines, len(d.Packed.Lines))
-	for i, l := range d.Packed.Lines {
-		if l == nil {
-			continue
-		}
-		out[i] = []highlight.Span{}
-		end := 0
-		for j := 0; j+2 < len(l); j += 3 {
-			if l[j+2] >= len(d.Packed.Types) {
-				t.Fatalf("type %d of %d: %s", l[j+2], len(d.Packed.Types), raw)
-			}
-			start := end + l[j]
-			end = start + l[j+1]
-			out[i] = append(out[i], highlight.Span{Start: start, End: end, Type: d.Packed.Types[l[j+2]]})
-		}
-	}
-	return out
+	return u.Meta.Dsh.Tokens
 }
 
 // TestLiveModel_TokensBeforeCompaction: a read whose result pushes the

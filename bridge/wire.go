@@ -21,21 +21,22 @@ type clientCapabilities struct {
 	Meta map[string]any `json:"_meta"`
 }
 
+// dsh is the client's `_meta.dsh` object (docs/meta-dsh.md), nil when it
+// sent none.
+func (c clientCapabilities) dsh() map[string]any {
+	d, _ := c.Meta["dsh"].(map[string]any)
+	return d
+}
+
 // rendersCards reports whether the client renders `_meta.dsh` cards: it
 // advertised `_meta.dsh.version` 1 (docs/meta-dsh.md). Such a client is
 // not sent a read's or a search's text twice.
-func (c clientCapabilities) rendersCards() bool {
-	d, ok := c.Meta["dsh"].(map[string]any)
-	return ok && d["version"] == float64(1)
-}
+func (c clientCapabilities) rendersCards() bool { return c.dsh()["version"] == float64(1) }
 
 // packsTokens reports whether the client asked for its syntax tokens
-// packed (`_meta.dsh.packedTokens: true`, docs/meta-dsh.md); only a client
-// that renders cards is sent tokens at all (tokenizerFor).
-func (c clientCapabilities) packsTokens() bool {
-	d, ok := c.Meta["dsh"].(map[string]any)
-	return ok && d["packedTokens"] == true
-}
+// packed (`_meta.dsh.packedTokens: true`); only a client that renders
+// cards is sent tokens at all (tokenizerFor).
+func (c clientCapabilities) packsTokens() bool { return c.dsh()["packedTokens"] == true }
 
 type initializeParams struct {
 	ProtocolVersion    *int               `json:"protocolVersion"`

@@ -1,6 +1,8 @@
 package highlight
 
 import (
+	"encoding/json"
+	"fmt"
 	"strconv"
 	"unsafe"
 
@@ -114,3 +116,44 @@ func appendSmall(dst []byte, n int) []byte {
 
 // MarshalJSON is AppendJSON for encoding/json.
 func (p PackedLines) MarshalJSON() ([]byte, error) { return p.AppendJSON(nil) }
+
+// UnmarshalJSON reads the packed form back into spans, as an editor does
+// (the extensions' unpackTokens and unpack_tokens do the same): a line
+// stops at its first triple that does not fit (a negative number, a type
+// index out of range, a short triple), a line that is not a list (null) is
+// nil. Tokens are decoration: only JSON that is not of the
+// {"lines":[…],"types":[…]} shape is an error.
+func (p *PackedLines) UnmarshalJSON(data []byte) error {
+	var w struct {
+		Lines []json.RawMessage `json:"lines"`
+		Types []string          `json:"types"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return fmt.Errorf("highlight: packed tokens: %w", err)
+	}
+	if w.Lines == nil || w.Types == nil {
+		return fmt.Errorf("highlight: packed tokens without lines or types: %.100s", data)
+	}
+	out := make(PackedLines, len(w.Lines))
+	for i, raw := range w.Lines {
+		var nums []json.RawMessage
+		if json.Unmarshal(raw, &nums) != nil || nums == nil {
+			continue // null, or not a list
+		}
+		line, end := []Span{}, 0
+		for j := 0; j+2 < len(nums); j += 3 {
+			gap, err1 := strconv.Atoi(string(nums[j])) // whole numbers only
+			n, err2 := strconv.Atoi(string(nums[j+1]))
+			t, err3 := strconv.Atoi(string(nums[j+2]))
+			if err1 != nil || err2 != nil || err3 != nil || gap < 0 || n < 0 || t < 0 || t >= len(w.Types) {
+				break
+			}
+			start := end + gap
+			end = start + n
+			line = append(line, Span{Start: start, End: end, Type: w.Types[t]})
+		}
+		out[i] = line
+	}
+	*p = out
+	return nil
+}

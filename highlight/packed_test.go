@@ -11,39 +11,54 @@ import (
 	"testing"
 )
 
-// unpack decodes PackedLines' JSON as an editor does (editors/vscode's
-// session.ts and editors/nvim's session.lua do the same): back to a list
-// of spans per line.
+// unpack decodes PackedLines' JSON with its UnmarshalJSON, as an editor
+// does, after checking that every line is whole triples of whole numbers
+// (the decoder itself is lenient, as editors are).
 func unpack(t testing.TB, raw []byte) TokenLines {
 	t.Helper()
-	var p struct {
-		Lines [][]int  `json:"lines"`
-		Types []string `json:"types"`
+	var shape struct {
+		Lines [][]int `json:"lines"`
 	}
-	if err := json.Unmarshal(raw, &p); err != nil {
+	if err := json.Unmarshal(raw, &shape); err != nil {
 		t.Fatalf("%v: %s", err, raw)
 	}
-	out := make(TokenLines, len(p.Lines))
-	for i, l := range p.Lines {
-		if l == nil {
-			continue
-		}
+	for i, l := range shape.Lines {
 		if len(l)%3 != 0 {
 			t.Fatalf("line %d: %d numbers, not triples: %s", i, len(l), raw)
 		}
-		out[i] = []Span{}
-		end := 0
-		for j := 0; j < len(l); j += 3 {
-			gap, n, typ := l[j], l[j+1], l[j+2]
-			if gap < 0 || n < 0 || typ < 0 || typ >= len(p.Types) {
-				t.Fatalf("line %d: span (%d,%d,%d) out of range: %s", i, gap, n, typ, raw)
+	}
+	var p PackedLines
+	if err := json.Unmarshal(raw, &p); err != nil {
+		t.Fatalf("%v: %s", err, raw)
+	}
+	return TokenLines(p)
+}
+
+// TestPackedLines_Unmarshal: what does not fit is left out, a line at a
+// time, as the extensions do; only JSON of another shape is an error.
+func TestPackedLines_Unmarshal(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     TokenLines
+	}{
+		{"a type out of range", `{"lines":[[0,2,5]],"types":["Keyword"]}`, TokenLines{{}}},
+		{"a negative gap ends the line", `{"lines":[[0,2,0,-1,2,0]],"types":["Keyword"]}`, TokenLines{{{0, 2, "Keyword"}}}},
+		{"a short triple", `{"lines":[[0,2,0,1,2]],"types":["Keyword"]}`, TokenLines{{{0, 2, "Keyword"}}}},
+		{"lines that are not lists of whole numbers", `{"lines":["x",3,null,[0.5,1,0],[1,1,0,"a",1,0]],"types":["Keyword"]}`, TokenLines{nil, nil, nil, {}, {{1, 2, "Keyword"}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var p PackedLines
+			if err := json.Unmarshal([]byte(tc.in), &p); err != nil || !reflect.DeepEqual(TokenLines(p), tc.want) {
+				t.Errorf("got %v, %v; want %v", p, err, tc.want)
 			}
-			start := end + gap
-			end = start + n
-			out[i] = append(out[i], Span{Start: start, End: end, Type: p.Types[typ]})
+		})
+	}
+	for _, bad := range []string{`{"lines":[[0,1,0]]}`, `{"types":[]}`, `"junk"`, `[1,2]`} {
+		var p PackedLines
+		if err := json.Unmarshal([]byte(bad), &p); err == nil {
+			t.Errorf("%s: no error, %v", bad, p)
 		}
 	}
-	return out
 }
 
 // manyTypes is one line of n one-unit spans, each of a type of its own,

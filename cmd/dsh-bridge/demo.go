@@ -92,8 +92,9 @@ func runDemo(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	start := time.Now()
 	c.r.banner(fmt.Sprintf("dsh-bridge demo — a scripted agent fixes a typo in %s", ws))
 	if _, err := c.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{
-		// It draws cards from _meta.dsh (docs/meta-dsh.md), colours included.
-		"_meta": map[string]any{"dsh": map[string]any{"version": 1}},
+		// It draws cards from _meta.dsh (docs/meta-dsh.md), colours included,
+		// and takes the tokens packed, as dsh-bridge's extensions do.
+		"_meta": map[string]any{"dsh": map[string]any{"version": 1, "packedTokens": true}},
 	}}); err != nil {
 		fmt.Fprintln(stderr, "demo:", err, logs.String())
 		return 1

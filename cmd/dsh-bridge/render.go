@@ -163,15 +163,19 @@ func (r *renderer) render(raw json.RawMessage) {
 		Content       json.RawMessage
 		Meta          struct {
 			Dsh struct {
-				Card     json.RawMessage      `json:"card"`
-				Changes  []views.FileChange   `json:"changes"`
-				Terminal *views.TerminalMeta  `json:"terminal"`
-				Parent   string               `json:"parentToolCallId"`
-				Tokens   highlight.TokenLines `json:"tokens"`
+				Card     json.RawMessage       `json:"card"`
+				Changes  []views.FileChange    `json:"changes"`
+				Terminal *views.TerminalMeta   `json:"terminal"`
+				Parent   string                `json:"parentToolCallId"`
+				Tokens   highlight.TokenLines  `json:"tokens"`
+				Packed   highlight.PackedLines `json:"packedTokens"`
 			} `json:"dsh"`
 		} `json:"_meta"`
 	}
 	json.Unmarshal(raw, &u)
+	if u.Meta.Dsh.Packed != nil {
+		u.Meta.Dsh.Tokens = highlight.TokenLines(u.Meta.Dsh.Packed)
+	}
 	if r.held != nil {
 		if u.ToolCallID == r.held.id && u.Meta.Dsh.Tokens != nil && u.Meta.Dsh.Card == nil {
 			r.flushRead(u.Meta.Dsh.Tokens)

@@ -121,29 +121,13 @@ local function unpack_line(l, types)
   return spans
 end
 
-local function packed_shape(p)
-  return type(p) == "table" and type(p.lines) == "table" and type(p.types) == "table"
-end
-
 -- unpack_tokens turns `_meta.dsh.packedTokens`, which the plugin asks for,
--- into the spans of `tokens`, every line at once; nil when the whole is
--- not of that shape.
-function M.unpack_tokens(p)
-  if not packed_shape(p) then
-    return nil
-  end
-  local out = {}
-  for i, l in ipairs(p.lines) do
-    out[i] = unpack_line(l, p.types)
-  end
-  return out
-end
-
--- lazy_tokens is unpack_tokens a line at a time, when the card first asks
+-- into the spans of `tokens`, a line at a time, when the card first asks
 -- for it (by index): a card draws its first lines until it is expanded,
--- and a 2,000-line read has some 7,000 spans.
-local function lazy_tokens(p)
-  if not packed_shape(p) then
+-- and a 2,000-line read has some 7,000 spans. Nil when the whole is not
+-- of that shape.
+function M.unpack_tokens(p)
+  if not (type(p) == "table" and type(p.lines) == "table" and type(p.types) == "table") then
     return nil
   end
   return setmetatable({}, {
@@ -161,7 +145,7 @@ end
 
 local function tokens_of(d)
   if d.packedTokens ~= nil then
-    return lazy_tokens(d.packedTokens)
+    return M.unpack_tokens(d.packedTokens)
   end
   return d.tokens
 end
