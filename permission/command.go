@@ -64,6 +64,11 @@ type Analysis struct {
 	Words []string
 	// ParseError is the parser's complaint about an unparsable script.
 	ParseError error
+	// Maybe are commands a runner (strace, flock, su -c, uv run, …) runs,
+	// and words that may start them where its options cannot be told
+	// apart with certainty: deny and ask rules see them; none needs an
+	// allowance beyond the runner's own.
+	Maybe []Simple
 }
 
 // Analyze parses a bash script and lists every simple command it runs —
@@ -325,6 +330,9 @@ func (a *Analysis) unwrap(src string, s *Simple, words []*syntax.Word, depth int
 	}
 	if shells[s.Program] {
 		a.shell(s, args, depth)
+	}
+	if r, ok := runners[s.Program]; ok {
+		a.runner(src, s, r, args, depth)
 	}
 	return nil, false
 }

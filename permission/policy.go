@@ -245,7 +245,7 @@ func (p *Policy) denied(c *call) string {
 		}
 	}
 	if c.cmd != nil {
-		for _, s := range c.cmd.Commands {
+		for _, s := range c.cmd.judged() {
 			if _, never := p.remembered(commandKey(t.Name, s)); never && !s.Dynamic {
 				return "you chose to always reject " + s.Text
 			}
@@ -284,7 +284,7 @@ func (p *Policy) denies(r compiled, c *call) string {
 		}
 	case !namesTool(r.Tool, t.Name):
 	case c.cmd != nil:
-		for _, s := range c.cmd.Commands {
+		for _, s := range c.cmd.judged() {
 			if r.matchCommand(s, false) {
 				return ": " + s.Text
 			}
@@ -320,7 +320,7 @@ func (p *Policy) asked(c *call) (string, bool) {
 		}
 		switch {
 		case c.cmd != nil:
-			for _, s := range c.cmd.Commands {
+			for _, s := range c.cmd.judged() {
 				if r.matchCommand(s, false) {
 					return r.Text, true
 				}
