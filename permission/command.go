@@ -334,6 +334,7 @@ func (a *Analysis) unwrap(src string, s *Simple, words []*syntax.Word, depth int
 	if r, ok := runners[s.Program]; ok {
 		a.runner(src, s, r, args, depth)
 	}
+	a.later(s, args, depth)
 	return nil, false
 }
 

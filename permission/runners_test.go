@@ -130,3 +130,33 @@ func TestPolicy_RunnersAsk(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicy_Later: code a builtin keeps to run later, under another name
+// or on an event, is judged by deny rules when it is defined.
+func TestPolicy_Later(t *testing.T) {
+	p, reg, scope, _ := testPolicy(t, ModeBypass, nil, nil, []string{"bash(rm:*)"})
+	for _, tc := range []struct {
+		name, cmd string
+		want      Verdict
+	}{
+		{"an alias run by its name", "shopt -s expand_aliases\nalias r=rm\nr x", Deny},
+		{"an alias with arguments", "alias r='rm -rf'", Deny},
+		{"one of several aliases", "alias l=ls r='ls; rm x'", Deny},
+		{"a computed alias", "alias r=\"$X\"", Deny},
+		{"hash -p binds a name to rm", "hash -p /bin/rm ls; ls x", Deny},
+		{"hash -p, attached", "hash -p/bin/rm ls", Deny},
+		{"mapfile's callback", "mapfile -C 'rm x' -c 1 arr < f", Deny},
+		{"readarray's callback, attached", "readarray -C'rm x' arr < f", Deny},
+		{"a harmless alias", "alias ll='ls -la'", Allow},
+		{"hash of another program", "hash -p /bin/ls l", Allow},
+		{"mapfile without a callback", "mapfile -t arr < f", Allow},
+		{"hash without -p", "hash -r", Allow},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := p.Decide(context.Background(), reg.Get("bash", scope), bashArgs(tc.cmd))
+			if d.Verdict != tc.want {
+				t.Errorf("%q: got %v (%s), want %v", tc.cmd, d.Verdict, d.Reason, tc.want)
+			}
+		})
+	}
+}
