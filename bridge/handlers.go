@@ -145,7 +145,7 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 	host := &editorHost{session: ss, LocalHost: tools.LocalHost{Sandbox: ss.sandbox, Scrub: ss.settings.ScrubEnv}}
 	dispose, err := tools.Register(s.reg, ss.scope, tools.Options{
 		Workspace: ws, Host: host, NativeSearch: s.cfg.NativeSearch,
-		Rules: ss.policy, FetchHop: ss.fetchHop,
+		Rules: ss.policy, FetchHop: ss.fetchHop, FetchDial: ss.fetchDial,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("registering tools: %w", err)

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -70,6 +71,12 @@ func (ss *Session) judgedWrapper(ctx context.Context, exec registry.Execution, n
 // fetchHop judges a web_fetch redirect with the session's policy.
 func (ss *Session) fetchHop(ctx context.Context, from, to *url.URL) error {
 	return ss.policy.FetchHop(ctx, ss.srv.reg.Get("web_fetch", ss.scope), from, to)
+}
+
+// fetchDial judges the address a web_fetch connects to with the
+// session's policy.
+func (ss *Session) fetchDial(ctx context.Context, host string, addr netip.Addr) error {
+	return ss.policy.FetchDial(ctx, ss.srv.reg.Get("web_fetch", ss.scope), host, addr)
 }
 
 // sandboxFor returns how the session's local commands are confined: nil

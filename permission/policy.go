@@ -54,13 +54,16 @@ type Policy struct {
 	mu     sync.Mutex
 	always map[string]bool // remembered "always allow" keys
 	never  map[string]bool // remembered "always reject" keys
+	// private are the hosts a judgement found on this machine or a
+	// private network: a fetch may connect to such an address of theirs.
+	private map[string]bool
 }
 
 // New returns the policy of a workspace under settings; mode reports the
 // session's current mode.
 func New(ws *tools.Workspace, s Settings, mode func() Mode) *Policy {
 	home, _ := os.UserHomeDir()
-	p := &Policy{ws: ws, mode: mode, always: map[string]bool{}, never: map[string]bool{}}
+	p := &Policy{ws: ws, mode: mode, always: map[string]bool{}, never: map[string]bool{}, private: map[string]bool{}}
 	if home != "" {
 		p.home = tools.Resolve(home)
 	}
@@ -110,6 +113,7 @@ type call struct {
 	host     string    // fetch tools: canonical host
 
 	ctx     context.Context // for the host's lookup
+	p       *Policy         // told when the host is found private
 	looked  bool            // private and addrs are known
 	private bool
 	addrs   []string
@@ -135,6 +139,9 @@ func (c *call) lookup() (private bool, addrs []string) {
 	if !c.looked {
 		c.private, c.addrs = privateHost(c.ctx, c.host)
 		c.looked = true
+		if c.private && c.p != nil {
+			c.p.sawPrivate(c.host)
+		}
 	}
 	return c.private, c.addrs
 }
@@ -145,7 +152,7 @@ type access struct {
 }
 
 func (p *Policy) prepare(ctx context.Context, t *registry.Tool, args jsonv.Value) *call {
-	c := &call{tool: t, args: args, ctx: ctx, ws: p.ws}
+	c := &call{tool: t, args: args, ctx: ctx, ws: p.ws, p: p}
 	if !args.IsValid() {
 		return c
 	}
@@ -446,7 +453,7 @@ func (p *Policy) decideFetch(c *call) Decision {
 // would run it without asking. Its error is the tool's message.
 func (p *Policy) FetchHop(ctx context.Context, t *registry.Tool, from, to *url.URL) error {
 	host := CanonicalHost(to.Hostname())
-	c := &call{tool: t, host: host, ctx: ctx}
+	c := &call{tool: t, host: host, ctx: ctx, p: p}
 	for _, r := range p.deny {
 		if why := p.denies(r, c); why != "" {
 			return fmt.Errorf("the redirect to %s was refused: denied by the permission rule %s", to.Redacted(), r.Text)

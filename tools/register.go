@@ -27,6 +27,10 @@ type Options struct {
 	// FetchHop, when set, judges every redirect web_fetch would follow; an
 	// error stops the fetch with that message.
 	FetchHop func(ctx context.Context, from, to *url.URL) error
+	// FetchDial, when set, judges every address web_fetch connects to, as
+	// it connects (after the name is resolved); an error stops the fetch
+	// with that message.
+	FetchDial DialFunc
 	// Markdown converts fetched HTML pages; nil: [HelperMarkdown].
 	Markdown MarkdownFunc
 }
@@ -51,7 +55,7 @@ func Register(reg *registry.Registry, scope *registry.Scope, opt Options) (dispo
 	}
 	client := opt.HTTP
 	if client == nil {
-		client = newFetchClient(opt.FetchHop)
+		client = newFetchClient(opt.FetchHop, opt.FetchDial)
 	}
 	w := opt.Workspace
 	spills := &spillSet{} // deleted with the tools

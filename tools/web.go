@@ -43,10 +43,16 @@ type fetchValue struct {
 }
 
 // newFetchClient returns the HTTP client web_fetch uses: a total timeout,
-// a redirect limit, and hop judging every redirect before it is followed.
-func newFetchClient(hop func(ctx context.Context, from, to *url.URL) error) *http.Client {
+// a redirect limit, hop judging every redirect before it is followed, and
+// dial every address connected to (either may be nil).
+func newFetchClient(hop func(ctx context.Context, from, to *url.URL) error, dial DialFunc) *http.Client {
+	var transport http.RoundTripper
+	if dial != nil {
+		transport = fetchTransport(dial, http.ProxyFromEnvironment)
+	}
 	return &http.Client{
-		Timeout: FetchTimeout,
+		Timeout:   FetchTimeout,
+		Transport: transport,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) >= FetchMaxRedirects {
 				return fmt.Errorf("stopped after %d redirects", FetchMaxRedirects)
@@ -89,6 +95,10 @@ func fetch(ctx context.Context, client *http.Client, markdown MarkdownFunc, raw 
 		var he *hopError
 		if errors.As(err, &he) {
 			return fetchValue{}, registry.NewError("WebError", "WEB_REDIRECT_REFUSED", he.Error())
+		}
+		var de *dialError
+		if errors.As(err, &de) {
+			return fetchValue{}, registry.NewError("WebError", "WEB_ADDRESS_REFUSED", de.Error())
 		}
 		return fetchValue{}, registry.NewError("WebError", "WEB_FETCH_FAILED", "fetch failed: "+err.Error())
 	}
