@@ -12,8 +12,9 @@ import (
 // tracer (strace), a lock (flock), a namespace or root (unshare, chroot),
 // another user (su -c), a repeat (watch), a project's environment (uv
 // run). Deny and ask rules see the command it runs, as they see the one
-// behind nohup or sudo; unlike nohup, a runner is never transparent: it
-// needs an allowance of its own, and so does what it runs.
+// behind nohup or sudo. Unlike nohup, a runner is never transparent: it
+// needs an allowance of its own, and that allowance covers what it runs
+// (bash(uv run:*) allows "uv run pytest"), as sudo's does not.
 type runner struct {
 	sub        string   // the subcommand that runs the command (uv run, bundle exec); "" when none
 	value      string   // short options whose value is the next word (strace -o FILE)
@@ -31,8 +32,9 @@ type runner struct {
 
 // runners lists the programs that run a command given in their
 // arguments. Their option tables need not be complete: a word taken as an
-// option's value, and the word after a command that follows an unknown
-// option, are also judged as where the command may start (Analysis.Maybe).
+// option's value, and, when an option not in the table comes just before
+// the command, the command's second word, are also judged as where the
+// command may start (Analysis.Maybe).
 var runners = map[string]runner{
 	"flock":            {value: "wE", long: []string{"--wait", "--timeout", "--conflict-exit-code"}, operands: 1, script: "c", scriptLong: []string{"--command"}},
 	"chroot":           {long: []string{"--userspec", "--groups"}, operands: 1, idle: true},
