@@ -27,47 +27,25 @@ func (a *Analysis) later(s *Simple, args []*syntax.Word, depth int) {
 			}
 		}
 	case "hash":
-		for i := 0; i < len(args); i++ {
-			v, ok := lit(args[i])
-			var prog string
-			switch {
-			case ok && v == "-p" && i+1 < len(args):
-				i++
-				prog, ok = lit(args[i])
-			case ok && strings.HasPrefix(v, "-p") && len(v) > 2:
-				prog = v[2:]
-			default:
-				continue
-			}
+		optionValues(args, "-p", func(prog string, ok bool) {
 			if !ok || prog == "" {
 				in.opaque("hash -p is given a computed program")
-				continue
+				return
 			}
 			bound := Simple{Program: path.Base(prog), Text: "hash -p " + prog}
 			if strings.Contains(prog, "/") {
 				bound.Pathed, bound.Dir = true, path.Dir(prog)
 			}
 			in.Commands = append(in.Commands, bound)
-		}
+		})
 	case "mapfile", "readarray":
-		for i := 0; i < len(args); i++ {
-			v, ok := lit(args[i])
-			var code string
-			switch {
-			case ok && v == "-C" && i+1 < len(args):
-				i++
-				code, ok = lit(args[i])
-			case ok && strings.HasPrefix(v, "-C") && len(v) > 2:
-				code = v[2:]
-			default:
-				continue
-			}
+		optionValues(args, "-C", func(code string, ok bool) {
 			if !ok {
 				in.opaque("%s -C is given a computed callback", s.Program)
-				continue
+				return
 			}
 			in.parse(code, depth+1)
-		}
+		})
 	default:
 		return
 	}
@@ -76,4 +54,19 @@ func (a *Analysis) later(s *Simple, args []*syntax.Word, depth int) {
 	a.Danger = append(a.Danger, in.Danger...)
 	a.Redirects = append(a.Redirects, in.Redirects...)
 	a.Words = append(a.Words, in.Words...)
+}
+
+// optionValues calls f with the value of each option flag (-p) in args,
+// attached (-pVALUE) or the next word; ok is false for a computed value.
+func optionValues(args []*syntax.Word, flag string, f func(value string, ok bool)) {
+	for i := 0; i < len(args); i++ {
+		v, ok := lit(args[i])
+		switch {
+		case ok && v == flag && i+1 < len(args):
+			i++
+			f(lit(args[i]))
+		case ok && strings.HasPrefix(v, flag) && len(v) > len(flag):
+			f(v[len(flag):], true)
+		}
+	}
 }

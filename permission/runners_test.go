@@ -3,6 +3,8 @@ package permission
 import (
 	"context"
 	"testing"
+
+	"github.com/dsh-bridge/dsh-bridge/registry"
 )
 
 // TestPolicy_Runners: a program that runs a command given in its
@@ -12,11 +14,7 @@ import (
 func TestPolicy_Runners(t *testing.T) {
 	deny := []string{"bash(rm:*)", "bash(git push:*)"}
 	allow := []string{"bash(ls:*)", "bash(uv run:*)", "bash(watch:*)", "bash(flock:*)"}
-	cases := []struct {
-		name, cmd string
-		mode      Mode
-		want      Verdict
-	}{
+	cases := []verdictCase{
 		// Each runs rm, which a deny rule refuses: in bypassPermissions too.
 		{"flock", "flock /tmp/l rm x", ModeBypass, Deny},
 		{"flock with options", "flock -w 5 -E 3 /tmp/l rm x", ModeBypass, Deny},
@@ -112,11 +110,23 @@ func TestPolicy_Runners(t *testing.T) {
 		{"a redirect inside is judged", "watch 'ls > /etc/x'", ModeDefault, Ask},
 	}
 	p, reg, scope, _ := testPolicy(t, ModeDefault, allow, nil, deny)
+	checkVerdicts(t, p, reg.Get("bash", scope), cases)
+}
+
+// verdictCase is a command and the verdict it must get in a mode.
+type verdictCase struct {
+	name, cmd string
+	mode      Mode
+	want      Verdict
+}
+
+// checkVerdicts decides each case's command with tool in its mode.
+func checkVerdicts(t *testing.T, p *Policy, tool *registry.Tool, cases []verdictCase) {
+	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			mode := tc.mode
-			p.mode = func() Mode { return mode }
-			d := p.Decide(context.Background(), reg.Get("bash", scope), bashArgs(tc.cmd))
+			p.mode = func() Mode { return tc.mode }
+			d := p.Decide(context.Background(), tool, bashArgs(tc.cmd))
 			if d.Verdict != tc.want {
 				t.Errorf("%q: got %v (%s), want %v", tc.cmd, d.Verdict, d.Reason, tc.want)
 			}
@@ -129,40 +139,31 @@ func TestPolicy_Runners(t *testing.T) {
 func TestPolicy_RunnersAsk(t *testing.T) {
 	allow := []string{"bash(strace:*)", "bash(uv run:*)", "bash(watch:*)", "bash(flock:*)"}
 	p, reg, scope, _ := testPolicy(t, ModeDefault, allow, []string{"bash(git push:*)"}, nil)
-	for _, cmd := range []string{"strace git push", "uv run git push", "watch 'git push'", "flock l -c 'git push'"} {
-		d := p.Decide(context.Background(), reg.Get("bash", scope), bashArgs(cmd))
-		if d.Verdict != Ask {
-			t.Errorf("%q: got %v (%s), want ask", cmd, d.Verdict, d.Reason)
-		}
-	}
+	checkVerdicts(t, p, reg.Get("bash", scope), []verdictCase{
+		{"strace", "strace git push", ModeDefault, Ask},
+		{"uv run", "uv run git push", ModeDefault, Ask},
+		{"watch", "watch 'git push'", ModeDefault, Ask},
+		{"flock -c", "flock l -c 'git push'", ModeDefault, Ask},
+		{"the runner alone is allowed", "strace git status", ModeDefault, Allow},
+	})
 }
 
 // TestPolicy_Later: code a builtin keeps to run later, under another name
 // or on an event, is judged by deny rules when it is defined.
 func TestPolicy_Later(t *testing.T) {
 	p, reg, scope, _ := testPolicy(t, ModeBypass, nil, nil, []string{"bash(rm:*)"})
-	for _, tc := range []struct {
-		name, cmd string
-		want      Verdict
-	}{
-		{"an alias run by its name", "shopt -s expand_aliases\nalias r=rm\nr x", Deny},
-		{"an alias with arguments", "alias r='rm -rf'", Deny},
-		{"one of several aliases", "alias l=ls r='ls; rm x'", Deny},
-		{"a computed alias", "alias r=\"$X\"", Deny},
-		{"hash -p binds a name to rm", "hash -p /bin/rm ls; ls x", Deny},
-		{"hash -p, attached", "hash -p/bin/rm ls", Deny},
-		{"mapfile's callback", "mapfile -C 'rm x' -c 1 arr < f", Deny},
-		{"readarray's callback, attached", "readarray -C'rm x' arr < f", Deny},
-		{"a harmless alias", "alias ll='ls -la'", Allow},
-		{"hash of another program", "hash -p /bin/ls l", Allow},
-		{"mapfile without a callback", "mapfile -t arr < f", Allow},
-		{"hash without -p", "hash -r", Allow},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			d := p.Decide(context.Background(), reg.Get("bash", scope), bashArgs(tc.cmd))
-			if d.Verdict != tc.want {
-				t.Errorf("%q: got %v (%s), want %v", tc.cmd, d.Verdict, d.Reason, tc.want)
-			}
-		})
-	}
+	checkVerdicts(t, p, reg.Get("bash", scope), []verdictCase{
+		{"an alias run by its name", "shopt -s expand_aliases\nalias r=rm\nr x", ModeBypass, Deny},
+		{"an alias with arguments", "alias r='rm -rf'", ModeBypass, Deny},
+		{"one of several aliases", "alias l=ls r='ls; rm x'", ModeBypass, Deny},
+		{"a computed alias", "alias r=\"$X\"", ModeBypass, Deny},
+		{"hash -p binds a name to rm", "hash -p /bin/rm ls; ls x", ModeBypass, Deny},
+		{"hash -p, attached", "hash -p/bin/rm ls", ModeBypass, Deny},
+		{"mapfile's callback", "mapfile -C 'rm x' -c 1 arr < f", ModeBypass, Deny},
+		{"readarray's callback, attached", "readarray -C'rm x' arr < f", ModeBypass, Deny},
+		{"a harmless alias", "alias ll='ls -la'", ModeBypass, Allow},
+		{"hash of another program", "hash -p /bin/ls l", ModeBypass, Allow},
+		{"mapfile without a callback", "mapfile -t arr < f", ModeBypass, Allow},
+		{"hash without -p", "hash -r", ModeBypass, Allow},
+	})
 }
