@@ -3,6 +3,7 @@ package permission
 import (
 	"context"
 	"net/netip"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -51,9 +52,31 @@ func TestPolicy_FetchDial(t *testing.T) {
 			}
 		})
 	}
-	t.Run("a judgement that finds a host private records it", func(t *testing.T) {
+	t.Run("a judgement records a host it finds private", func(t *testing.T) {
+		for _, tc := range []struct {
+			name string
+			ask  []string
+		}{
+			{"asked for the private network", nil},
+			{"asked by a rule", []string{"web_fetch"}}, // the prompt need not say private
+		} {
+			p, reg, scope, _ := testPolicy(t, ModeDefault, nil, tc.ask, nil)
+			p.Decide(context.Background(), reg.Get("web_fetch", scope), jargs("url", "http://0x7f000001/"))
+			p.mu.Lock()
+			if !p.private["127.0.0.1"] {
+				t.Errorf("%s: recorded %v", tc.name, p.private)
+			}
+			p.mu.Unlock()
+		}
+	})
+	t.Run("a redirect it follows records a host it finds private", func(t *testing.T) {
 		p, reg, scope, _ := testPolicy(t, ModeDefault, nil, nil, nil)
-		p.Decide(context.Background(), reg.Get("web_fetch", scope), jargs("url", "http://0x7f000001/"))
+		p.Remember([]string{"web_fetch:127.0.0.1"}, true)
+		from, _ := url.Parse("https://example.com/")
+		to, _ := url.Parse("http://0x7f000001/")
+		if err := p.FetchHop(context.Background(), reg.Get("web_fetch", scope), from, to); err != nil {
+			t.Fatalf("hop refused: %v", err)
+		}
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if !p.private["127.0.0.1"] {

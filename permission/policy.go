@@ -190,6 +190,9 @@ func (p *Policy) Decide(ctx context.Context, t *registry.Tool, args jsonv.Value)
 	}
 	c := p.prepare(ctx, t, args)
 	d := p.decide(c, args)
+	if c.host != "" && d.Verdict != Deny && p.mode() != ModeBypass {
+		c.lookup() // FetchDial lets the fetch connect privately only if the name answered so now
+	}
 	if p.mode() == ModeBypass {
 		d.Judged.Anywhere = true
 	} else {
@@ -466,6 +469,7 @@ func (p *Policy) FetchHop(ctx context.Context, t *registry.Tool, from, to *url.U
 		return nil
 	}
 	if _, ok := p.asked(c); !ok && p.decideFetch(c).Verdict == Allow {
+		c.lookup() // as Decide does, for FetchDial
 		return nil
 	}
 	why := ""
