@@ -174,10 +174,30 @@ var shellFiles = []string{
 	".ssh", ".local/bin",
 }
 
+// runsLater are file names whose content runs code when the person does
+// something ordinary: commits (pre-commit, lefthook), enters the
+// directory (mise), runs the package manager (npm's script-shell and
+// node-options, yarn's yarnPath, pnpm's hooks) or opens a container.
+var runsLater = map[string]string{
+	".pre-commit-config.yaml": "git hooks", "lefthook.yml": "git hooks", ".lefthook.yml": "git hooks",
+	"lefthook.yaml": "git hooks", ".lefthook.yaml": "git hooks", "lefthook-local.yml": "git hooks",
+	".lefthook-local.yml": "git hooks", "lefthook.json": "git hooks", "lefthook.toml": "git hooks",
+	"mise.toml": "a file mise runs", ".mise.toml": "a file mise runs", "mise.local.toml": "a file mise runs",
+	".mise.local.toml":   "a file mise runs",
+	".npmrc":             "package manager configuration that runs code",
+	".yarnrc":            "package manager configuration that runs code",
+	".yarnrc.yml":        "package manager configuration that runs code",
+	".pnpmfile.cjs":      "package manager configuration that runs code",
+	".pnpmfile.mjs":      "package manager configuration that runs code",
+	".devcontainer.json": "a file that runs commands when its tool starts",
+}
+
 // protected returns why writing a resolved path always asks, or "": the
 // places that run code later or grant the agent power — the workspace's
-// .dsh settings, git hooks and config, editor tasks, .envrc, shell start
-// files, and dsh-bridge's own configuration.
+// .dsh settings, git hooks and config and the hook managers' files,
+// editor tasks, .envrc and mise's files, package managers' settings that
+// run code, dev containers, shell start files, and dsh-bridge's own
+// configuration.
 func (p *Policy) protected(path string) string {
 	slash := filepath.ToSlash(path)
 	if p.configDir != "" && (path == p.configDir || strings.HasPrefix(path, p.configDir+string(filepath.Separator))) {
@@ -207,6 +227,10 @@ func (p *Policy) protected(path string) string {
 			return "editor configuration that runs commands"
 		case (part == ".husky" || part == ".githooks") && len(rest) > 0:
 			return "git hooks"
+		case len(rest) == 0 && runsLater[part] != "":
+			return runsLater[part]
+		case (part == ".devcontainer" && len(rest) == 1 && rest[0] == "devcontainer.json") || (part == ".config" && len(rest) > 0 && rest[0] == "mise"):
+			return "a file that runs commands when its tool starts"
 		}
 	}
 	return ""

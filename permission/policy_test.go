@@ -54,6 +54,15 @@ func TestPolicy_Paths(t *testing.T) {
 		{"protected: .git/config", "edit", jargs("file_path", ".git/config", "old_string", "a", "new_string", "b"), Ask},
 		{"protected: .envrc", "write", jargs("file_path", "sub/.envrc", "content", ""), Ask},
 		{"protected: .vscode/tasks.json", "write", jargs("file_path", ".vscode/tasks.json", "content", ""), Ask},
+		{"protected: pre-commit's hooks", "write", jargs("file_path", ".pre-commit-config.yaml", "content", ""), Ask},
+		{"protected: lefthook's", "write", jargs("file_path", "lefthook.yml", "content", ""), Ask},
+		{"protected: mise's", "write", jargs("file_path", "sub/.mise.toml", "content", ""), Ask},
+		{"protected: mise's under .config", "write", jargs("file_path", ".config/mise/config.toml", "content", ""), Ask},
+		{"protected: .npmrc", "edit", jargs("file_path", ".npmrc", "old_string", "a", "new_string", "b"), Ask},
+		{"protected: .yarnrc.yml", "write", jargs("file_path", ".yarnrc.yml", "content", ""), Ask},
+		{"protected: .pnpmfile.cjs", "write", jargs("file_path", ".pnpmfile.cjs", "content", ""), Ask},
+		{"protected: a dev container", "write", jargs("file_path", ".devcontainer/devcontainer.json", "content", ""), Ask},
+		{"not protected: a file named like a folder of them", "write", jargs("file_path", "mise.toml.bak", "content", ""), Allow},
 		{"acceptEdits: a plain edit inside runs", "write", jargs("file_path", "notes.md", "content", ""), Allow},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
