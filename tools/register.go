@@ -99,6 +99,9 @@ func Register(reg *registry.Registry, scope *registry.Scope, opt Options) (dispo
 		if ownJobs {
 			jobs.Close()
 		}
+		if opt.HTTP == nil {
+			client.CloseIdleConnections() // a session's own transport keeps none past it
+		}
 		spills.removeAll()
 	}
 	for _, t := range defs {
