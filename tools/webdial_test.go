@@ -8,9 +8,13 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/dsh-bridge/dsh-bridge/registry"
 )
 
 // dialLog is a DialFunc that records what it judged and refuses the
@@ -118,4 +122,39 @@ func TestFetchTransport_Proxy(t *testing.T) {
 	if !errors.As(err, &de) {
 		t.Errorf("a direct connection was not judged: %v", err)
 	}
+}
+
+// TestFetchTransport_ClosedWithTheTools: the connections a session's own
+// fetch transport keeps open end when its tools are disposed, not 90 s
+// later.
+func TestFetchTransport_ClosedWithTheTools(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") }))
+	defer srv.Close()
+	ws, _ := NewWorkspace(t.TempDir())
+	reg := registry.New()
+	scope := reg.NewScope("s", nil)
+	dispose, err := Register(reg, scope, Options{Workspace: ws, FetchDial: func(context.Context, string, netip.Addr) error { return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, ws: ws, host: LocalHost{}, reg: reg, scope: scope}
+	e.setPipeline()
+	wantOK(t, e.call("web_fetch", `{"url":"`+srv.URL+`"}`))
+	if n := persistConns(); n == 0 {
+		t.Fatal("the fetch kept no connection open: nothing to check")
+	}
+	dispose()
+	deadline := time.Now().Add(2 * time.Second)
+	for persistConns() > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := persistConns(); n > 0 {
+		t.Errorf("%d connection goroutines outlived the tools", n)
+	}
+}
+
+// persistConns counts the goroutines of open client connections.
+func persistConns() int {
+	buf := make([]byte, 1<<20)
+	return strings.Count(string(buf[:runtime.Stack(buf, true)]), "net/http.(*persistConn).readLoop")
 }
