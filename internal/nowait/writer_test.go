@@ -240,8 +240,20 @@ func TestWriteBrokenPipe(t *testing.T) {
 // TestWriteConcurrent has writers share a socket whose buffer is too
 // small for a line, read a little at a time, so that lines go out partly
 // raw and partly through the file: no other line may come between the
-// two parts of one.
+// two parts of one. Another writer's raw send gets between the two parts
+// only when buffer space opens at that moment, so unserialized writes
+// show in some rounds and not others: ten rounds catch them.
 func TestWriteConcurrent(t *testing.T) {
+	for round := range 10 {
+		if bad := writeConcurrently(t); bad != "" {
+			t.Fatalf("round %d: %s", round, bad)
+		}
+	}
+}
+
+// writeConcurrently plays one round of TestWriteConcurrent and describes
+// the first line another came into ("" when none did).
+func writeConcurrently(t *testing.T) string {
 	r, f := socketPair(t, true)
 	w := New(f)
 	const writers, lines, size = 8, 100, 9000
@@ -290,9 +302,10 @@ func TestWriteConcurrent(t *testing.T) {
 			continue
 		}
 		if len(line) != size || bytes.Count(line, line[:1]) != size-1 {
-			t.Fatalf("line %d is %d bytes, %q...: another line came between its parts", i, len(line), line[:min(len(line), 40)])
+			return fmt.Sprintf("line %d is %d bytes, %q...: another line came between its parts", i, len(line), line[:min(len(line), 40)])
 		}
 	}
+	return ""
 }
 
 // TestWriteOrdersForTheRaceDetector has a goroutine set a variable and
