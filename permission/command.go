@@ -69,15 +69,62 @@ type Analysis struct {
 	// apart with certainty: deny and ask rules see them; none needs an
 	// allowance beyond the runner's own.
 	Maybe []Simple
+	// renamed maps a name an alias or hash -p defined in the script to
+	// the text it stands for where it is used; shared with the analyses
+	// of nested code.
+	renamed map[string]string
 }
 
 // Analyze parses a bash script and lists every simple command it runs —
 // in pipelines, lists, subshells, $(…), backticks, process substitutions,
 // function bodies, and the strings of bash -c, eval, env -S and find -exec.
 func Analyze(src string) Analysis {
-	var a Analysis
+	a := Analysis{renamed: map[string]string{}}
 	a.parse(src, 0)
 	return a
+}
+
+// nested is an analysis of code inside a's script: it sees the names a's
+// script defined.
+func (a *Analysis) nested() Analysis { return Analysis{renamed: a.renamed} }
+
+// absorb takes in's commands as ones a's script may run (Maybe), and
+// what in could not see, or found dangerous, as a's own.
+func (a *Analysis) absorb(in *Analysis) {
+	a.Maybe = append(append(a.Maybe, in.Commands...), in.Maybe...)
+	a.Redirects = append(a.Redirects, in.Redirects...)
+	a.Opaque = append(a.Opaque, in.Opaque...)
+	a.Danger = append(a.Danger, in.Danger...)
+	a.Words = append(a.Words, in.Words...)
+	a.ChangesDir = a.ChangesDir || in.ChangesDir
+	if a.ParseError == nil {
+		a.ParseError = in.ParseError
+	}
+}
+
+// newSimple is words as a simple command; literal is false when its
+// program is computed when it runs.
+func newSimple(src string, words []*syntax.Word) (s Simple, prog string, literal bool) {
+	s.Text = raw(src, words)
+	for _, w := range words[1:] {
+		v, ok := lit(w)
+		s.Args = append(s.Args, v)
+		s.dyn = append(s.dyn, !ok)
+	}
+	prog, ok := lit(words[0])
+	if !ok || hasMeta(words[0]) || prog == "" {
+		return s, "", false
+	}
+	s.setProgram(prog)
+	return s, prog, true
+}
+
+// setProgram names s's program as written (/bin/rm, rm).
+func (s *Simple) setProgram(prog string) {
+	if strings.Contains(prog, "/") {
+		s.Pathed, s.Dir = true, path.Dir(prog)
+	}
+	s.Program = path.Base(prog)
 }
 
 func (a *Analysis) opaque(format string, args ...any) {
@@ -192,23 +239,14 @@ var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true
 // runs).
 func (a *Analysis) call(src string, words []*syntax.Word, depth int) {
 	for len(words) > 0 {
-		prog, ok := lit(words[0])
-		s := Simple{Text: raw(src, words)}
-		for _, w := range words[1:] {
-			v, ok := lit(w)
-			s.Args = append(s.Args, v)
-			s.dyn = append(s.dyn, !ok)
-		}
-		if !ok || hasMeta(words[0]) || prog == "" {
+		s, prog, ok := newSimple(src, words)
+		if !ok {
 			s.Dynamic = true
 			a.Commands = append(a.Commands, s)
 			a.opaque("the program of %q is computed when it runs", s.Text)
 			return
 		}
-		if strings.Contains(prog, "/") {
-			s.Pathed, s.Dir = true, path.Dir(prog)
-		}
-		s.Program = path.Base(prog)
+		a.expand(src, prog, words, depth)
 		if s.Program == "cd" || s.Program == "pushd" || s.Program == "popd" {
 			a.ChangesDir = true
 		}

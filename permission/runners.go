@@ -1,7 +1,6 @@
 package permission
 
 import (
-	"path"
 	"slices"
 	"strings"
 
@@ -110,17 +109,9 @@ var runners = map[string]runner{
 // says, whatever the runner is given. Code it runs that cannot be seen,
 // and dangerous settings in it, count as the script's own.
 func (a *Analysis) runner(src string, s *Simple, r runner, args []*syntax.Word, depth int) {
-	var in Analysis
+	in := a.nested()
 	in.runs(src, s, r, args, depth)
-	a.Maybe = append(append(a.Maybe, in.Commands...), in.Maybe...)
-	a.Redirects = append(a.Redirects, in.Redirects...)
-	a.Opaque = append(a.Opaque, in.Opaque...)
-	a.Danger = append(a.Danger, in.Danger...)
-	a.Words = append(a.Words, in.Words...)
-	a.ChangesDir = a.ChangesDir || in.ChangesDir
-	if a.ParseError == nil {
-		a.ParseError = in.ParseError
-	}
+	a.absorb(&in)
 }
 
 // runs analyses a runner's command: a shell command given as a string is
@@ -309,21 +300,10 @@ func (r runner) option(w string) (kind int, value string, attached bool) {
 // literal word that could name a program: deny and ask rules see it,
 // nothing needs it allowed.
 func (a *Analysis) maybe(src string, args []*syntax.Word, i int) {
-	if i >= len(args) || hasMeta(args[i]) {
+	if i >= len(args) {
 		return
 	}
-	prog, ok := lit(args[i])
-	if !ok || prog == "" || strings.HasPrefix(prog, "-") {
-		return
+	if s, prog, ok := newSimple(src, args[i:]); ok && !strings.HasPrefix(prog, "-") {
+		a.Maybe = append(a.Maybe, s)
 	}
-	s := Simple{Program: path.Base(prog), Text: raw(src, args[i:])}
-	if strings.Contains(prog, "/") {
-		s.Pathed, s.Dir = true, path.Dir(prog)
-	}
-	for _, w := range args[i+1:] {
-		v, ok := lit(w)
-		s.Args = append(s.Args, v)
-		s.dyn = append(s.dyn, !ok)
-	}
-	a.Maybe = append(a.Maybe, s)
 }

@@ -165,5 +165,10 @@ func TestPolicy_Later(t *testing.T) {
 		{"hash of another program", "hash -p /bin/ls l", ModeBypass, Allow},
 		{"mapfile without a callback", "mapfile -t arr < f", ModeBypass, Allow},
 		{"hash without -p", "hash -r", ModeBypass, Allow},
+		// A renamed runner runs what its use is given.
+		{"an alias for a runner", "shopt -s expand_aliases\nalias s=strace\ns rm x", ModeBypass, Deny},
+		{"an alias used in code the shell evaluates later", "shopt -s expand_aliases\nalias s=strace\nmapfile -C 's rm x' -c 1 a < f", ModeBypass, Deny},
+		{"hash -p binds a name to a runner", "hash -p /usr/bin/strace ls; ls rm x", ModeBypass, Deny},
+		{"a renamed runner given something else", "alias s=strace\ns ls", ModeBypass, Allow},
 	})
 }
