@@ -141,7 +141,7 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 	ss.settings = permission.LoadSettings(ws.Cwd())
 	ss.settingsProblems = ss.settings.Problems
 	ss.policy = permission.New(ws, ss.settings, func() permission.Mode { return permission.Mode(ss.currentMode()) })
-	ss.sandbox = sandboxFor(ss.settings, ws, ss.policy.DeniedTrees())
+	ss.sandbox = sandboxFor(ss.settings, ws, ss.policy.DeniedTrees(), ss.policy.Kept(ws.Roots()))
 	host := &editorHost{session: ss, LocalHost: tools.LocalHost{Sandbox: ss.sandbox, Scrub: ss.settings.ScrubEnv}}
 	dispose, err := tools.Register(s.reg, ss.scope, tools.Options{
 		Workspace: ws, Host: host, NativeSearch: s.cfg.NativeSearch,

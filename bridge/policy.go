@@ -81,7 +81,9 @@ func (ss *Session) fetchDial(ctx context.Context, host string, addr netip.Addr) 
 
 // sandboxFor returns how the session's local commands are confined: nil
 // when the settings turn the sandbox off or the kernel has no Landlock.
-func sandboxFor(set permission.Settings, ws *tools.Workspace, deny []string) *tools.Sandbox {
+// deny are the trees commands may not read, kept the paths in the
+// workspace they may not change (permission.Policy.Kept).
+func sandboxFor(set permission.Settings, ws *tools.Workspace, deny, kept []string) *tools.Sandbox {
 	if set.Sandbox == permission.SandboxOff || sandbox.ABI() == 0 {
 		return nil
 	}
@@ -92,6 +94,7 @@ func sandboxFor(set permission.Settings, ws *tools.Workspace, deny []string) *to
 	prof := sandbox.Profile{Network: set.Network, Deny: deny}
 	if set.Sandbox == permission.SandboxWorkspaceWrite {
 		prof.Write = append(prof.Write, ws.Roots()...)
+		prof.Kept = kept
 	}
 	tmp := tools.Resolve(os.TempDir())
 	prof.Write = append(prof.Write, tmp)

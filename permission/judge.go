@@ -217,7 +217,8 @@ func (p *Policy) protected(path string) string {
 		switch {
 		case part == ".dsh":
 			return "a dsh-bridge settings folder"
-		case part == ".git" && len(rest) > 0 && (rest[0] == "hooks" || rest[0] == "config" || rest[0] == "info"):
+		case part == ".git" && len(rest) > 0 && (rest[0] == "hooks" || rest[0] == "config" || rest[0] == "info" || rest[0] == "modules"):
+			// modules: the submodules' git folders, each with its hooks and config
 			return "git configuration that runs code"
 		case part == ".git" && len(rest) == 0:
 			return "git's own folder"

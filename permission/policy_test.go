@@ -51,6 +51,7 @@ func TestPolicy_Paths(t *testing.T) {
 		{"a user write(/**) rule covers outside", "write", jargs("file_path", filepath.Join(outside, "x"), "content", ""), Allow},
 		{"protected: .dsh settings", "write", jargs("file_path", ".dsh/settings.json", "content", "{}"), Ask},
 		{"protected: git hooks", "write", jargs("file_path", ".git/hooks/pre-commit", "content", ""), Ask},
+		{"protected: a submodule's hooks", "write", jargs("file_path", ".git/modules/lib/hooks/pre-commit", "content", ""), Ask},
 		{"protected: .git/config", "edit", jargs("file_path", ".git/config", "old_string", "a", "new_string", "b"), Ask},
 		{"protected: .envrc", "write", jargs("file_path", "sub/.envrc", "content", ""), Ask},
 		{"protected: .vscode/tasks.json", "write", jargs("file_path", ".vscode/tasks.json", "content", ""), Ask},

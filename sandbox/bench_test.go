@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -13,8 +14,8 @@ func TestMain(m *testing.M) {
 }
 
 // BenchmarkStart compares starting `bash -c true` plainly and through the
-// sandbox helper (this test binary), with and without a denied tree (which
-// adds the user and mount namespace), interleaved in one run.
+// sandbox helper (this test binary), with and without a denied tree or
+// kept paths (which add the user and mount namespace, and the mounts).
 func BenchmarkStart(b *testing.B) {
 	if ABI() == 0 {
 		b.Skip("no Landlock")
@@ -41,6 +42,27 @@ func BenchmarkStart(b *testing.B) {
 	b.Run("plain", func(b *testing.B) { run(b, nil) })
 	b.Run("sandboxed", func(b *testing.B) { run(b, &Profile{Write: []string{dir}}) })
 	b.Run("sandboxed+deny", func(b *testing.B) { run(b, &Profile{Write: []string{dir}, Deny: []string{dir + "/secrets"}}) })
+	// A git repository with the paths a session keeps (permission.Kept's
+	// list for one root): three exist, the rest are looked for.
+	for _, d := range []string{"/.git/hooks", "/.git/info", "/.vscode"} {
+		os.MkdirAll(dir+d, 0o755)
+	}
+	os.WriteFile(dir+"/.git/config", nil, 0o644)
+	var kept []string
+	for _, k := range []string{".git/hooks", ".git/config", ".git/info", ".git/modules/*/hooks", ".git/modules/*/config", ".git/modules/*/info",
+		".dsh", ".envrc", ".husky", ".githooks", ".vscode/tasks.json", ".vscode/settings.json", ".vscode/launch.json",
+		".devcontainer/devcontainer.json", ".config/mise", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", ".pnpmfile.mjs",
+		".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml", "mise.toml", ".mise.toml", ".devcontainer.json"} {
+		kept = append(kept, dir+"/"+k)
+	}
+	b.Run("sandboxed+kept", func(b *testing.B) { run(b, &Profile{Write: []string{dir}, Kept: kept}) })
+	// The same list where none of it exists: no namespace is made.
+	bare := b.TempDir()
+	var none []string
+	for _, k := range kept {
+		none = append(none, bare+strings.TrimPrefix(k, dir))
+	}
+	b.Run("sandboxed+kept-none-there", func(b *testing.B) { run(b, &Profile{Write: []string{bare}, Kept: none}) })
 }
 
 // TestHide_NeverInTheHostNamespace: the masking mounts only in a mount

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -24,6 +25,11 @@ type Profile struct {
 	Write   []string `json:"write"`   // directories it may change (absolute)
 	Deny    []string `json:"deny"`    // trees it may not even read (absolute, resolved)
 	Network bool     `json:"network"` // TCP connect and bind allowed
+	// Kept are paths in the writable directories (absolute, resolved; globs
+	// allowed) that commands may read but never change, remove or replace:
+	// files that run code later, such as git hooks. Those that exist when a
+	// command starts are kept (see keep); this needs user namespaces.
+	Kept []string `json:"kept,omitempty"`
 	// ParentNS is the mount namespace of the process that started the
 	// helper (Wrap fills it in): masking happens only in another one.
 	ParentNS string `json:"parentNS,omitempty"`
@@ -54,6 +60,13 @@ func Enforced(p Profile) string {
 	s := fmt.Sprintf("Landlock ABI %d: writes only in %s", v, strings.Join(p.Write, ", "))
 	if len(p.Deny) > 0 {
 		s += "; no reading " + strings.Join(p.Deny, ", ")
+	}
+	if len(p.Kept) > 0 {
+		if userNamespaces() {
+			s += "; files that run code later (git hooks and config, .dsh, .envrc, …) read-only where they exist"
+		} else {
+			s += "; files that run code later (git hooks and config, …) are NOT kept read-only (no user namespaces)"
+		}
 	}
 	switch {
 	case p.Network:
@@ -103,6 +116,9 @@ func Main(stdio Stdio) bool {
 }
 
 func run(profile string, rest []string) error {
+	// Capabilities are a thread's: the thread that drops them must be the
+	// one that execs.
+	runtime.LockOSThread()
 	if len(rest) < 2 || rest[0] != "--" {
 		return errors.New("usage: " + HelperArg + " PROFILE -- COMMAND [ARG…]")
 	}
@@ -118,29 +134,57 @@ func run(profile string, rest []string) error {
 }
 
 // enter puts the calling process (and so all it starts) in the sandbox a
-// JSON profile describes: denied trees masked where it can, then Landlock.
+// JSON profile describes: denied trees masked and kept paths bound
+// read-only where it can, then Landlock. The caller is locked to its
+// thread, which starts the command.
 func enter(profile string) error {
 	var p Profile
 	if err := json.Unmarshal([]byte(profile), &p); err != nil {
 		return fmt.Errorf("bad profile: %v", err)
 	}
-	if len(p.Deny) > 0 && hide(p.Deny, p.ParentNS) == nil {
-		p.Deny = nil // masked by mounts: no carving needed
+	if needsNamespace(p) && ownNamespace(p.ParentNS) {
+		// Never before that check: run as root in the host's namespace,
+		// this would change the host's mounts.
+		if err := privateMounts(); err != nil {
+			return fmt.Errorf("making the namespace's mounts private: %w", err)
+		}
+		// The working directory was resolved before the mounts: resolved
+		// again after them, it cannot reach below a kept path's mount.
+		wd, _ := os.Getwd()
+		if len(p.Deny) > 0 && hide(p.Deny, p.ParentNS) == nil {
+			p.Deny = nil // masked by mounts: no carving needed
+		}
+		if err := keep(p.Kept, p.Write, p.ParentNS); err != nil {
+			return err
+		}
+		if wd != "" {
+			if err := os.Chdir(wd); err != nil {
+				return err
+			}
+		}
+	}
+	if err := dropAmbient(); err != nil {
+		return err
 	}
 	return Apply(p)
 }
 
 // SysProcAttr returns the process attributes the helper needs: with
-// denied trees, a user and mount namespace of its own (the command's user
-// is root there, mapped to the caller), in which the trees are masked.
+// denied trees or kept paths, a user and mount namespace of its own, in
+// which the trees are masked and the paths bound read-only. The caller's
+// user and group are themselves there (mapped to their own ids), so the
+// command runs as the same user it would outside; a helper that is not
+// root gets the one capability its mounts need and drops it before the
+// command starts.
 func SysProcAttr(p Profile) *syscall.SysProcAttr {
 	a := &syscall.SysProcAttr{Setpgid: true}
-	if len(p.Deny) > 0 && userNamespaces() {
+	if needsNamespace(p) && userNamespaces() {
 		uid, gid := os.Getuid(), os.Getgid()
 		a.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
-		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}}
-		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: gid, Size: 1}}
+		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 		a.GidMappingsEnableSetgroups = false
+		a.AmbientCaps = ambientCaps()
 	}
 	return a
 }
@@ -156,8 +200,9 @@ func userNamespaces() bool {
 	usernsOnce.Do(func() {
 		cmd := exec.Command("/bin/true")
 		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
-			UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
-			GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}}
+			UidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}},
+			GidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}},
+			AmbientCaps: ambientCaps()}
 		usernsOK = cmd.Run() == nil
 	})
 	return usernsOK
@@ -169,11 +214,8 @@ func userNamespaces() bool {
 // refuses to mount anything unless this process has a mount namespace of
 // its own: run as root without one, it would mask the host's files.
 func hide(deny []string, parentNS string) error {
-	if own := mountNamespace(); own == "" || parentNS == "" || own == parentNS {
-		return errors.New("not in a mount namespace of its own")
-	}
-	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
-		return err
+	if !ownNamespace(parentNS) {
+		return errHostNamespace
 	}
 	for _, d := range deny {
 		info, err := os.Lstat(d)
@@ -190,6 +232,17 @@ func hide(deny []string, parentNS string) error {
 		}
 	}
 	return nil
+}
+
+// errHostNamespace: the helper shares its parent's mount namespace, and
+// mounts nothing.
+var errHostNamespace = errors.New("not in a mount namespace of its own")
+
+// ownNamespace reports whether this process's mount namespace is not
+// parentNS's.
+func ownNamespace(parentNS string) bool {
+	own := mountNamespace()
+	return own != "" && parentNS != "" && own != parentNS
 }
 
 // mountNamespace names this process's mount namespace ("mnt:[…]"), or "".

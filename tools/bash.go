@@ -194,12 +194,13 @@ func runForeground(ctx context.Context, h Host, spills *spillSet, script, dir st
 
 // sandboxNote is added to the output of a sandboxed command that failed
 // with an error the sandbox causes.
-const sandboxNote = "[sandbox: this command ran in dsh-bridge's sandbox (writes only inside the workspace and the temp folder; no network). " +
+const sandboxNote = "[sandbox: this command ran in dsh-bridge's sandbox (writes only inside the workspace and the temp folder, and never to git hooks and config or other files that run code later; no network). " +
 	"If it failed because of that, run it again with unsandboxed: true — the person will be asked to approve.]"
 
 // sandboxDenials are the messages commands print when the sandbox refuses
 // them.
-var sandboxDenials = []string{"Permission denied", "Operation not permitted", "Read-only file system", "permission denied", "operation not permitted"}
+var sandboxDenials = []string{"Permission denied", "Operation not permitted", "Read-only file system", "Device or resource busy",
+	"Invalid cross-device link", "permission denied", "operation not permitted", "read-only file system", "device or resource busy"}
 
 // sandboxer is a Host that can say whether its commands run sandboxed.
 type sandboxer interface {

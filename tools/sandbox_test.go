@@ -15,8 +15,9 @@ import (
 
 // sandboxedEnv is a workspace whose commands run under the sandbox helper
 // (this test binary), writable in the workspace and the temp folder, with
-// secrets/ denied to reading.
-func sandboxedEnv(t *testing.T, network bool) *env {
+// secrets/ denied to reading, and the workspace's paths kept (globs,
+// relative to it) read-only.
+func sandboxedEnv(t *testing.T, network bool, kept ...string) *env {
 	t.Helper()
 	if sandbox.ABI() == 0 {
 		t.Fatalf("this machine's kernel has no Landlock; the sandbox tests need it (platform-notes.md: ABI 7)")
@@ -36,6 +37,9 @@ func sandboxedEnv(t *testing.T, network bool) *env {
 			Write:   []string{o.Workspace.Roots()[0], scratch},
 			Deny:    []string{filepath.Join(o.Workspace.Roots()[0], "secrets")},
 			Network: network,
+		}
+		for _, k := range kept {
+			h.Sandbox.Profile.Kept = append(h.Sandbox.Profile.Kept, filepath.Join(o.Workspace.Roots()[0], k))
 		}
 		o.Host = h
 	})

@@ -1,0 +1,195 @@
+package sandbox
+
+import (
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// helperRun runs script under bash through the helper (this test binary)
+// with p, in dir, and returns its combined output; supervised, through
+// the supervisor, which enters the sandbox itself and forks the command.
+func helperRun(t *testing.T, p Profile, dir, script string, supervised bool) (string, error) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv, err := Wrap(self, p, []string{"bash", "-c", script})
+	if err != nil {
+		t.Fatal(err)
+	}
+	attr := SysProcAttr(p)
+	if supervised {
+		argv, attr = Supervised(self, argv), SupervisorAttr(attr)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.SysProcAttr = attr
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// TestKept: through the helper (the path that execs), a kept hook cannot
+// be written, while the rest of the workspace can; and the command runs
+// as the caller's own user, with no capability left from the helper's
+// mounts (the helper of a user who is not root raises one to mount).
+func TestKept(t *testing.T) {
+	if ABI() == 0 {
+		t.Fatal("this machine's kernel has no Landlock; the sandbox tests need it (platform-notes.md: ABI 7)")
+	}
+	if !userNamespaces() {
+		t.Fatal("no user namespaces here; platform-notes.md says they work on this machine kind")
+	}
+	for _, supervised := range []bool{false, true} {
+		t.Run(map[bool]string{false: "helper", true: "supervisor"}[supervised], func(t *testing.T) {
+			// A name with pattern characters: kept globs quote them.
+			base, _ := filepath.EvalSymlinks(t.TempDir())
+			dir, quoted := filepath.Join(base, "we[ir]d*"), filepath.Join(base, `we\[ir]d\*`)
+			hook := filepath.Join(dir, ".git", "hooks", "pre-commit")
+			if err := os.MkdirAll(filepath.Dir(hook), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(hook, []byte("#!/bin/sh\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			p := Profile{Write: []string{dir}, Kept: []string{filepath.Join(quoted, ".git", "hooks"), filepath.Join(quoted, ".git", "config")}}
+			out, err := helperRun(t, p, dir, "id -u; grep CapEff /proc/self/status; echo ok > made; echo evil >> .git/hooks/pre-commit", supervised)
+			if err == nil || !strings.Contains(out, "Read-only file system") {
+				t.Errorf("writing a kept hook: err %v, output %q", err, out)
+			}
+			if b, _ := os.ReadFile(hook); string(b) != "#!/bin/sh\n" {
+				t.Errorf("the hook changed: %q", b)
+			}
+			if b, _ := os.ReadFile(filepath.Join(dir, "made")); string(b) != "ok\n" {
+				t.Errorf("a write beside it failed: %q (output %q)", b, out)
+			}
+			lines := strings.Split(out, "\n")
+			if lines[0] != strconv.Itoa(os.Getuid()) {
+				t.Errorf("the command ran as uid %q, want the caller's %d", lines[0], os.Getuid())
+			}
+			if os.Getuid() != 0 && (len(lines) < 2 || !strings.HasSuffix(lines[1], "0000000000000000")) {
+				t.Errorf("the command kept capabilities: %q", out)
+			}
+		})
+	}
+}
+
+// TestKept_AsUser runs TestKept again as an ordinary user (nobody, with
+// setpriv), for the helper that is not root: its mapping to itself, the
+// capability raised for its mounts and dropped before the command.
+func TestKept_AsUser(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("not root: TestKept has just run as an ordinary user")
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Fatalf("setpriv (util-linux) is needed to run as another user: %v", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A copy that nobody may run, and a temp folder nobody may write.
+	base, err := os.MkdirTemp("", "dsh-kept-as-user")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	for _, d := range []string{base, filepath.Join(base, "tmp")} {
+		os.MkdirAll(d, 0o755)
+		os.Chmod(d, 0o777|os.ModeSticky)
+	}
+	bin := filepath.Join(base, "sandbox.test")
+	if err := copyFile(self, bin); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--", bin, "-test.run", "^TestKept$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), "TMPDIR="+filepath.Join(base, "tmp"), "HOME="+base)
+	cmd.Dir = base
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestKept") {
+		t.Errorf("TestKept as nobody: %v\n%s", err, out)
+	}
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// TestSysProcAttr_Namespace: a namespace of its own (and its cost) only
+// where there is something to mask or keep.
+func TestSysProcAttr_Namespace(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, ".git", "modules", "lib", "hooks"), 0o755)
+	for _, tc := range []struct {
+		name string
+		p    Profile
+		want bool
+	}{
+		{"nothing denied or kept", Profile{Write: []string{dir}}, false},
+		{"a denied tree", Profile{Write: []string{dir}, Deny: []string{filepath.Join(dir, "secrets")}}, true},
+		{"kept paths, none there", Profile{Write: []string{dir}, Kept: []string{filepath.Join(dir, ".envrc"), filepath.Join(dir, ".husky", "*")}}, false},
+		{"a kept glob that matches", Profile{Write: []string{dir}, Kept: []string{filepath.Join(dir, ".envrc"), filepath.Join(dir, ".git", "modules", "*", "hooks")}}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := SysProcAttr(tc.p)
+			if got := a.Cloneflags&syscall.CLONE_NEWNS != 0; got != tc.want {
+				t.Errorf("a mount namespace: %v, want %v", got, tc.want)
+			}
+			if !a.Setpgid {
+				t.Errorf("the helper must lead its process group")
+			}
+		})
+	}
+}
+
+// TestEnforced_Kept: the session's notice says what is kept.
+func TestEnforced_Kept(t *testing.T) {
+	if ABI() == 0 {
+		t.Fatal("no Landlock")
+	}
+	got := Enforced(Profile{Write: []string{"/w"}, Kept: []string{"/w/.git/hooks"}})
+	if !strings.Contains(got, "git hooks and config") || !strings.Contains(got, "read-only") {
+		t.Errorf("%q", got)
+	}
+	if got := Enforced(Profile{Write: []string{"/w"}}); strings.Contains(got, "git hooks") {
+		t.Errorf("nothing kept, yet: %q", got)
+	}
+}
+
+func TestLiteral(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, want string
+		ok            bool
+	}{
+		{"/w/.git/hooks", "/w/.git/hooks", true},
+		{`/w/we\[ir]d\*\?/.git`, "/w/we[ir]d*?/.git", true},
+		{"/w/.git/modules/*/hooks", "", false},
+		{"/w/[ab]/x", "", false},
+	} {
+		t.Run(tc.pattern, func(t *testing.T) {
+			if got, ok := literal(tc.pattern); got != tc.want || ok != tc.ok {
+				t.Errorf("literal(%q) = %q, %v; want %q, %v", tc.pattern, got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
