@@ -2,6 +2,7 @@ package bridge_test
 
 import (
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func bashTurn(id, cmd string) fakeTurn {
@@ -145,6 +147,23 @@ func TestBridge_PermissionsHold(t *testing.T) {
 		h.prompt(h.session, "x")
 		got := h.toolMessages(1)["s"]
 		if _, err := os.Stat(probe); err == nil || !strings.Contains(got, "Permission denied") || !strings.Contains(got, "unsandboxed: true") || h.content("inside.txt") != "in\n" {
+			t.Errorf("the model got %q", got)
+		}
+	})
+	t.Run("sandboxed commands send no datagram (a DNS query carries data out)", func(t *testing.T) {
+		udp, err := net.ListenPacket("udp4", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer udp.Close()
+		h := setupWorkspace(t, "", `{}`, nil, bashTurn("s", fmt.Sprintf("echo secret > /dev/udp/127.0.0.1/%d", udp.LocalAddr().(*net.UDPAddr).Port)), fakeTurn{text: "ok"})
+		h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "bypassPermissions"})
+		h.prompt(h.session, "x")
+		udp.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+		if n, _, err := udp.ReadFrom(make([]byte, 64)); err == nil {
+			t.Errorf("a datagram of %d bytes got out", n)
+		}
+		if got := h.toolMessages(1)["s"]; !strings.Contains(got, "Operation not permitted") || !strings.Contains(got, "unsandboxed: true") {
 			t.Errorf("the model got %q", got)
 		}
 	})

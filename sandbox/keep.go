@@ -117,19 +117,24 @@ func privateMounts() error {
 // namespace of the helper's own: it denies trees, or a kept path exists.
 // (One that does not exist when the command is started has nothing to
 // bind: whatever made it since could write it too.)
-func needsNamespace(p Profile) bool { return len(p.Deny) > 0 || anyExists(p.Kept) }
+func needsNamespace(p Profile) bool { return len(p.Deny) > 0 || anyKept(p.Kept, p.Write) }
 
-// anyExists reports whether something is there to keep for a path or a
-// glob: a match, or a file in the place of one of a path's folders.
-func anyExists(globs []string) bool {
-	for _, g := range globs {
+// anyKept reports whether keep would find something to keep: a glob's
+// match, or a file in the place of one of a path's folders below its
+// writable directory.
+func anyKept(kept, write []string) bool {
+	for _, g := range kept {
 		for _, c := range candidates(g) {
 			if _, err := os.Lstat(c); err == nil {
 				return true
 			}
-			for d := filepath.Dir(c); d != filepath.Dir(d); d = filepath.Dir(d) {
-				if info, err := os.Lstat(d); err == nil && info.Mode().IsRegular() {
-					return true
+			root := holder(c, write)
+			for d := filepath.Dir(c); root != "" && len(d) > len(root); d = filepath.Dir(d) {
+				if info, err := os.Lstat(d); err == nil {
+					if info.Mode().IsRegular() {
+						return true
+					}
+					break // a folder: those above it are folders too
 				}
 			}
 		}

@@ -193,3 +193,17 @@ func TestLiteral(t *testing.T) {
 		})
 	}
 }
+
+// TestEnforced_Sockets: the notice says what the socket filter holds, and
+// what the network setting opens.
+func TestEnforced_Sockets(t *testing.T) {
+	if ABI() < 4 {
+		t.Fatal("Landlock ABI 4 or later is needed (platform-notes.md: ABI 7)")
+	}
+	if got := Enforced(Profile{Write: []string{"/w"}}); !strings.Contains(got, "no UDP") || !strings.Contains(got, "sockets") {
+		t.Errorf("without the network: %q", got)
+	}
+	if got := Enforced(Profile{Write: []string{"/w"}, Network: true}); !strings.Contains(got, "the editor's, tmux's, D-Bus's") {
+		t.Errorf("with the network: %q", got)
+	}
+}

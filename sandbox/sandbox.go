@@ -70,11 +70,11 @@ func Enforced(p Profile) string {
 	}
 	switch {
 	case p.Network:
-		s += "; network allowed"
+		s += "; network allowed, and with it other programs' local sockets (the editor's, tmux's, D-Bus's)"
 	case v >= 4:
-		s += "; no TCP connections"
+		s += "; no network (no TCP, no UDP) and no connecting to other programs' sockets"
 	default:
-		s += "; the network is NOT restricted (ABI < 4)"
+		s += "; no UDP and no connecting to other programs' sockets, but TCP is NOT restricted (ABI < 4)"
 	}
 	return s
 }
@@ -142,7 +142,7 @@ func enter(profile string) error {
 	if err := json.Unmarshal([]byte(profile), &p); err != nil {
 		return fmt.Errorf("bad profile: %v", err)
 	}
-	if needsNamespace(p) && ownNamespace(p.ParentNS) {
+	if ownNamespace(p.ParentNS) { // made by SysProcAttr: needsNamespace(p)
 		// Never before that check: run as root in the host's namespace,
 		// this would change the host's mounts.
 		if err := privateMounts(); err != nil {
@@ -166,7 +166,10 @@ func enter(profile string) error {
 	if err := dropAmbient(); err != nil {
 		return err
 	}
-	return Apply(p)
+	if err := Apply(p); err != nil {
+		return err
+	}
+	return filterSockets(p.Network)
 }
 
 // SysProcAttr returns the process attributes the helper needs: with

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dsh-bridge/dsh-bridge/sandbox"
 )
@@ -70,6 +71,12 @@ func TestSandbox_Bash(t *testing.T) {
 	}
 	defer ln.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
+	udp, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer udp.Close()
+	udpPort := udp.LocalAddr().(*net.UDPAddr).Port
 	for _, tc := range []struct {
 		name, cmd string
 		ok        bool
@@ -82,7 +89,8 @@ func TestSandbox_Bash(t *testing.T) {
 		{"write through a symlink out", "echo x > etc-link/dsh-probe", false, "Permission denied"},
 		{"write in the home folder", "echo x > " + homeFile, false, "Permission denied"},
 		{"read a denied tree", "cat secrets/key || ls -A secrets; cat alias/key; false", false, "No such file"},
-		{"TCP to loopback", fmt.Sprintf("echo > /dev/tcp/127.0.0.1/%d", port), false, "Permission denied"},
+		{"TCP to loopback", fmt.Sprintf("echo > /dev/tcp/127.0.0.1/%d", port), false, "Operation not permitted"},
+		{"UDP to loopback (a DNS query carries data out)", fmt.Sprintf("echo secret > /dev/udp/127.0.0.1/%d", udpPort), false, "Operation not permitted"},
 		{"reading elsewhere works", "head -c 4 /etc/hostname >/dev/null && echo read", true, "read"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -96,13 +104,17 @@ func TestSandbox_Bash(t *testing.T) {
 			if strings.Contains(out, "hunter2") {
 				t.Errorf("the denied tree was read: %q", out)
 			}
-			if !tc.ok && tc.want == "Permission denied" && !strings.Contains(out, "unsandboxed: true") {
+			if !tc.ok && tc.want != "No such file" && !strings.Contains(out, "unsandboxed: true") {
 				t.Errorf("a refused command must say how to ask for more: %q", out)
 			}
 		})
 	}
 	if _, err := os.Stat(homeFile); err == nil {
 		t.Errorf("the sandbox let a command write %s", homeFile)
+	}
+	udp.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	if n, _, err := udp.ReadFrom(make([]byte, 64)); err == nil {
+		t.Errorf("a datagram of %d bytes got out", n)
 	}
 	t.Run("unsandboxed runs outside", func(t *testing.T) {
 		out := text(e.call("bash", bashCall("cat secrets/key", "unsandboxed", "true")))
