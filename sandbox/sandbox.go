@@ -180,7 +180,10 @@ func enter(profile string) error {
 // root gets the one capability its mounts need and drops it before the
 // command starts.
 func SysProcAttr(p Profile) *syscall.SysProcAttr {
-	a := &syscall.SysProcAttr{Setpgid: true}
+	// A session of its own: the command has no controlling terminal, so it
+	// can neither read the person's keys nor type into the editor's
+	// terminal (/dev/tty fails).
+	a := &syscall.SysProcAttr{Setsid: true}
 	if needsNamespace(p) && userNamespaces() {
 		uid, gid := os.Getuid(), os.Getgid()
 		a.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS

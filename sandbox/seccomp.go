@@ -25,7 +25,9 @@ import (
 // between its own processes; Chromium's singleton socket), but it cannot
 // connect to anyone's. io_uring, which can connect past seccomp, is
 // refused in every profile, and so are the 32-bit and x32 ways to make a
-// socket or connect one.
+// socket or connect one. So is the ioctl that types into a terminal
+// (TIOCSTI): a command that reached the editor's terminal could type a
+// command line for the editor or the shell behind it to run.
 //
 // With the network allowed, sockets are not filtered (connect is TCP's
 // too, and seccomp cannot tell the families of a connect apart): the
@@ -33,25 +35,35 @@ import (
 // session's notice says so.
 
 // seccomp_data's offsets: the syscall number, the architecture, and the
-// low half of the first argument (little endian).
+// low halves of the first two arguments (little endian).
 const (
 	offNR   = 0
 	offArch = 4
 	offArg0 = 16
+	offArg1 = 24
 )
 
-// nativeArch is the audit architecture of this binary's system calls,
-// with its socket(2) and connect(2) numbers; foreignArch is the 32-bit ABI
-// the kernel also runs, with the numbers that make or connect a socket in
-// it (socketcall(2) among them).
-func nativeArch() (arch, socketNR, connectNR, foreignArch uint32, foreignSocket []uint32, ok bool) {
+// sysABI is what the filter needs to know of this machine's system calls.
+type sysABI struct {
+	arch                   uint32 // the audit architecture of this binary's calls
+	socket, connect, ioctl uint32 // their numbers
+	// foreign is the 32-bit ABI the kernel also runs, with the numbers that
+	// make or connect a socket in it (socketcall(2) among them) and ioctl's.
+	foreign       uint32
+	foreignSocket []uint32
+	foreignIoctl  uint32
+}
+
+// nativeABI returns this machine's system call ABI, false where the filter is not
+// written for it.
+func nativeABI() (sysABI, bool) {
 	switch runtime.GOARCH {
 	case "amd64":
-		return unix.AUDIT_ARCH_X86_64, 41, 42, unix.AUDIT_ARCH_I386, []uint32{102, 359, 362}, true
+		return sysABI{unix.AUDIT_ARCH_X86_64, 41, 42, 16, unix.AUDIT_ARCH_I386, []uint32{102, 359, 362}, 54}, true
 	case "arm64":
-		return unix.AUDIT_ARCH_AARCH64, 198, 203, unix.AUDIT_ARCH_ARM, []uint32{281, 283}, true
+		return sysABI{unix.AUDIT_ARCH_AARCH64, 198, 203, 29, unix.AUDIT_ARCH_ARM, []uint32{281, 283}, 54}, true
 	}
-	return 0, 0, 0, 0, nil, false
+	return sysABI{}, false
 }
 
 // ioUringSetup is io_uring_setup(2)'s number, the same in every ABI.
@@ -60,36 +72,50 @@ const ioUringSetup = 425
 // x32Bit marks a system call of the x32 ABI (on amd64).
 const x32Bit = 0x40000000
 
+// The ioctls that type into a terminal as if its user had: TIOCSTI
+// pushes a byte into its input, TIOCLINUX (on a console) pastes.
+const (
+	tiocsti   = 0x5412
+	tioclinux = 0x541C
+)
+
 // socketFilter returns the seccomp program: see the comment above.
 func socketFilter(network bool) ([]bpf.RawInstruction, error) {
-	arch, socketNR, connectNR, foreign, foreignSocket, ok := nativeArch()
+	m, ok := nativeABI()
 	if !ok {
 		return nil, fmt.Errorf("no socket filter for %s", runtime.GOARCH)
 	}
 	var a program
 	a.load(offArch)
-	a.jump(bpf.JumpEqual, arch, "", "foreign")
+	a.jump(bpf.JumpEqual, m.arch, "", "foreign")
 	a.load(offNR)
 	a.jump(bpf.JumpBitsSet, x32Bit, "deny", "")
 	a.jump(bpf.JumpEqual, ioUringSetup, "deny", "")
+	a.jump(bpf.JumpEqual, m.ioctl, "tty", "")
 	if network {
 		a.ret(unix.SECCOMP_RET_ALLOW)
 	} else {
-		a.jump(bpf.JumpEqual, connectNR, "deny", "")
-		a.jump(bpf.JumpEqual, socketNR, "", "allow")
+		a.jump(bpf.JumpEqual, m.connect, "deny", "")
+		a.jump(bpf.JumpEqual, m.socket, "", "allow")
 		a.load(offArg0)
 		a.jump(bpf.JumpEqual, unix.AF_UNIX, "allow", "")
 		a.jump(bpf.JumpEqual, unix.AF_NETLINK, "allow", "deny")
 	}
 	a.label("foreign") // the accumulator still holds the architecture
-	a.jump(bpf.JumpEqual, foreign, "", "allow")
+	a.jump(bpf.JumpEqual, m.foreign, "", "allow")
 	a.load(offNR)
 	a.jump(bpf.JumpEqual, ioUringSetup, "deny", "")
+	a.jump(bpf.JumpEqual, m.foreignIoctl, "tty", "")
 	if !network {
-		for _, nr := range foreignSocket {
+		for _, nr := range m.foreignSocket {
 			a.jump(bpf.JumpEqual, nr, "deny", "")
 		}
 	}
+	a.ret(unix.SECCOMP_RET_ALLOW)
+	a.label("tty") // an ioctl: its request is a 32-bit number
+	a.load(offArg1)
+	a.jump(bpf.JumpEqual, tiocsti, "deny", "")
+	a.jump(bpf.JumpEqual, tioclinux, "deny", "allow")
 	a.label("allow")
 	a.ret(unix.SECCOMP_RET_ALLOW)
 	a.label("deny")

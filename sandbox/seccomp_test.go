@@ -18,8 +18,15 @@ import (
 // runProbe is what a sandboxed command runs (this test binary with
 // DSH_TEST_PROBE): "dial:PATH" connects to the UNIX socket at PATH,
 // "listen:PATH" listens on one of its own, "socketpair" makes a connected
-// pair. It prints the outcome and exits.
+// pair; "type:" and "session:" are TestTerminal_NoTyping's. It prints the outcome and exits.
 func runProbe(probe string) {
+	if slave, ok := strings.CutPrefix(probe, "type:"); ok {
+		ttyProbe(slave)
+	}
+	if rest, ok := strings.CutPrefix(probe, "session:"); ok {
+		supervised, slave, _ := strings.Cut(rest, ":")
+		sessionProbe(supervised == "true", slave)
+	}
 	if path, ok := strings.CutPrefix(probe, "dial:"); ok {
 		c, err := net.Dial("unix", path)
 		if err != nil {
@@ -149,37 +156,44 @@ func TestSocketFilter_UnixSockets(t *testing.T) {
 // seccomp_data built by hand (the machine loads words big-endian, so the
 // fields are written that way), for the ABIs this machine cannot run.
 func TestSocketFilter_Program(t *testing.T) {
-	arch, socketNR, connectNR, foreign, foreignSocket, ok := nativeArch()
+	m, ok := nativeABI()
 	if !ok {
 		t.Fatalf("no filter for this architecture")
 	}
+	arch, socketNR, connectNR, foreign, foreignSocket := m.arch, m.socket, m.connect, m.foreign, m.foreignSocket
 	const allow, deny = unix.SECCOMP_RET_ALLOW, unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
 	for _, tc := range []struct {
-		name    string
-		arch    uint32
-		nr      uint32
-		arg0    uint32
-		network bool
-		want    uint32
+		name       string
+		arch       uint32
+		nr         uint32
+		arg0, arg1 uint32
+		network    bool
+		want       uint32
 	}{
-		{"connect without the network", arch, connectNR, 3, false, deny},
-		{"connect with the network", arch, connectNR, 3, true, allow},
-		{"a UNIX socket (to bind and listen)", arch, socketNR, unix.AF_UNIX, false, allow},
-		{"UDP or TCP without the network", arch, socketNR, unix.AF_INET, false, deny},
-		{"IPv6 without the network", arch, socketNR, unix.AF_INET6, false, deny},
-		{"a VM socket without the network", arch, socketNR, unix.AF_VSOCK, false, deny},
-		{"netlink without the network", arch, socketNR, unix.AF_NETLINK, false, allow},
-		{"TCP with the network", arch, socketNR, unix.AF_INET, true, allow},
-		{"socketpair", arch, unix.SYS_SOCKETPAIR, unix.AF_UNIX, false, allow},
-		{"io_uring without the network", arch, ioUringSetup, 0, false, deny},
-		{"io_uring with the network", arch, ioUringSetup, 0, true, deny},
-		{"an x32 system call", arch, x32Bit | socketNR, unix.AF_INET, true, deny},
-		{"a 32-bit socketcall", foreign, foreignSocket[0], 1, false, deny},
-		{"a 32-bit connect", foreign, foreignSocket[len(foreignSocket)-1], 3, false, deny},
-		{"a 32-bit socketcall with the network", foreign, foreignSocket[0], 1, true, allow},
-		{"32-bit io_uring", foreign, ioUringSetup, 0, true, deny},
-		{"a 32-bit read", foreign, 3, 0, false, allow},
-		{"read", arch, unix.SYS_READ, 0, false, allow},
+		{"connect without the network", arch, connectNR, 3, 0, false, deny},
+		{"connect with the network", arch, connectNR, 3, 0, true, allow},
+		{"a UNIX socket (to bind and listen)", arch, socketNR, unix.AF_UNIX, 0, false, allow},
+		{"UDP or TCP without the network", arch, socketNR, unix.AF_INET, 0, false, deny},
+		{"IPv6 without the network", arch, socketNR, unix.AF_INET6, 0, false, deny},
+		{"a VM socket without the network", arch, socketNR, unix.AF_VSOCK, 0, false, deny},
+		{"netlink without the network", arch, socketNR, unix.AF_NETLINK, 0, false, allow},
+		{"TCP with the network", arch, socketNR, unix.AF_INET, 0, true, allow},
+		{"socketpair", arch, unix.SYS_SOCKETPAIR, unix.AF_UNIX, 0, false, allow},
+		{"io_uring without the network", arch, ioUringSetup, 0, 0, false, deny},
+		{"io_uring with the network", arch, ioUringSetup, 0, 0, true, deny},
+		{"typing into a terminal", arch, m.ioctl, 0, tiocsti, true, deny},
+		{"pasting on a console", arch, m.ioctl, 0, tioclinux, false, deny},
+		{"another ioctl", arch, m.ioctl, 0, unix.TIOCGWINSZ, false, allow},
+		{"another ioctl with the network", arch, m.ioctl, 0, unix.TCGETS, true, allow},
+		{"a read whose second argument is TIOCSTI's number", arch, unix.SYS_READ, 0, tiocsti, true, allow},
+		{"an x32 system call", arch, x32Bit | socketNR, unix.AF_INET, 0, true, deny},
+		{"a 32-bit socketcall", foreign, foreignSocket[0], 1, 0, false, deny},
+		{"a 32-bit connect", foreign, foreignSocket[len(foreignSocket)-1], 3, 0, false, deny},
+		{"a 32-bit socketcall with the network", foreign, foreignSocket[0], 1, 0, true, allow},
+		{"32-bit io_uring", foreign, ioUringSetup, 0, 0, true, deny},
+		{"32-bit typing into a terminal", foreign, m.foreignIoctl, 0, tiocsti, true, deny},
+		{"a 32-bit read", foreign, 3, 0, 0, false, allow},
+		{"read", arch, unix.SYS_READ, 0, 0, false, allow},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			raw, err := socketFilter(tc.network)
@@ -198,6 +212,7 @@ func TestSocketFilter_Program(t *testing.T) {
 			binary.BigEndian.PutUint32(data[offNR:], tc.nr)
 			binary.BigEndian.PutUint32(data[offArch:], tc.arch)
 			binary.BigEndian.PutUint32(data[offArg0:], tc.arg0)
+			binary.BigEndian.PutUint32(data[offArg1:], tc.arg1)
 			got, err := vm.Run(data)
 			if err != nil {
 				t.Fatal(err)

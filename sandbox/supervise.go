@@ -27,12 +27,14 @@ func Supervised(self string, argv []string) []string {
 }
 
 // SupervisorAttr sets what the supervisor needs on a's process: its own
-// process group, and SIGTERM when its parent dies.
+// session (and so process group, without a controlling terminal: what it
+// runs cannot read the person's keys or type into the editor's terminal),
+// and SIGTERM when its parent dies.
 func SupervisorAttr(a *syscall.SysProcAttr) *syscall.SysProcAttr {
 	if a == nil {
 		a = &syscall.SysProcAttr{}
 	}
-	a.Setpgid = true
+	a.Setsid, a.Setpgid = true, false // setpgid fails in a session it leads
 	a.Pdeathsig = syscall.SIGTERM
 	return a
 }
