@@ -92,6 +92,11 @@ func sandboxFor(set permission.Settings, ws *tools.Workspace, deny, kept []strin
 		return nil
 	}
 	prof := sandbox.Profile{Network: set.Network, Deny: deny}
+	if set.Network {
+		// The socket filter lets connect through then: hide the usual
+		// places of other programs' sockets instead.
+		prof.Hidden = sandbox.SocketPlaces(os.Environ(), os.Getuid())
+	}
 	if set.Sandbox == permission.SandboxWorkspaceWrite {
 		prof.Write = append(prof.Write, ws.Roots()...)
 		prof.Kept = kept

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/dsh-bridge/dsh-bridge/sandbox"
 )
 
 // keptInRoot are the paths, relative to a workspace root, that commands
@@ -36,34 +38,22 @@ func (p *Policy) Kept(roots []string) []string {
 		return false
 	}
 	for _, r := range roots {
-		q := globQuote(r)
+		q := sandbox.GlobQuote(r)
 		for _, rel := range keptInRoot {
 			out = append(out, q+"/"+rel)
 		}
 		for name := range runsLater {
-			out = append(out, q+"/"+globQuote(name))
+			out = append(out, q+"/"+sandbox.GlobQuote(name))
 		}
 	}
 	if p.home != "" && in(p.home) {
 		for _, f := range shellFiles {
-			out = append(out, globQuote(filepath.Join(p.home, f)))
+			out = append(out, sandbox.GlobQuote(filepath.Join(p.home, f)))
 		}
 	}
 	if p.configDir != "" && in(p.configDir) {
-		out = append(out, globQuote(p.configDir))
+		out = append(out, sandbox.GlobQuote(p.configDir))
 	}
 	sort.Strings(out)
 	return out
-}
-
-// globQuote escapes what filepath.Glob would read as a pattern in a path.
-func globQuote(path string) string {
-	var b strings.Builder
-	for _, r := range path {
-		if strings.ContainsRune(`*?[\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dsh-bridge/dsh-bridge/sandbox"
 	"github.com/dsh-bridge/dsh-bridge/tools"
 )
 
@@ -49,7 +50,7 @@ func TestKept(t *testing.T) {
 					t.Errorf("the glob %s does not match %s (%v)", k, path, err)
 				}
 			}
-			root := globQuote(tc.root)
+			root := sandbox.GlobQuote(tc.root)
 			for _, want := range []string{root + "/.git/hooks", root + "/.git/config", root + "/.git/modules/*/hooks", root + "/.dsh", root + "/.npmrc", root + "/.pre-commit-config.yaml", root + "/.vscode/tasks.json"} {
 				if !slices.Contains(kept, want) {
 					t.Errorf("%s is not kept: %q", want, kept)

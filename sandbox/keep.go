@@ -117,7 +117,9 @@ func privateMounts() error {
 // namespace of the helper's own: it denies trees, or a kept path exists.
 // (One that does not exist when the command is started has nothing to
 // bind: whatever made it since could write it too.)
-func needsNamespace(p Profile) bool { return len(p.Deny) > 0 || anyKept(p.Kept, p.Write) }
+func needsNamespace(p Profile) bool {
+	return len(p.Deny) > 0 || anyKept(p.Kept, p.Write) || len(hiddenPaths(p.Hidden, p.Write)) > 0
+}
 
 // anyKept reports whether keep would find something to keep: a glob's
 // match, or a file in the place of one of a path's folders below its

@@ -30,6 +30,11 @@ type Profile struct {
 	// files that run code later, such as git hooks. Those that exist when a
 	// command starts are kept (see keep); this needs user namespaces.
 	Kept []string `json:"kept,omitempty"`
+	// Hidden are the places of other programs' sockets (SocketPlaces;
+	// globs), masked in the command's own mount namespace where they
+	// exist: set when the network is allowed, as the socket filter then
+	// lets connect through.
+	Hidden []string `json:"hidden,omitempty"`
 	// ParentNS is the mount namespace of the process that started the
 	// helper (Wrap fills it in): masking happens only in another one.
 	ParentNS string `json:"parentNS,omitempty"`
@@ -69,6 +74,8 @@ func Enforced(p Profile) string {
 		}
 	}
 	switch {
+	case p.Network && len(p.Hidden) > 0 && userNamespaces():
+		s += "; network allowed; the usual places of other programs' sockets (the editor's, tmux's, D-Bus's, Docker's) are hidden, but a socket elsewhere is reachable"
 	case p.Network:
 		s += "; network allowed, and with it other programs' local sockets (the editor's, tmux's, D-Bus's)"
 	case v >= 4:
@@ -153,6 +160,9 @@ func enter(profile string) error {
 		wd, _ := os.Getwd()
 		if len(p.Deny) > 0 && hide(p.Deny, p.ParentNS) == nil {
 			p.Deny = nil // masked by mounts: no carving needed
+		}
+		if err := hide(hiddenPaths(p.Hidden, p.Write), p.ParentNS); err != nil {
+			return err
 		}
 		if err := keep(p.Kept, p.Write, p.ParentNS); err != nil {
 			return err
