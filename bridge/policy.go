@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strings"
 
@@ -95,7 +96,7 @@ func sandboxFor(set permission.Settings, ws *tools.Workspace, deny, kept []strin
 	if set.Network {
 		// The socket filter lets connect through then: hide the usual
 		// places of other programs' sockets instead.
-		prof.Hidden = sandbox.SocketPlaces(os.Environ(), os.Getuid())
+		prof.Hidden = sandbox.SocketPlaces(os.Environ(), os.Getuid(), userName())
 	}
 	if set.Sandbox == permission.SandboxWorkspaceWrite {
 		prof.Write = append(prof.Write, ws.Roots()...)
@@ -149,4 +150,12 @@ func pendingText(d permission.Decision, unsandboxedTerminal bool) string {
 		b.WriteString("Runs in the editor's terminal, outside dsh-bridge's sandbox.")
 	}
 	return b.String()
+}
+
+// userName is this process's user's login name, "" when unknown.
+func userName() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return ""
 }

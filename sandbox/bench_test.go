@@ -66,6 +66,12 @@ func BenchmarkStart(b *testing.B) {
 		none = append(none, bare+strings.TrimPrefix(k, dir))
 	}
 	b.Run("sandboxed+kept-none-there", func(b *testing.B) { run(b, &Profile{Write: []string{bare}, Kept: none}) })
+	// The network allowed: the socket places of this machine, and one
+	// runtime folder made to be sure there is something to hide.
+	runtimeDir := b.TempDir()
+	hidden := append(SocketPlaces(os.Environ(), os.Getuid(), "root"), runtimeDir)
+	b.Run("network", func(b *testing.B) { run(b, &Profile{Write: []string{bare}, Network: true}) })
+	b.Run("network+hidden", func(b *testing.B) { run(b, &Profile{Write: []string{bare}, Network: true, Hidden: hidden}) })
 }
 
 // TestHide_NeverInTheHostNamespace: the masking mounts only in a mount

@@ -26,28 +26,35 @@ var socketEnv = []string{
 	"DOCKER_HOST", "CONTAINER_HOST", "XDG_RUNTIME_DIR",
 }
 
-// socketPlaces are the fixed places (globs; %d is the user's id): the
-// user's runtime folder (D-Bus, systemd, Wayland, PipeWire, gpg-agent,
-// rootless Docker and Podman, Neovim, VS Code), X11's, tmux's, screen's,
-// zellij's and Emacs's folders, Neovim's and VS Code's fallbacks in /tmp,
-// and the system's D-Bus and container engines.
+// socketPlaces are the fixed places (%d is the user's id, %s their name):
+// the user's runtime folder (D-Bus, systemd, Wayland, PipeWire,
+// gpg-agent, rootless Docker and Podman, Neovim, VS Code), X11's,
+// tmux's, screen's, zellij's and Emacs's folders, Neovim's fallback in
+// /tmp, and the system's D-Bus and container engines. No globs: /tmp
+// holds thousands of entries on a busy machine (VS Code leaves a socket
+// per window), and reading it at every command start costs milliseconds.
 var socketPlaces = []string{
 	"/run/user/%d", "/tmp/.X11-unix", "/tmp/.ICE-unix", "/tmp/tmux-%d", "/tmp/zellij-%d", "/tmp/emacs%d",
-	"/tmp/nvim.*", "/tmp/vscode-*.sock", "/tmp/kitty-*", "/tmp/ssh-*",
-	"/run/screen", "/var/run/screen", "/run/dbus", "/var/run/dbus",
+	"/tmp/nvim.%s", "/run/screen", "/var/run/screen", "/run/dbus", "/var/run/dbus",
 	"/run/docker.sock", "/var/run/docker.sock", "/run/containerd", "/run/podman",
 }
 
-// SocketPlaces returns where other programs' sockets are (absolute paths
-// and globs) for commands that get env (their $NVIM, $TMUX, …) and run as
-// uid.
-func SocketPlaces(env []string, uid int) []string {
+// SocketPlaces returns where other programs' sockets are (absolute paths,
+// quoted for filepath.Glob) for commands that get env (their $NVIM,
+// $TMUX, …) and run as the user uid named name.
+func SocketPlaces(env []string, uid int, name string) []string {
 	var out []string
 	for _, p := range socketPlaces {
-		if strings.Contains(p, "%d") {
+		switch {
+		case strings.Contains(p, "%d"):
 			p = fmt.Sprintf(p, uid)
+		case strings.Contains(p, "%s"):
+			if name == "" || strings.ContainsRune(name, '/') {
+				continue
+			}
+			p = fmt.Sprintf(p, name)
 		}
-		out = append(out, p)
+		out = append(out, GlobQuote(p))
 	}
 	for _, kv := range env {
 		name, value, _ := strings.Cut(kv, "=")

@@ -29,9 +29,9 @@ func TestSocketPlaces(t *testing.T) {
 		{"another variable", "HOME=/home/u", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := SocketPlaces([]string{tc.env}, 1000)
-			fixed := SocketPlaces(nil, 1000)
-			if !slices.Contains(fixed, "/run/user/1000") || !slices.Contains(fixed, "/tmp/tmux-1000") {
+			got := SocketPlaces([]string{tc.env}, 1000, "ada")
+			fixed := SocketPlaces(nil, 1000, "ada")
+			if !slices.Contains(fixed, "/run/user/1000") || !slices.Contains(fixed, "/tmp/tmux-1000") || !slices.Contains(fixed, "/tmp/nvim.ada") {
 				t.Fatalf("the fixed places: %q", fixed)
 			}
 			if extra := got[len(fixed):]; !slices.Equal(extra, tc.want) {
@@ -78,7 +78,7 @@ func TestHidden_Sockets(t *testing.T) {
 			}()
 		}
 	}()
-	places := SocketPlaces([]string{"NVIM=" + nvim}, os.Getuid())
+	places := SocketPlaces([]string{"NVIM=" + nvim}, os.Getuid(), "")
 	for _, supervised := range []bool{false, true} {
 		t.Run(map[bool]string{false: "helper", true: "supervisor"}[supervised], func(t *testing.T) {
 			p := Profile{Write: []string{base + "/other"}, Network: true, Hidden: append(places, GlobQuote(base)+"/nothing-here")}
