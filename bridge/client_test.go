@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/dsh-bridge/dsh-bridge/sandbox"
 )
 
 var (
@@ -42,6 +44,9 @@ func touchSources() {
 var touchOnce sync.Once
 
 func TestMain(m *testing.M) {
+	// An in-process server's sandbox helper and namespace probe are this
+	// test binary (os.Executable), as they are dsh-bridge in main.
+	sandbox.Main(sandbox.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	dir, err := os.MkdirTemp("", "dsh-bridge-test")
 	if err != nil {
 		panic(err)

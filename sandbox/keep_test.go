@@ -109,12 +109,12 @@ func TestKept_AsUser(t *testing.T) {
 	if err := copyFile(self, bin); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--", bin, "-test.run", "^TestKept$", "-test.v", "-test.count=1")
+	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--", bin, "-test.run", "^(TestKept|TestProbe_NoCapabilities)$", "-test.v", "-test.count=1")
 	cmd.Env = append(os.Environ(), "TMPDIR="+filepath.Join(base, "tmp"), "HOME="+base)
 	cmd.Dir = base
 	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestKept") {
-		t.Errorf("TestKept as nobody: %v\n%s", err, out)
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestKept") || !strings.Contains(string(out), "--- PASS: TestProbe_NoCapabilities") {
+		t.Errorf("TestKept and TestProbe_NoCapabilities as nobody: %v\n%s", err, out)
 	}
 }
 
@@ -205,5 +205,24 @@ func TestEnforced_Sockets(t *testing.T) {
 	}
 	if got := Enforced(Profile{Write: []string{"/w"}, Network: true}); !strings.Contains(got, "the editor's, tmux's, D-Bus's") {
 		t.Errorf("with the network: %q", got)
+	}
+}
+
+// TestProbe_NoCapabilities: where a user namespace comes without the
+// capabilities to mount in it (Ubuntu's AppArmor restriction), the probe
+// says no, and the helper is then started without a namespace (nothing
+// masked or kept, and the notice says so) instead of failing every
+// command. Run as nobody through TestKept_AsUser: a helper that is not
+// root has no capability in its namespace unless it is given one.
+func TestProbe_NoCapabilities(t *testing.T) {
+	if os.Getuid() == 0 {
+		t.Skip("root keeps its capabilities in its namespace: TestKept_AsUser runs this as nobody")
+	}
+	self, _ := os.Executable()
+	if probeNamespaces(self, nil) {
+		t.Errorf("the probe passed without the capability to mount")
+	}
+	if !probeNamespaces(self, ambientCaps()) {
+		t.Errorf("the probe failed with it")
 	}
 }

@@ -100,15 +100,19 @@ func Wrap(self string, p Profile, argv []string) ([]string, error) {
 // Stdio are the standard files a helper or supervisor hands its command.
 type Stdio struct{ In, Out, Err *os.File }
 
-// Main runs the sandbox helper or the supervisor when os.Args asks for
-// one, and never returns then (the command replaces the process, or the
-// helper exits 126 with a message; the supervisor exits as its command
-// did). It returns false otherwise. main and TestMain call it first.
+// Main runs the sandbox helper, the supervisor or the namespace probe when
+// os.Args asks for one, and never returns then (the command replaces the
+// process, or the helper exits 126 with a message; the supervisor exits
+// as its command did; the probe exits 0 or 1). It returns false
+// otherwise. main and TestMain call it first.
 //
 // stdio are the process's standard files: in these modes the process runs
 // a command, and they belong to the command (the caller, main, decides);
 // the server's protocol stream is never involved.
 func Main(stdio Stdio) bool {
+	if len(os.Args) == 3 && os.Args[1] == ProbeArg {
+		probe(os.Args[2]) // never returns
+	}
 	if len(os.Args) >= 2 && os.Args[1] == SuperviseArg {
 		runSupervisor(os.Args[2:], stdio) // never returns
 	}
@@ -210,18 +214,51 @@ var (
 	usernsOK   bool
 )
 
-// userNamespaces reports whether this kernel lets us create user
-// namespaces (probed once with a trivial child).
+// userNamespaces reports whether the helper can mount in a user and mount
+// namespace of its own here (probed once, by the helper binary itself
+// with ProbeArg). Creating one is not enough: where the kernel allows the
+// namespace but not its capabilities (Ubuntu's AppArmor restriction of
+// unprivileged user namespaces), every mount would fail, and so would
+// every command.
 func userNamespaces() bool {
 	usernsOnce.Do(func() {
-		cmd := exec.Command("/bin/true")
-		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
-			UidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}},
-			GidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}},
-			AmbientCaps: ambientCaps()}
-		usernsOK = cmd.Run() == nil
+		self, err := os.Executable()
+		if err != nil || os.Getenv(probeEnv) != "" {
+			return // a probe that its binary's main did not answer: no recursion
+		}
+		usernsOK = probeNamespaces(self, ambientCaps())
 	})
 	return usernsOK
+}
+
+// probeNamespaces runs self as the namespace probe, started as the helper
+// is (its user mapped to itself, with caps as ambient capabilities), and
+// reports whether it could change its mounts.
+func probeNamespaces(self string, caps []uintptr) bool {
+	cmd := exec.Command(self, ProbeArg, mountNamespace())
+	cmd.Env = append(os.Environ(), probeEnv+"=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}},
+		AmbientCaps: caps}
+	return cmd.Run() == nil
+}
+
+// ProbeArg is the first argument of the namespace probe (see
+// userNamespaces); Main answers it. probeEnv marks the probe's process,
+// so that a binary that does not answer it never probes in turn.
+const (
+	ProbeArg = "__dsh-sandbox-probe"
+	probeEnv = "DSH_SANDBOX_PROBE"
+)
+
+// probe is the namespace probe's body: exit 0 when this process, in a
+// mount namespace other than parentNS, can make its mounts private.
+func probe(parentNS string) {
+	if !ownNamespace(parentNS) || privateMounts() != nil {
+		os.Exit(1)
+	}
+	os.Exit(0)
 }
 
 // hide masks each denied path in the helper's own mount namespace: an
