@@ -87,12 +87,33 @@ func (m mounts) readOnlyBind(p string) error {
 	if err := syscall.Mount(p, p, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
 		return fmt.Errorf("keeping %s read-only: %w", p, err)
 	}
-	flags := uintptr(syscall.MS_BIND | syscall.MS_REMOUNT | syscall.MS_RDONLY | syscall.MS_NOSUID | syscall.MS_NODEV)
+	flags := uintptr(syscall.MS_BIND|syscall.MS_REMOUNT|syscall.MS_RDONLY|syscall.MS_NOSUID|syscall.MS_NODEV) | lockedFlags(p)
 	if err := syscall.Mount("", p, "", flags, ""); err != nil {
 		return fmt.Errorf("keeping %s read-only: %w", p, err)
 	}
 	m.readOnly[p] = true
 	return nil
+}
+
+// lockedFlags are the mount flags of p's mount that a remount must keep:
+// in a namespace of lesser privilege the kernel locks them (noexec,
+// nosuid, nodev and the atime ones), and a remount that would clear one
+// fails with EPERM.
+func lockedFlags(p string) uintptr {
+	var st unix.Statfs_t
+	if unix.Statfs(p, &st) != nil {
+		return 0
+	}
+	var flags uintptr
+	for _, f := range []struct{ st, ms int64 }{
+		{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC},
+		{unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
+	} {
+		if st.Flags&f.st != 0 {
+			flags |= uintptr(f.ms)
+		}
+	}
+	return flags
 }
 
 // holder returns the writable directory that holds path, or "".

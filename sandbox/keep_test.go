@@ -226,3 +226,45 @@ func TestProbe_NoCapabilities(t *testing.T) {
 		t.Errorf("the probe failed with it")
 	}
 }
+
+// TestKept_NoexecWorkspace: on a file system mounted noexec, nosuid,
+// nodev, relatime (a /tmp or /home often is), the read-only bind keeps
+// those flags, which the kernel locks in a namespace of lesser privilege;
+// a remount that dropped one would fail, and with it every command. The
+// inner run (DSH_TEST_NOEXEC) mounts such a tmpfs in a mount namespace
+// of its own made by unshare.
+func TestKept_NoexecWorkspace(t *testing.T) {
+	if os.Getenv("DSH_TEST_NOEXEC") == "" {
+		if os.Getuid() != 0 {
+			t.Skip("mounting a tmpfs needs root (CI runs as root)")
+		}
+		unshare, err := exec.LookPath("unshare")
+		if err != nil {
+			t.Fatalf("unshare (util-linux) is needed: %v", err)
+		}
+		self, _ := os.Executable()
+		cmd := exec.Command(unshare, "--mount", "--propagation", "private", self, "-test.run", "^TestKept_NoexecWorkspace$", "-test.v", "-test.count=1")
+		cmd.Env = append(os.Environ(), "DSH_TEST_NOEXEC=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestKept_NoexecWorkspace") {
+			t.Errorf("the inner run: %v\n%s", err, out)
+		}
+		return
+	}
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", syscall.MS_NOEXEC|syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOATIME, "size=1m"); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Unmount(dir, syscall.MNT_DETACH)
+	hook := filepath.Join(dir, ".git", "hooks", "pre-commit")
+	os.MkdirAll(filepath.Dir(hook), 0o755)
+	os.WriteFile(hook, []byte("#!/bin/sh\n"), 0o755)
+	p := Profile{Write: []string{dir}, Kept: []string{filepath.Join(dir, ".git", "hooks")}}
+	out, err := helperRun(t, p, dir, "echo ok > made; echo evil >> .git/hooks/pre-commit", false)
+	if b, _ := os.ReadFile(filepath.Join(dir, "made")); string(b) != "ok\n" {
+		t.Errorf("the command did not run: err %v, output %q", err, out)
+	}
+	if b, _ := os.ReadFile(hook); string(b) != "#!/bin/sh\n" {
+		t.Errorf("the hook changed: %q", b)
+	}
+}
