@@ -41,6 +41,23 @@ test("an edit approved from the card model", async () => {
   }
 });
 
+test("autoApprove answers the kinds it names, and only those", async () => {
+  for (const [kinds, wantAsked] of [[["edit"], 0], [["read", "execute"], 1], [[], 1]]) {
+    const dir = workspace({ "hello.txt": "hello world\n" });
+    let asked = 0;
+    const { agent } = await start(dir, "edit.jsonl", (req) => (asked++, allowOnce(req)), { autoApprove: kinds });
+    try {
+      const s = await agent.newSession(dir);
+      assert.equal(await agent.prompt(s, [{ type: "text", text: "greet ACP" }]), "end_turn");
+      assert.equal(asked, wantAsked, `autoApprove ${JSON.stringify(kinds)}: the person was asked ${asked} times`);
+      assert.equal(s.calls.get("edit_1").decision, "allow_once");
+      assert.equal(read(path.join(dir, "hello.txt")), "hello ACP\n");
+    } finally {
+      await agent.dispose();
+    }
+  }
+});
+
 test("a rejected edit leaves the file and fails the card", async () => {
   const dir = workspace({ "hello.txt": "hello world\n" });
   const { agent } = await start(dir, "reject.jsonl", (req) => req.respond(req.options.find((o) => o.kind === "reject_once").optionId));

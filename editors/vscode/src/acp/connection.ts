@@ -141,7 +141,9 @@ export class AgentConnection {
         },
       };
       session.askPermission(req);
-      const kind = session.calls.get(p.toolCall.toolCallId)?.kind;
+      // The ACP tool kind (read, edit, execute, …): the request's own, else
+      // the call's as its updates told it.
+      const kind = p.toolCall.kind ?? session.calls.get(p.toolCall.toolCallId)?.toolKind;
       if (kind && this.opts.autoApprove?.includes(kind)) {
         const once = p.options.find((o) => o.kind === "allow_once");
         if (once) return req.respond(once.optionId);

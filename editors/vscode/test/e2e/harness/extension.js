@@ -84,6 +84,10 @@ async function activate() {
     check("the proposed side has the file's language", proposedDoc.languageId === doc.languageId, proposedDoc.languageId);
     await vscode.window.tabGroups.close(diffTab);
     await vscode.window.showTextDocument(doc, { preview: false });
+    // Nothing is written before the person answers (a workspace's
+    // dshBridge.autoApprove, say, must not answer for them).
+    check("nothing written before the approval", fs.readFileSync(file, "utf8") === "hello world\n" && s.calls.get("edit_1")?.decision === undefined,
+      { disk: fs.readFileSync(file, "utf8"), decision: s.calls.get("edit_1")?.decision });
     // the approval, clicked in the page
     const clicked = await ask({ op: "click", selector: `.card[data-type="diff"] button.permission[data-kind="allow_once"]` });
     check("allow button clicked", clicked === true, clicked);
