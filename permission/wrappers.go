@@ -1,0 +1,247 @@
+package permission
+
+// Wrappers: commands that run another command given in their words
+// (env, nice, timeout, xargs, sudo, find -exec, the shells' -c, …), and
+// the option parsing that finds where the inner command starts. The
+// runners with a table of their own are in runners.go.
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// unwrap sees through wrappers: it returns the words of the command a
+// wrapper runs (nil when none), and whether the wrapper is transparent.
+func (a *Analysis) unwrap(src string, s *Simple, words []*syntax.Word, depth int) (inner []*syntax.Word, transparent bool) {
+	args := words[1:]
+	switch s.Program {
+	case "command", "builtin", "exec", "nohup", "time", "nice", "timeout", "stdbuf", "setsid", "ionice", "chrt", "taskset":
+		i := skipOptions(s.Program, args)
+		if s.Program == "command" && i > 0 && (flagIn(args[:i], 'v') || flagIn(args[:i], 'V')) {
+			return nil, true // command -v only looks the name up
+		}
+		if s.Program == "timeout" && i < len(args) {
+			i++ // the duration
+		}
+		if s.Program == "taskset" && i < len(args) {
+			i++ // the mask
+		}
+		if s.Program == "chrt" && i < len(args) {
+			i++ // the priority
+		}
+		if i >= len(args) {
+			return nil, true
+		}
+		return args[i:], true
+	case "sudo", "doas":
+		i := skipOptions(s.Program, args)
+		if i >= len(args) {
+			return nil, false
+		}
+		return args[i:], false // elevation needs its own allowance
+	case "env":
+		i := 0
+		for i < len(args) {
+			w, ok := lit(args[i])
+			switch {
+			case !ok:
+				a.opaque("env is given a computed argument")
+				return nil, true
+			case w == "-S" || w == "--split-string" || strings.HasPrefix(w, "--split-string=") || (strings.HasPrefix(w, "-S") && len(w) > 2):
+				str := strings.TrimPrefix(strings.TrimPrefix(w, "--split-string="), "-S")
+				if str == "" || str == "--split-string" {
+					if i+1 >= len(args) {
+						return nil, true
+					}
+					v, ok := lit(args[i+1])
+					if !ok {
+						a.opaque("env -S is given a computed string")
+						return nil, true
+					}
+					str = v
+				}
+				a.parse(str, depth+1)
+				return nil, true
+			case w == "-u" || w == "-C" || w == "--unset" || w == "--chdir":
+				i += 2
+				continue
+			case strings.HasPrefix(w, "-"):
+				i++
+				continue
+			case strings.Contains(w, "="):
+				if name, _, _ := strings.Cut(w, "="); dangerousVar(name) {
+					a.Danger = append(a.Danger, "it sets "+name)
+				}
+				i++
+				continue
+			}
+			break
+		}
+		if i >= len(args) {
+			return nil, true
+		}
+		return args[i:], true
+	case "xargs":
+		i := skipOptions("xargs", args)
+		s.MoreArgs = true
+		if i >= len(args) {
+			return nil, true // xargs alone runs echo
+		}
+		return args[i:], true
+	case "eval":
+		// A literal string is judged as written, but never allowed
+		// without asking; a computed one cannot be seen.
+		if str, ok := joinLit(args); ok {
+			a.Danger = append(a.Danger, "it runs a string with eval")
+			a.parse(str, depth+1)
+		} else {
+			a.opaque("eval runs a computed string as code")
+		}
+		return nil, false
+	case "trap":
+		if len(args) > 0 {
+			if str, ok := lit(args[0]); ok && !strings.HasPrefix(str, "-") {
+				a.parse(str, depth+1)
+			} else if !ok {
+				a.opaque("trap is given a computed command")
+			}
+		}
+		return nil, false
+	case "find":
+		a.findExec(src, s, args, depth)
+		return nil, false
+	case "busybox":
+		if len(args) > 0 {
+			return args, true
+		}
+		return nil, false
+	}
+	if shells[s.Program] {
+		a.shell(s, args, depth)
+	}
+	if r, ok := runners[s.Program]; ok {
+		a.runner(src, s, r, args, depth)
+	}
+	a.later(s, args, depth)
+	return nil, false
+}
+
+// shell follows bash -c 'script'; a shell reading its input is opaque.
+func (a *Analysis) shell(s *Simple, args []*syntax.Word, depth int) {
+	for i := 0; i < len(args); i++ {
+		w, ok := lit(args[i])
+		if !ok {
+			a.opaque("%s is given a computed argument", s.Program)
+			return
+		}
+		switch {
+		case w == "--":
+			i++
+			if i >= len(args) {
+				a.opaque("%s reads commands from its input", s.Program)
+			}
+			return // a script file: judged as the shell command itself
+		case w == "-o" || w == "+o" || w == "-O" || w == "+O" || w == "--rcfile" || w == "--init-file":
+			i++
+		case strings.HasPrefix(w, "-") && len(w) > 1 && !strings.HasPrefix(w, "--") && strings.ContainsRune(w, 'c'):
+			if i+1 >= len(args) {
+				a.opaque("%s -c has no command", s.Program)
+				return
+			}
+			str, ok := lit(args[i+1])
+			if !ok {
+				a.opaque("%s -c is given a computed command", s.Program)
+				return
+			}
+			a.parse(str, depth+1)
+			return
+		case strings.HasPrefix(w, "-") || strings.HasPrefix(w, "+"):
+			if strings.ContainsRune(w, 's') && !strings.HasPrefix(w, "--") {
+				a.opaque("%s -s reads commands from its input", s.Program)
+				return
+			}
+		default:
+			return // a script file
+		}
+	}
+	a.opaque("%s reads commands from its input", s.Program)
+}
+
+// findExec follows find's -exec, -execdir, -ok and -okdir.
+func (a *Analysis) findExec(src string, s *Simple, args []*syntax.Word, depth int) {
+	for i := 0; i < len(args); i++ {
+		w, _ := lit(args[i])
+		if w != "-exec" && w != "-execdir" && w != "-ok" && w != "-okdir" {
+			continue
+		}
+		j := i + 1
+		for j < len(args) {
+			if e, _ := lit(args[j]); e == ";" || e == "+" {
+				break
+			}
+			j++
+		}
+		if j > i+1 {
+			before := len(a.Commands)
+			a.call(src, args[i+1:j], depth)
+			for k := before; k < len(a.Commands); k++ {
+				a.Commands[k].MoreArgs = true // {} is a file name
+			}
+		}
+		i = j
+	}
+}
+
+// optionArgs lists, per wrapper, the short options that take a value.
+var optionArgs = map[string]string{
+	"sudo": "ughpCDrtTU", "doas": "uC", "nice": "n", "timeout": "sk", "xargs": "IEdLnPsa",
+	"stdbuf": "ioe", "ionice": "cnp", "exec": "a", "chrt": "", "taskset": "",
+}
+
+// skipOptions returns the index of the first non-option word of a
+// wrapper's arguments.
+func skipOptions(prog string, args []*syntax.Word) int {
+	withArg := optionArgs[prog]
+	for i := 0; i < len(args); i++ {
+		w, ok := lit(args[i])
+		if !ok {
+			return i
+		}
+		if w == "--" {
+			return i + 1
+		}
+		if !strings.HasPrefix(w, "-") || w == "-" {
+			return i
+		}
+		if strings.HasPrefix(w, "--") {
+			if !strings.Contains(w, "=") && longTakesArg(prog, w) {
+				i++
+			}
+			continue
+		}
+		// -n10 carries its value; -n 10 takes the next word.
+		if len(w) == 2 && strings.Contains(withArg, w[1:]) {
+			i++
+		}
+	}
+	return len(args)
+}
+
+func longTakesArg(prog, w string) bool {
+	switch prog + " " + w {
+	case "sudo --user", "sudo --group", "sudo --chdir", "timeout --signal", "timeout --kill-after",
+		"xargs --delimiter", "xargs --max-args", "xargs --max-procs", "xargs --arg-file", "nice --adjustment":
+		return true
+	}
+	return false
+}
+
+func flagIn(args []*syntax.Word, c byte) bool {
+	for _, w := range args {
+		if v, ok := lit(w); ok && strings.HasPrefix(v, "-") && strings.IndexByte(v, c) > 0 {
+			return true
+		}
+	}
+	return false
+}
