@@ -154,14 +154,16 @@ func (a *Analysis) parse(src string, depth int) {
 			}
 		case *syntax.CallExpr:
 			for _, as := range n.Assigns {
-				a.assign(as)
+				a.assign(as, depth)
 			}
 			if len(n.Args) > 0 {
 				a.call(src, n.Args, depth)
 			}
 		case *syntax.DeclClause:
-			for _, as := range n.Args {
-				a.assign(as)
+			a.decl(n, depth)
+		case *syntax.ParamExp: // ${name:=value} assigns name
+			if n.Param != nil && n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
+				a.sets(n.Param.Value, "${"+n.Param.Value+":=…}")
 			}
 		}
 		return true
@@ -185,9 +187,41 @@ func dangerousVar(name string) bool {
 		strings.HasPrefix(strings.ToUpper(name), "NPM_CONFIG_")
 }
 
-func (a *Analysis) assign(as *syntax.Assign) {
-	if as.Name != nil && dangerousVar(as.Name.Value) {
+func (a *Analysis) assign(as *syntax.Assign, depth int) {
+	switch {
+	case as.Name == nil:
+	case laterArrays[as.Name.Value]:
+		a.laterAssign(as, depth)
+	case dangerousVar(as.Name.Value):
 		a.Danger = append(a.Danger, "it sets "+as.Name.Value)
+	}
+}
+
+// decl sees declare, local, typeset, export and readonly: their
+// assignments, and a name reference (-n) to a variable assign would flag,
+// which makes its later assignments that variable's.
+func (a *Analysis) decl(d *syntax.DeclClause, depth int) {
+	nameref := false
+	for _, as := range d.Args {
+		if !as.Naked || as.Value == nil {
+			continue
+		}
+		if v, ok := lit(as.Value); ok && strings.HasPrefix(v, "-") && strings.Contains(v, "n") {
+			nameref = true
+		}
+	}
+	for _, as := range d.Args {
+		switch {
+		case as.Naked:
+		case nameref && as.Value != nil:
+			if target, ok := lit(as.Value); ok {
+				a.sets(target, "a name reference")
+			} else {
+				a.opaque("a name reference to a computed name")
+			}
+		default:
+			a.assign(as, depth)
+		}
 	}
 }
 

@@ -298,7 +298,8 @@ func TestPolicy_AskRulesAndKeys(t *testing.T) {
 // FuzzAnalyze: the analysis never panics, and a command the parser
 // rejects is never allowed.
 func FuzzAnalyze(f *testing.F) {
-	for _, s := range []string{"git status && touch p", "bash -c 'rm x'", "eval $x", "echo 'x", "a=$(b) c", "f(){ g; }; f", "find . -exec rm {} ;", "env -S 'a b'", "$'\\x72m'"} {
+	for _, s := range []string{"git status && touch p", "bash -c 'rm x'", "eval $x", "echo 'x", "a=$(b) c", "f(){ g; }; f", "find . -exec rm {} ;", "env -S 'a b'", "$'\\x72m'",
+		"declare -A BASH_ALIASES=([x]=rm)", "declare -n r=$x; r[a]=b", "BASH_CMDS=([$k]=$v)", ": ${BASH_CMDS[ls]:=/bin/rm}", "read -a BASH_CMDS", "alias a=b; hash -p /bin/x y"} {
 		f.Add(s)
 	}
 	p, reg, scope, _ := testPolicy(f, ModeDefault, []string{"bash(git status:*)", "bash(echo:*)", "bash"}, nil, nil)

@@ -33,9 +33,7 @@ func (a *Analysis) later(s *Simple, args []*syntax.Word, depth int) {
 				in.opaque("hash -p is given a computed program")
 				return
 			}
-			bound := Simple{Text: "hash -p " + prog}
-			bound.setProgram(prog)
-			in.Commands = append(in.Commands, bound)
+			in.bindsProgram("hash -p "+prog, prog)
 			for _, w := range args[next:] { // the names it binds
 				name, ok := lit(w)
 				if !ok || strings.HasPrefix(name, "-") {
@@ -52,10 +50,29 @@ func (a *Analysis) later(s *Simple, args []*syntax.Word, depth int) {
 			}
 			in.parse(code, depth+1)
 		})
+		a.setsNamed(s.Program, args)
+	case "read", "getopts":
+		a.setsNamed(s.Program, args)
+	case "printf":
+		optionValues(args, "-v", func(name string, ok bool, _ int) {
+			if !ok {
+				in.opaque("printf -v is given a computed name")
+				return
+			}
+			a.sets(name, "printf -v")
+		})
 	default:
 		return
 	}
 	a.absorb(&in)
+}
+
+// bindsProgram records that the script may run the program prog (a path or a
+// name), bound where text binds it: deny and ask rules judge it there.
+func (a *Analysis) bindsProgram(text, prog string) {
+	bound := Simple{Text: text}
+	bound.setProgram(prog)
+	a.Commands = append(a.Commands, bound)
 }
 
 // rename records that the script's later uses of name run text.
@@ -99,4 +116,110 @@ func optionValues(args []*syntax.Word, flag string, f func(value string, ok bool
 			f(v[len(flag):], true, i+1)
 		}
 	}
+}
+
+// laterArrays are the arrays behind alias and hash -p: a key set in
+// BASH_ALIASES is an alias, one set in BASH_CMDS a hash -p binding.
+var laterArrays = map[string]bool{"BASH_ALIASES": true, "BASH_CMDS": true}
+
+// laterAssign judges an assignment to BASH_ALIASES or BASH_CMDS (k=v,
+// k[key]=v, k=([key]=v …), with += too) as alias or hash -p would be.
+func (a *Analysis) laterAssign(as *syntax.Assign, depth int) {
+	in := a.nested()
+	array := as.Name.Value
+	bind := func(index syntax.ArithmExpr, value *syntax.Word) {
+		key, keyOK := arrayKey(index)
+		text, ok := lit(value)
+		if !keyOK || !ok {
+			in.opaque("%s is given a computed key or value", array)
+			return
+		}
+		if array == "BASH_CMDS" {
+			in.bindsProgram(array+"["+key+"]="+text, text)
+			text = shellQuote(text)
+		} else {
+			in.parse(text, depth+1)
+		}
+		a.rename(key, text)
+	}
+	switch {
+	case as.Array != nil:
+		for _, e := range as.Array.Elems {
+			if e.Value != nil {
+				bind(e.Index, e.Value)
+			}
+		}
+	case as.Value != nil:
+		bind(as.Index, as.Value)
+	}
+	a.absorb(&in)
+}
+
+// arrayKey is an array element's literal key (element 0 without one).
+func arrayKey(index syntax.ArithmExpr) (string, bool) {
+	if index == nil {
+		return "0", true
+	}
+	w, ok := index.(*syntax.Word)
+	if !ok {
+		return "", false
+	}
+	return lit(w)
+}
+
+// sets records that how sets the variable named (name, or name[key]) by
+// other means than an assignment the parser sees: read, printf -v, a name
+// reference, ${name:=…}. BASH_ALIASES and BASH_CMDS set so are opaque
+// (what they bind cannot be seen); the variables that change what later
+// commands run are dangerous, as assigned ones are.
+func (a *Analysis) sets(name, how string) {
+	base, _, _ := strings.Cut(name, "[")
+	switch {
+	case laterArrays[base]:
+		a.opaque("%s sets %s", how, base)
+	case dangerousVar(base):
+		a.Danger = append(a.Danger, "it sets "+base+" ("+how+")")
+	}
+}
+
+// setsNamed applies sets to each literal word of a builtin that assigns
+// the variables its words name (read, getopts, mapfile); options are
+// skipped, a computed word is opaque.
+func (a *Analysis) setsNamed(prog string, args []*syntax.Word) {
+	for _, w := range args {
+		v, ok := lit(w)
+		switch {
+		case !ok:
+			if laterOrDangerousIn(w) {
+				a.opaque("%s assigns a computed name", prog)
+			}
+		case !strings.HasPrefix(v, "-"):
+			a.sets(v, prog)
+		}
+	}
+}
+
+// laterOrDangerousIn reports whether a computed word's literal parts name
+// a variable sets would flag (BASH_CMDS"[ls]").
+func laterOrDangerousIn(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		var v string
+		switch p := p.(type) {
+		case *syntax.Lit:
+			v = p.Value
+		case *syntax.SglQuoted:
+			v = p.Value
+		case *syntax.DblQuoted:
+			if len(p.Parts) == 1 {
+				if l, ok := p.Parts[0].(*syntax.Lit); ok {
+					v = l.Value
+				}
+			}
+		}
+		base, _, _ := strings.Cut(v, "[")
+		if laterArrays[base] || (base != "" && dangerousVar(base)) {
+			return true
+		}
+	}
+	return false
 }

@@ -170,5 +170,22 @@ func TestPolicy_Later(t *testing.T) {
 		{"an alias used in code the shell evaluates later", "shopt -s expand_aliases\nalias s=strace\nmapfile -C 's rm x' -c 1 a < f", ModeBypass, Deny},
 		{"hash -p binds a name to a runner", "hash -p /usr/bin/strace ls; ls rm x", ModeBypass, Deny},
 		{"a renamed runner given something else", "alias s=strace\ns ls", ModeBypass, Allow},
+		// The same effects through the arrays behind alias and hash.
+		{"an alias set through BASH_ALIASES", "shopt -s expand_aliases\nBASH_ALIASES[x]=rm\nx f", ModeBypass, Deny},
+		{"a binding set through BASH_CMDS", "BASH_CMDS[ls]=/bin/rm\nls f", ModeBypass, Deny},
+		{"BASH_CMDS assigned whole", "BASH_CMDS=([ls]=/bin/rm)\nls f", ModeBypass, Deny},
+		{"BASH_ALIASES through declare", "declare -A BASH_ALIASES=([x]=rm)\nx f", ModeBypass, Deny},
+		{"BASH_CMDS through read", "read 'BASH_CMDS[ls]' <<< /bin/rm; ls f", ModeBypass, Deny},
+		{"BASH_CMDS through printf -v", "printf -v 'BASH_CMDS[ls]' /bin/rm; ls f", ModeBypass, Deny},
+		{"BASH_CMDS appended to", "BASH_CMDS+=([ls]=/bin/rm)\nls f", ModeBypass, Deny},
+		{"BASH_CMDS through a name reference", "declare -n r=BASH_CMDS; r[ls]=/bin/rm; ls f", ModeBypass, Deny},
+		{"BASH_CMDS through local -n", "f() { local -n r=BASH_CMDS; r[ls]=/bin/rm; ls x; }; f", ModeBypass, Deny},
+		{"BASH_CMDS through ${…:=…}", ": ${BASH_CMDS[ls]:=/bin/rm}; ls f", ModeBypass, Deny},
+		{"BASH_CMDS through mapfile", "mapfile -t BASH_CMDS < f; ls f", ModeBypass, Deny},
+		{"BASH_CMDS through getopts", "getopts a: BASH_CMDS; ls f", ModeBypass, Deny},
+		{"a BASH_ALIASES entry for a runner", "shopt -s expand_aliases\nBASH_ALIASES[s]=strace\ns rm x", ModeBypass, Deny},
+		{"a harmless BASH_ALIASES entry", "BASH_ALIASES[ll]='ls -la'", ModeBypass, Allow},
+		{"read into an ordinary name", "read -r line < f; printf -v out '%s' x", ModeBypass, Allow},
+		{"a name reference to an ordinary name", "declare -n r=other; r=1", ModeBypass, Allow},
 	})
 }
