@@ -34,6 +34,7 @@ func keep(kept, write []string, parentNS string) error {
 		return errHostNamespace
 	}
 	m := mounts{pinned: map[string]bool{}, readOnly: map[string]bool{}}
+	table := readMountinfo() // before any bind of ours
 	for _, pattern := range kept {
 		for _, path := range candidates(pattern) {
 			root := holder(path, write)
@@ -42,6 +43,14 @@ func keep(kept, write []string, parentNS string) error {
 			}
 			if err := m.keep(root, path); err != nil {
 				return err
+			}
+			// The same file seen through another mount of its file system
+			// (a bind of the home folder, say): Landlock's grant reaches it
+			// there too, so it is kept there as well.
+			for _, alias := range table.aliases(path) {
+				if err := m.keep(alias.mountpoint, alias.path); err != nil {
+					return err
+				}
 			}
 		}
 	}

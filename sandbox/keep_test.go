@@ -268,3 +268,73 @@ func TestKept_NoexecWorkspace(t *testing.T) {
 		t.Errorf("the hook changed: %q", b)
 	}
 }
+
+// TestKept_SeenThroughAnotherMount: the workspace also visible at another
+// path (a bind mount of its parent, as a home folder bound elsewhere is):
+// Landlock's grant reaches it there, so the kept hook is kept there too.
+// The inner run (DSH_TEST_ALIAS) makes the bind in a mount namespace of
+// its own made by unshare.
+func TestKept_SeenThroughAnotherMount(t *testing.T) {
+	if os.Getenv("DSH_TEST_ALIAS") == "" {
+		if os.Getuid() != 0 {
+			t.Skip("a bind mount needs root (CI runs as root)")
+		}
+		unshare, err := exec.LookPath("unshare")
+		if err != nil {
+			t.Fatalf("unshare (util-linux) is needed: %v", err)
+		}
+		self, _ := os.Executable()
+		cmd := exec.Command(unshare, "--mount", "--propagation", "private", self, "-test.run", "^TestKept_SeenThroughAnotherMount$", "-test.v", "-test.count=1")
+		cmd.Env = append(os.Environ(), "DSH_TEST_ALIAS=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestKept_SeenThroughAnotherMount") {
+			t.Errorf("the inner run: %v\n%s", err, out)
+		}
+		return
+	}
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	home, other := filepath.Join(base, "home"), filepath.Join(base, "other")
+	ws := filepath.Join(home, "ws")
+	hook := filepath.Join(ws, ".git", "hooks", "pre-commit")
+	os.MkdirAll(filepath.Dir(hook), 0o755)
+	os.MkdirAll(other, 0o755)
+	os.WriteFile(hook, []byte("#!/bin/sh\n"), 0o755)
+	if err := syscall.Mount(home, other, "", syscall.MS_BIND, ""); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Unmount(other, syscall.MNT_DETACH)
+	aliasHook := filepath.Join(other, "ws", ".git", "hooks", "pre-commit")
+	p := Profile{Write: []string{ws}, Kept: []string{filepath.Join(ws, ".git", "hooks")}}
+	for _, script := range []string{
+		"echo evil >> " + aliasHook,
+		"mv " + filepath.Join(other, "ws", ".git") + " " + filepath.Join(other, "ws", "g2") + " && mkdir -p " + filepath.Dir(aliasHook) + " && echo evil > " + aliasHook,
+	} {
+		out, err := helperRun(t, p, ws, script+"; echo ok > made", false)
+		if b, _ := os.ReadFile(hook); string(b) != "#!/bin/sh\n" {
+			t.Errorf("%s: the hook changed through the other mount: %q (err %v, output %q)", script, b, err, out)
+		}
+		if b, _ := os.ReadFile(filepath.Join(ws, "made")); string(b) != "ok\n" {
+			t.Errorf("%s: the command did not run: %v %q", script, err, out)
+		}
+	}
+}
+
+func TestMountTable_Aliases(t *testing.T) {
+	table := mountTable{
+		{dev: "8:1", root: "/", mountpoint: "/"},
+		{dev: "8:2", root: "/", mountpoint: "/export"},
+		{dev: "8:2", root: "/home", mountpoint: "/home"},
+		{dev: "8:2", root: "/home/u", mountpoint: "/srv/u"},
+		{dev: "8:2", root: "/other", mountpoint: "/mnt/other"},
+		{dev: "0:5", root: "/", mountpoint: "/export/home/u/ws/.git"}, // covers the path there
+		{dev: "8:3", root: "/home", mountpoint: "/mnt/unrelated"},
+	}
+	got := table.aliases("/home/u/ws/.git/hooks")
+	want := []alias{{path: "/srv/u/ws/.git/hooks", mountpoint: "/srv/u"}}
+	if len(got) != len(want) || got[0] != want[0] {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	if got := unescapeMount(`/a\040b\011c`); got != "/a b\tc" {
+		t.Errorf("unescape: %q", got)
+	}
+}
