@@ -234,21 +234,7 @@ func TestProbe_NoCapabilities(t *testing.T) {
 // inner run (DSH_TEST_NOEXEC) mounts such a tmpfs in a mount namespace
 // of its own made by unshare.
 func TestKept_NoexecWorkspace(t *testing.T) {
-	if os.Getenv("DSH_TEST_NOEXEC") == "" {
-		if os.Getuid() != 0 {
-			t.Skip("mounting a tmpfs needs root (CI runs as root)")
-		}
-		unshare, err := exec.LookPath("unshare")
-		if err != nil {
-			t.Fatalf("unshare (util-linux) is needed: %v", err)
-		}
-		self, _ := os.Executable()
-		cmd := exec.Command(unshare, "--mount", "--propagation", "private", self, "-test.run", "^TestKept_NoexecWorkspace$", "-test.v", "-test.count=1")
-		cmd.Env = append(os.Environ(), "DSH_TEST_NOEXEC=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "--- PASS: TestKept_NoexecWorkspace") {
-			t.Errorf("the inner run: %v\n%s", err, out)
-		}
+	if !innerMountRun(t, "DSH_TEST_NOEXEC") {
 		return
 	}
 	dir := t.TempDir()
@@ -275,21 +261,7 @@ func TestKept_NoexecWorkspace(t *testing.T) {
 // The inner run (DSH_TEST_ALIAS) makes the bind in a mount namespace of
 // its own made by unshare.
 func TestKept_SeenThroughAnotherMount(t *testing.T) {
-	if os.Getenv("DSH_TEST_ALIAS") == "" {
-		if os.Getuid() != 0 {
-			t.Skip("a bind mount needs root (CI runs as root)")
-		}
-		unshare, err := exec.LookPath("unshare")
-		if err != nil {
-			t.Fatalf("unshare (util-linux) is needed: %v", err)
-		}
-		self, _ := os.Executable()
-		cmd := exec.Command(unshare, "--mount", "--propagation", "private", self, "-test.run", "^TestKept_SeenThroughAnotherMount$", "-test.v", "-test.count=1")
-		cmd.Env = append(os.Environ(), "DSH_TEST_ALIAS=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "--- PASS: TestKept_SeenThroughAnotherMount") {
-			t.Errorf("the inner run: %v\n%s", err, out)
-		}
+	if !innerMountRun(t, "DSH_TEST_ALIAS") {
 		return
 	}
 	base, _ := filepath.EvalSymlinks(t.TempDir())
@@ -337,4 +309,30 @@ func TestMountTable_Aliases(t *testing.T) {
 	if got := unescapeMount(`/a\040b\011c`); got != "/a b\tc" {
 		t.Errorf("unescape: %q", got)
 	}
+}
+
+// innerMountRun runs the calling test again in a mount namespace of its
+// own (unshare, as root), with env set, and reports false; in that inner
+// run it reports true: the test may then mount without touching the
+// host's mounts.
+func innerMountRun(t *testing.T, env string) bool {
+	t.Helper()
+	if os.Getenv(env) != "" {
+		return true
+	}
+	if os.Getuid() != 0 {
+		t.Skip("mounting needs root (CI runs as root)")
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Fatalf("unshare (util-linux) is needed: %v", err)
+	}
+	self, _ := os.Executable()
+	cmd := exec.Command(unshare, "--mount", "--propagation", "private", self, "-test.run", "^"+t.Name()+"$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), env+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
+		t.Errorf("the inner run: %v\n%s", err, out)
+	}
+	return false
 }
