@@ -142,6 +142,11 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 	ss.settingsProblems = ss.settings.Problems
 	ss.policy = permission.New(ws, ss.settings, func() permission.Mode { return permission.Mode(ss.currentMode()) })
 	ss.sandbox = sandboxFor(ss.settings, ws, ss.policy.DeniedTrees(), ss.policy.Kept(ws.Roots()))
+	if ss.sandbox != nil && len(ss.sandbox.Profile.Kept) > 0 {
+		// What the sandbox keeps must exist before a command can make it.
+		made, err := ss.policy.MakeKept(ss.settings.Trusted)
+		s.log.Debug("folders made for the sandbox to keep", "made", made, "err", err)
+	}
 	host := &editorHost{session: ss, LocalHost: tools.LocalHost{Sandbox: ss.sandbox, Scrub: ss.settings.ScrubEnv}}
 	dispose, err := tools.Register(s.reg, ss.scope, tools.Options{
 		Workspace: ws, Host: host, NativeSearch: s.cfg.NativeSearch,

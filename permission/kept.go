@@ -1,6 +1,10 @@
 package permission
 
 import (
+	"cmp"
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -29,14 +33,7 @@ var keptInRoot = []string{
 // for. Roots are resolved.
 func (p *Policy) Kept(roots []string) []string {
 	var out []string
-	in := func(path string) bool {
-		for _, r := range roots {
-			if path == r || strings.HasPrefix(path, r+string(filepath.Separator)) || r == "/" {
-				return true
-			}
-		}
-		return false
-	}
+	in := func(path string) bool { return within(path, roots) }
 	for _, r := range roots {
 		q := sandbox.GlobQuote(r)
 		for _, rel := range keptInRoot {
@@ -56,4 +53,51 @@ func (p *Policy) Kept(roots []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// MakeKept makes, when missing, the folders whose files dsh-bridge itself
+// reads when a session starts: its configuration folder when a workspace
+// root holds it (the user's settings: trusted workspaces, allow rules, MCP
+// servers), and, in a trusted workspace, the workspace's .dsh (whose allow
+// rules and MCP servers then apply). The sandbox keeps only what exists
+// when a command starts, so without them a sandboxed command could create
+// either's settings.json, and the next session would apply its rules and
+// start its servers outside the sandbox. Each is made empty (git shows no
+// empty folder); a path that exists in any form, a symlink included, is
+// left as it is. It returns the folders it made, and the error of one it
+// could not make.
+func (p *Policy) MakeKept(trusted bool) (made []string, err error) {
+	var want []string
+	if p.configDir != "" && within(p.configDir, p.ws.Roots()) {
+		want = append(want, p.configDir)
+	}
+	if trusted {
+		want = append(want, filepath.Join(p.ws.Roots()[0], ".dsh"))
+	}
+	for _, dir := range want {
+		if _, serr := os.Lstat(dir); serr == nil {
+			continue
+		}
+		if merr := os.MkdirAll(filepath.Dir(dir), 0o700); merr != nil {
+			err = cmp.Or(err, merr)
+			continue
+		}
+		switch merr := os.Mkdir(dir, 0o755); {
+		case merr == nil:
+			made = append(made, dir)
+		case !errors.Is(merr, fs.ErrExist):
+			err = cmp.Or(err, merr)
+		}
+	}
+	return made, err
+}
+
+// within reports whether a resolved path is in one of roots.
+func within(path string, roots []string) bool {
+	for _, r := range roots {
+		if path == r || strings.HasPrefix(path, r+string(filepath.Separator)) || r == "/" {
+			return true
+		}
+	}
+	return false
 }

@@ -65,3 +65,81 @@ func TestKept(t *testing.T) {
 		})
 	}
 }
+
+// TestMakeKept: the folders the bridge reads settings from at a session's
+// start are made when missing, so that the sandbox can keep them: the
+// workspace's .dsh when it is trusted, dsh-bridge's configuration folder
+// when a root holds it; what exists (a symlink included) is left as it is.
+func TestMakeKept(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		trusted   bool
+		homeRoot  bool   // the workspace is the home folder
+		existing  string // made before: "dir", "file" or "symlink" at .dsh
+		wantDsh   bool   // .dsh is a folder made by MakeKept
+		wantConfg bool   // the configuration folder is made
+	}{
+		{name: "trusted", trusted: true, wantDsh: true},
+		{name: "untrusted", trusted: false},
+		{name: "the home folder, untrusted", homeRoot: true, wantConfg: true},
+		{name: "the home folder, trusted", trusted: true, homeRoot: true, wantDsh: true, wantConfg: true},
+		{name: ".dsh exists", trusted: true, existing: "dir"},
+		{name: ".dsh is a file", trusted: true, existing: "file"},
+		{name: ".dsh is a dangling symlink", trusted: true, existing: "symlink"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base, _ := filepath.EvalSymlinks(t.TempDir())
+			home := filepath.Join(base, "home")
+			t.Setenv("HOME", home)
+			t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+			root := filepath.Join(home, "src", "app")
+			if tc.homeRoot {
+				root = home
+			}
+			if err := os.MkdirAll(root, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			dsh := filepath.Join(root, ".dsh")
+			switch tc.existing {
+			case "dir":
+				os.Mkdir(dsh, 0o755)
+			case "file":
+				os.WriteFile(dsh, []byte("x"), 0o644)
+			case "symlink":
+				os.Symlink(filepath.Join(base, "elsewhere"), dsh)
+			}
+			ws, err := tools.NewWorkspace(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			made, err := New(ws, Settings{}, func() Mode { return ModeDefault }).MakeKept(tc.trusted)
+			if err != nil {
+				t.Fatal(err)
+			}
+			config := filepath.Join(home, ".config", "dsh-bridge")
+			var want []string
+			if tc.wantConfg {
+				want = append(want, config)
+			}
+			if tc.wantDsh {
+				want = append(want, dsh)
+			}
+			if !slices.Equal(made, want) {
+				t.Errorf("made %q, want %q", made, want)
+			}
+			for _, dir := range want {
+				if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
+					t.Errorf("%s: %v %v, want an empty folder", dir, entries, err)
+				}
+			}
+			if _, err := os.Lstat(config); (err == nil) != tc.wantConfg {
+				t.Errorf("the configuration folder: %v", err)
+			}
+			if tc.existing == "symlink" {
+				if _, err := os.Lstat(filepath.Join(base, "elsewhere")); err == nil {
+					t.Error("a folder was made through the symlink")
+				}
+			}
+		})
+	}
+}
