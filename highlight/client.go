@@ -120,7 +120,7 @@ func (c *Client) Tokens(ctx context.Context, path, lang string, lines []string) 
 		// Not cached: a hit would cost 6 µs against 25 for lexing 100
 		// lines, but a cache filled with every window read made reads
 		// that miss 1.06-1.10 times dearer in the bridge (BenchmarkCache100).
-		if ts, ok := c.goLines(path, lines); ok {
+		if ts, ok := lexHere(c, path, goLinesFunc, lines); ok {
 			return ts, nil
 		}
 	}
@@ -179,20 +179,42 @@ func (c *Client) Tokens(ctx context.Context, path, lang string, lines []string) 
 	return a.Tokens, nil
 }
 
+// PackedTokens is [Client.Tokens] in the packed form: nil and no error
+// when no lexer knows the language. Go that golex takes is written in one
+// pass ([GoPacked]); any other text is tokenized as Tokens does and then
+// packed.
+func (c *Client) PackedTokens(ctx context.Context, path, lang string, lines []string) (Packed, error) {
+	if len(lines) > 0 && IsGo(path, lang) {
+		if p, ok := lexHere(c, path, goPackedFunc, lines); ok {
+			return p, nil
+		}
+	}
+	ts, err := c.Tokens(ctx, path, lang, lines)
+	if err != nil || ts == nil {
+		return nil, err
+	}
+	return Pack(ts), nil
+}
+
+// goPackedFunc is GoPacked; tests replace it.
+var goPackedFunc = GoPacked
+
 // goLinesFunc is GoLines; tests replace it.
 var goLinesFunc = GoLines
 
-// goLines runs GoLines in the bridge's process, where a panic would end
-// every session: one is logged and the text left to the helper, which
-// runs confined and may crash alone.
-func (c *Client) goLines(path string, lines []string) (ts TokenLines, ok bool) {
+// lexHere runs lex (GoLines, GoPacked) in the bridge's process, where a
+// panic would end every session: one is logged and reported as a refusal,
+// so that the text goes to the helper, which runs confined and may crash
+// alone.
+func lexHere[T any](c *Client, path string, lex func([]string) (T, bool), lines []string) (out T, ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.log.Error("the Go lexer panicked; the helper tokenizes this text", "path", path, "panic", r)
-			ts, ok = nil, false
+			var zero T
+			out, ok = zero, false
 		}
 	}()
-	return goLinesFunc(lines)
+	return lex(lines)
 }
 
 // ask sends one request and waits for its answer.

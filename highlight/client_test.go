@@ -1,6 +1,7 @@
 package highlight
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -135,6 +136,45 @@ func TestClient(t *testing.T) {
 		}
 		if pid(t, c) == 0 || !strings.Contains(log.String(), "a lexer bug") {
 			t.Errorf("no helper asked, or the panic not logged: %s", log.String())
+		}
+	})
+
+	t.Run("a panic in the one-pass packer leaves the text to the helper, packed", func(t *testing.T) {
+		defer func(f func([]string) (Packed, bool)) { goPackedFunc = f }(goPackedFunc)
+		defer func(f func([]string) (TokenLines, bool)) { goLinesFunc = f }(goLinesFunc)
+		goPackedFunc = func([]string) (Packed, bool) { panic("a packer bug") }
+		goLinesFunc = func([]string) (TokenLines, bool) { panic("a lexer bug") }
+		var log strings.Builder
+		c := New(Options{Path: helperBin, Log: slog.New(slog.NewTextHandler(&log, nil))})
+		defer c.Close()
+		p, err := c.PackedTokens(ctx, "/w/main.go", "", goLines)
+		var ts PackedLines
+		if err != nil || ts.UnmarshalJSON(p) != nil || len(ts) != 4 || ts[0][0] != (Span{0, 7, "KeywordNamespace"}) {
+			t.Fatalf("PackedTokens = %s, %v", p, err)
+		}
+		if pid(t, c) == 0 || !strings.Contains(log.String(), "a packer bug") {
+			t.Errorf("no helper asked, or the panic not logged: %s", log.String())
+		}
+	})
+
+	t.Run("packed Go is written in the bridge, other text packed from the helper's spans", func(t *testing.T) {
+		c := New(Options{Path: helperBin, Log: quiet})
+		defer c.Close()
+		for _, tc := range []struct {
+			path  string
+			lines []string
+		}{{"/w/main.go", goLines}, {"/w/main.py", pyLines}} {
+			ts, err := c.Tokens(ctx, tc.path, "", tc.lines)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := c.PackedTokens(ctx, tc.path, "", tc.lines)
+			if err != nil || !bytes.Equal(p, Pack(ts)) {
+				t.Errorf("%s: %s, %v; packed spans %s", tc.path, p, err, Pack(ts))
+			}
+		}
+		if p, err := c.PackedTokens(ctx, "/w/notes.txt", "", []string{"hello"}); p != nil || err != nil {
+			t.Errorf("plain text: %s %v", p, err)
 		}
 	})
 

@@ -105,7 +105,7 @@ type DshMeta struct {
 	Tokens highlight.TokenLines `json:"tokens,omitempty"`
 	// PackedTokens are the same spans packed (Env.PackedTokens), in place
 	// of Tokens.
-	PackedTokens highlight.PackedLines `json:"packedTokens,omitempty"`
+	PackedTokens highlight.Packed `json:"packedTokens,omitempty"`
 	// Terminal is a terminal card's output and exit status.
 	Terminal *TerminalMeta `json:"terminal,omitempty"`
 	// ParentToolCallID is the run_code call a Code Mode sub-call belongs

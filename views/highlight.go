@@ -30,6 +30,13 @@ func ReadTokens(ctx context.Context, env Env, callID string, view card.ResultVie
 	for i, l := range v.Lines {
 		texts[i] = l.Text
 	}
+	if p, ok := env.Tokenizer.(PackingTokenizer); ok && env.PackedTokens {
+		packed, err := p.PackedTokens(ctx, env.abs(v.Path), v.Lang, texts)
+		if err != nil || packed == nil {
+			return ToolCallUpdate{}, false
+		}
+		return packedUpdate(callID, packed), true
+	}
 	tokens, err := env.Tokenizer.Tokens(ctx, env.abs(v.Path), v.Lang, texts)
 	if err != nil || tokens == nil {
 		return ToolCallUpdate{}, false
@@ -37,14 +44,25 @@ func ReadTokens(ctx context.Context, env Env, callID string, view card.ResultVie
 	return tokensUpdate(env, callID, tokens), true
 }
 
+// PackingTokenizer is a Tokenizer that also writes tokens in the packed
+// form itself (*highlight.Client does, Go in one pass): nil and no error
+// when the language is unknown.
+type PackingTokenizer interface {
+	PackedTokens(ctx context.Context, path, lang string, lines []string) (highlight.Packed, error)
+}
+
 // tokensUpdate is the update that carries only tokens, in the form the
 // client asked for.
 func tokensUpdate(env Env, callID string, tokens highlight.TokenLines) ToolCallUpdate {
-	m := DshMeta{Tokens: tokens}
 	if env.PackedTokens {
-		m = DshMeta{PackedTokens: highlight.PackedLines(tokens)}
+		return packedUpdate(callID, highlight.Pack(tokens))
 	}
-	return ToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: callID, Meta: meta(m, nil)}
+	return ToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: callID, Meta: meta(DshMeta{Tokens: tokens}, nil)}
+}
+
+// packedUpdate is the update that carries only packed tokens.
+func packedUpdate(callID string, packed highlight.Packed) ToolCallUpdate {
+	return ToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: callID, Meta: meta(DshMeta{PackedTokens: packed}, nil)}
 }
 
 // ProgramTokens returns the update that adds syntax tokens to the program

@@ -37,7 +37,47 @@ func TestPackedTokens(t *testing.T) {
 			t.Errorf("%s: %s", u.ToolCallID, line)
 		}
 	}
-	if m := p.Meta["dsh"].(DshMeta); len(m.PackedTokens) != 2 || m.PackedTokens[0][0] != (highlight.Span{Start: 0, End: 5, Type: "Keyword"}) {
-		t.Errorf("program tokens %+v", m.PackedTokens)
+	var got highlight.PackedLines
+	if err := got.UnmarshalJSON(p.Meta["dsh"].(DshMeta).PackedTokens); err != nil || len(got) != 2 || got[0][0] != (highlight.Span{Start: 0, End: 5, Type: "Keyword"}) {
+		t.Errorf("program tokens %+v (%v)", got, err)
 	}
+}
+
+// TestPackedTokens_ByTheTokenizer: a tokenizer that packs tokens itself
+// (the bridge's, Go in one pass) is asked for them packed, and what it
+// writes is what packing its spans writes; a client that did not ask for
+// packed tokens still gets spans.
+func TestPackedTokens_ByTheTokenizer(t *testing.T) {
+	lines := []card.ReadFileLine{{Number: 1, Text: "package main"}, {Number: 2, Text: ""}, {Number: 3, Text: "func main() { println(\"héllo 😀\", 0x1F) }"}}
+	read := &card.Read{Path: "/work/project/main.go", Offset: 1, Lines: lines, TotalLines: 3}
+	c := highlight.New(highlight.Options{})
+	defer c.Close()
+	spans, ok := ReadTokens(context.Background(), Env{Cwd: cwd, Tokenizer: c}, "c", read)
+	if !ok {
+		t.Fatal("no tokens for Go")
+	}
+	packed, ok := ReadTokens(context.Background(), Env{Cwd: cwd, Tokenizer: c, PackedTokens: true}, "c", read)
+	if !ok {
+		t.Fatal("no packed tokens for Go")
+	}
+	want := highlight.Pack(spans.Meta["dsh"].(DshMeta).Tokens)
+	if got := packed.Meta["dsh"].(DshMeta).PackedTokens; !bytes.Equal(got, want) || len(want) < 40 {
+		t.Errorf("packed by the tokenizer:\n%s\npacked spans:\n%s", got, want)
+	}
+	p := &packingTokenizer{}
+	if _, ok := ReadTokens(context.Background(), Env{Cwd: cwd, Tokenizer: p, PackedTokens: true}, "c", read); !ok || p.packed != 1 || p.keywordTokenizer.last.path == "" {
+		t.Errorf("a packing tokenizer: ok %v, packed %d times, asked for spans %+v", ok, p.packed, p.keywordTokenizer.last)
+	}
+}
+
+// packingTokenizer packs keywordTokenizer's spans, counting its calls.
+type packingTokenizer struct {
+	keywordTokenizer
+	packed int
+}
+
+func (p *packingTokenizer) PackedTokens(ctx context.Context, path, lang string, lines []string) (highlight.Packed, error) {
+	p.packed++
+	ts, err := p.Tokens(ctx, path, lang, lines)
+	return highlight.Pack(ts), err
 }

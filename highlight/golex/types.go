@@ -34,6 +34,9 @@ const (
 	numTypes
 )
 
+// NumTypes bounds the types: every token's is below it.
+const NumTypes = int(numTypes)
+
 var names = [numTypes]string{
 	None:                 "None",
 	Error:                "Error",
