@@ -102,11 +102,7 @@ func sandboxFor(set permission.Settings, ws *tools.Workspace, deny, kept []strin
 		prof.Write = append(prof.Write, ws.Roots()...)
 		prof.Kept = kept
 	}
-	tmp := tools.Resolve(os.TempDir())
-	prof.Write = append(prof.Write, tmp)
-	if err := os.MkdirAll(filepath.Join(tmp, "dsh-bridge-sandbox"), 0o700); err != nil {
-		return nil
-	}
+	prof.Write = append(prof.Write, tools.Resolve(os.TempDir()))
 	return &tools.Sandbox{Helper: self, Profile: prof}
 }
 

@@ -198,7 +198,7 @@ func TestBridge_WriteThroughSymlink(t *testing.T) {
 // swept when the next process opens a session.
 func TestBridge_SpillFiles(t *testing.T) {
 	tmp := t.TempDir()
-	root := filepath.Join(tmp, "dsh-bridge-spill")
+	root := filepath.Join(tmp, fmt.Sprintf("dsh-bridge-spill-%d", os.Getuid()))
 	dead := filepath.Join(root, "999999999.42")
 	os.MkdirAll(dead, 0o700)
 	os.WriteFile(filepath.Join(dead, "bash-output-1.txt"), []byte("left behind"), 0o600)

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -149,13 +150,32 @@ func ScrubbedEnv(scrub []string) []string {
 }
 
 // commandEnv is ScrubbedEnv for a command; in the sandbox, Go's build
-// cache moves to a folder the command may write.
+// cache moves to a folder the command may write (SandboxCache), when
+// there is one.
 func (h LocalHost) commandEnv(sandboxed bool) []string {
 	env := ScrubbedEnv(h.Scrub)
 	if sandboxed && !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "GOCACHE=") }) {
-		env = append(env, "GOCACHE="+filepath.Join(os.TempDir(), "dsh-bridge-sandbox", "go-build"))
+		if dir, err := SandboxCache(os.TempDir()); err == nil {
+			env = append(env, "GOCACHE="+filepath.Join(dir, "go-build"))
+		}
 	}
 	return env
+}
+
+// SandboxCache is the folder of sandboxed commands' caches under tmp
+// (dsh-bridge-sandbox-<uid>), made if missing: only a real folder of this
+// user's that no one else may write. In a shared temp folder another user
+// could make it first, and fill Go's build cache with what they want
+// built; they can no longer keep commands from being sandboxed by
+// putting a file in its place, as when the sandbox needed it.
+func SandboxCache(tmp string) (string, error) {
+	dir := filepath.Join(tmp, "dsh-bridge-sandbox-"+strconv.Itoa(os.Getuid()))
+	r, err := openOwnFolder(dir, true)
+	if err != nil {
+		return "", err
+	}
+	r.Close()
+	return dir, nil
 }
 
 // ReadTextFile implements Host.

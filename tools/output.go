@@ -40,12 +40,12 @@ func (c *collector) Write(p []byte) (int, error) {
 		return n, nil
 	}
 	if c.spill == nil && !c.spillErr {
-		f, err := c.spills.create()
+		f, path, err := c.spills.create()
 		if err != nil {
 			c.spillErr = true
 			return n, nil
 		}
-		c.spill, c.spillPath = f, f.Name()
+		c.spill, c.spillPath = f, path
 		_, _ = f.Write(c.head)
 		c.spilled = len(c.head)
 	}

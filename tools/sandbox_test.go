@@ -127,7 +127,7 @@ func TestSandbox_Bash(t *testing.T) {
 			t.Skip("no go on PATH")
 		}
 		out := text(e.call("bash", bashCall("go env GOCACHE")))
-		if !strings.Contains(out, filepath.Join(os.Getenv("TMPDIR"), "dsh-bridge-sandbox")) {
+		if !strings.Contains(out, filepath.Join(os.Getenv("TMPDIR"), fmt.Sprintf("dsh-bridge-sandbox-%d", os.Getuid()), "go-build")) {
 			t.Errorf("GOCACHE %q", out)
 		}
 	})
