@@ -218,6 +218,20 @@ func TestBridge_PermissionsHold(t *testing.T) {
 			t.Errorf(".dsh: %v, %v (want it made, empty)", entries, err)
 		}
 	})
+	t.Run("a file where the sandbox's cache goes does not turn the sandbox off", func(t *testing.T) {
+		outside := t.TempDir()
+		tmp := t.TempDir()
+		t.Setenv("TMPDIR", tmp) // the bridge's temp folder
+		// What a command of an earlier session (or another user) could leave.
+		os.WriteFile(filepath.Join(tmp, fmt.Sprintf("dsh-bridge-sandbox-%d", os.Getuid())), nil, 0o600)
+		os.WriteFile(filepath.Join(tmp, "dsh-bridge-sandbox"), nil, 0o600)
+		h := setupWorkspace(t, "", `{}`, nil, bashTurn("s", "echo x > "+filepath.Join(outside, "f")), fakeTurn{text: "ok"})
+		h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "bypassPermissions"})
+		h.prompt(h.session, "x")
+		if _, err := os.Stat(filepath.Join(outside, "f")); err == nil {
+			t.Errorf("a command wrote outside the workspace: %q", h.toolMessages(1)["s"])
+		}
+	})
 	t.Run("in an untrusted workspace, no .dsh is made", func(t *testing.T) {
 		h := setupWorkspace(t, "", `{}`, nil)
 		if _, err := os.Stat(filepath.Join(h.dir, ".dsh")); !errors.Is(err, fs.ErrNotExist) {
