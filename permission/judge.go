@@ -197,11 +197,14 @@ var runsLater = map[string]string{
 // .dsh settings, git hooks and config and the hook managers' files,
 // editor tasks, .envrc and mise's files, package managers' settings that
 // run code, dev containers, shell start files, and dsh-bridge's own
-// configuration.
+// configuration and session logs.
 func (p *Policy) protected(path string) string {
 	slash := filepath.ToSlash(path)
-	if p.configDir != "" && (path == p.configDir || strings.HasPrefix(path, p.configDir+string(filepath.Separator))) {
+	if within(path, []string{p.configDir}) {
 		return "dsh-bridge's own configuration"
+	}
+	if within(path, []string{p.stateDir}) {
+		return "dsh-bridge's session logs (a loaded session takes its mode from them)"
 	}
 	if p.home != "" {
 		for _, f := range shellFiles {

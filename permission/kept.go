@@ -28,7 +28,7 @@ var keptInRoot = []string{
 // Kept returns the paths the sandbox keeps read-only for commands (see
 // sandbox.Profile.Kept), as globs: in each workspace root, keptInRoot and
 // the files of runsLater; and, when a root holds them, the shell's start
-// files and dsh-bridge's own configuration. Each is a path protected
+// files and dsh-bridge's own configuration and session logs. Each is a path protected
 // judges too, so that a command cannot write what a file tool must ask
 // for. Roots are resolved.
 func (p *Policy) Kept(roots []string) []string {
@@ -48,8 +48,10 @@ func (p *Policy) Kept(roots []string) []string {
 			out = append(out, sandbox.GlobQuote(filepath.Join(p.home, f)))
 		}
 	}
-	if p.configDir != "" && in(p.configDir) {
-		out = append(out, sandbox.GlobQuote(p.configDir))
+	for _, own := range []string{p.configDir, p.stateDir} {
+		if own != "" && in(own) {
+			out = append(out, sandbox.GlobQuote(own))
+		}
 	}
 	sort.Strings(out)
 	return out
@@ -92,9 +94,13 @@ func (p *Policy) MakeKept(trusted bool) (made []string, err error) {
 	return made, err
 }
 
-// within reports whether a resolved path is in one of roots.
+// within reports whether a resolved path is in one of roots ("" is in
+// none).
 func within(path string, roots []string) bool {
 	for _, r := range roots {
+		if r == "" {
+			continue
+		}
 		if path == r || strings.HasPrefix(path, r+string(filepath.Separator)) || r == "/" {
 			return true
 		}

@@ -38,7 +38,8 @@ func TestKept(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := New(ws, Settings{}, func() Mode { return ModeDefault })
+			state := filepath.Join(home, ".local", "state", "dsh-bridge")
+			p := New(ws, Settings{StateDir: state}, func() Mode { return ModeDefault })
 			kept := p.Kept(ws.Roots())
 			for _, k := range kept {
 				path := strings.NewReplacer(`\*`, "*", `\?`, "?", `\[`, "[", `\\`, `\`, "*", "x").Replace(k)
@@ -61,6 +62,14 @@ func TestKept(t *testing.T) {
 			}
 			if got := slices.Contains(kept, filepath.Join(home, ".config", "dsh-bridge")); got != tc.wantHome {
 				t.Errorf("dsh-bridge's configuration kept: %v, want %v (%q)", got, tc.wantHome, kept)
+			}
+			// A session log restores the session's mode: bypassPermissions
+			// written into one would be granted at its next load.
+			if got := slices.Contains(kept, state); got != tc.wantHome {
+				t.Errorf("dsh-bridge's session logs kept: %v, want %v (%q)", got, tc.wantHome, kept)
+			}
+			if p.protected(filepath.Join(state, "sess_1.jsonl")) == "" {
+				t.Error("a file tool may write a session log without asking")
 			}
 		})
 	}

@@ -48,6 +48,7 @@ type Decision struct {
 type Policy struct {
 	ws               *tools.Workspace
 	home, configDir  string
+	stateDir         string // the session logs' folder, resolved ("": none)
 	allow, ask, deny []compiled
 	mode             func() Mode
 
@@ -69,6 +70,9 @@ func New(ws *tools.Workspace, s Settings, mode func() Mode) *Policy {
 	}
 	if d := UserConfigDir(); d != "" {
 		p.configDir = tools.Resolve(d)
+	}
+	if s.StateDir != "" {
+		p.stateDir = tools.Resolve(s.StateDir)
 	}
 	root := ws.Roots()[0]
 	for _, l := range []struct {

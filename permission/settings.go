@@ -34,6 +34,11 @@ type Settings struct {
 	Network      bool   // commands may open TCP connections
 	// UserFile and WorkspaceFile are the settings files' paths.
 	UserFile, WorkspaceFile string
+	// StateDir is where dsh-bridge keeps its session logs (set by the
+	// bridge, not read from a file): a log restores a session's mode
+	// (bypassPermissions among them) and history, so it is guarded as the
+	// configuration is.
+	StateDir string
 	// Problems describe settings files that were ignored whole.
 	Problems []string
 }
