@@ -255,6 +255,25 @@ func TestBridge_PermissionsHold(t *testing.T) {
 			t.Errorf("the model got %q", got)
 		}
 	})
+	t.Run("sandboxed commands add nothing to the editor's project folders", func(t *testing.T) {
+		// Zed starts a language server's binary named in .zed/settings.json,
+		// VS Code the MCP servers of .vscode/mcp.json, as they appear.
+		plant := `echo '{"lsp":{"gopls":{"binary":{"path":"/tmp/evil"}}}}' > .zed/settings.json; echo '{"servers":{}}' > .vscode/mcp.json; echo in > inside.txt`
+		h := setupWorkspace(t, "", `{}`, nil, bashTurn("s", plant), fakeTurn{text: "ok"})
+		h.file(".vscode/extensions.json", "{}\n")
+		os.Mkdir(filepath.Join(h.dir, ".zed"), 0o755)
+		h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "bypassPermissions"})
+		h.prompt(h.session, "x")
+		got := h.toolMessages(1)["s"]
+		for _, rel := range []string{".zed/settings.json", ".vscode/mcp.json"} {
+			if _, err := os.Stat(filepath.Join(h.dir, rel)); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the command wrote %s (%v); the model got %q", rel, err, got)
+			}
+		}
+		if !strings.Contains(got, "Read-only file system") || h.content("inside.txt") != "in\n" {
+			t.Errorf("the model got %q", got)
+		}
+	})
 	t.Run("in an untrusted workspace, no .dsh is made", func(t *testing.T) {
 		h := setupWorkspace(t, "", `{}`, nil)
 		if _, err := os.Stat(filepath.Join(h.dir, ".dsh")); !errors.Is(err, fs.ErrNotExist) {

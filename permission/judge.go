@@ -184,6 +184,7 @@ var runsLater = map[string]string{
 	".lefthook-local.yml": "git hooks", "lefthook.json": "git hooks", "lefthook.toml": "git hooks",
 	"mise.toml": "a file mise runs", ".mise.toml": "a file mise runs", "mise.local.toml": "a file mise runs",
 	".mise.local.toml":   "a file mise runs",
+	".mcp.json":          "MCP servers another agent starts",
 	".npmrc":             "package manager configuration that runs code",
 	".yarnrc":            "package manager configuration that runs code",
 	".yarnrc.yml":        "package manager configuration that runs code",
@@ -195,7 +196,7 @@ var runsLater = map[string]string{
 // protected returns why writing a resolved path always asks, or "": the
 // places that run code later or grant the agent power — the workspace's
 // .dsh settings, git hooks and config and the hook managers' files,
-// editor tasks, .envrc and mise's files, package managers' settings that
+// editors' and other agents' project configuration, .envrc and mise's files, package managers' settings that
 // run code, dev containers, shell start files, and dsh-bridge's own
 // configuration and session logs.
 func (p *Policy) protected(path string) string {
@@ -227,8 +228,13 @@ func (p *Policy) protected(path string) string {
 			return "git's own folder"
 		case part == ".envrc" && len(rest) == 0:
 			return "a file direnv runs"
-		case part == ".vscode" && len(rest) == 1 && (rest[0] == "tasks.json" || rest[0] == "settings.json" || rest[0] == "launch.json"):
+		case (part == ".vscode" || part == ".zed") && len(rest) > 0:
+			// settings (a terminal's environment, a language server's
+			// binary), tasks, launch configurations, MCP servers: the
+			// editor applies them as they appear
 			return "editor configuration that runs commands"
+		case part == ".claude" && len(rest) > 0:
+			return "another agent's configuration that runs commands (its hooks)"
 		case (part == ".husky" || part == ".githooks") && len(rest) > 0:
 			return "git hooks"
 		case len(rest) == 0 && runsLater[part] != "":

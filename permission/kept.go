@@ -15,13 +15,15 @@ import (
 // keptInRoot are the paths, relative to a workspace root, that commands
 // in the sandbox may read but never change: the places protected names
 // whose content runs code later, as git hooks and config (a submodule's
-// included), dsh-bridge's settings, direnv's and mise's files, editor
-// tasks and the hook and package managers' files. Globs.
+// included), dsh-bridge's settings, direnv's and mise's files, editors'
+// and other agents' project folders and the hook and package managers'
+// files. Globs.
 var keptInRoot = []string{
 	".git/hooks", ".git/config", ".git/info",
 	".git/modules/*/hooks", ".git/modules/*/config", ".git/modules/*/info",
 	".dsh", ".envrc", ".husky", ".githooks",
-	".vscode/tasks.json", ".vscode/settings.json", ".vscode/launch.json",
+	// Whole, so that no settings, tasks or MCP file is added to them.
+	".vscode", ".zed", ".claude",
 	".devcontainer/devcontainer.json", ".config/mise",
 }
 
