@@ -147,6 +147,7 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 		// What the sandbox keeps must exist before a command can make it.
 		made, err := ss.policy.MakeKept(ss.settings.Trusted)
 		s.log.Debug("folders made for the sandbox to keep", "made", made, "err", err)
+		ss.repos = watchNewRepos(ws.Roots())
 	}
 	host := &editorHost{session: ss, LocalHost: tools.LocalHost{Sandbox: ss.sandbox, Scrub: ss.settings.ScrubEnv}}
 	dispose, err := tools.Register(s.reg, ss.scope, tools.Options{

@@ -254,6 +254,7 @@ func (ss *Session) turn(ctx context.Context) string {
 			return stopEndTurn
 		}
 		results := ss.runTools(ctx, resp.ToolCalls)
+		ss.reportNewRepos(ctx)
 		ss.commitAssistant(resp, results)
 		concluded := true
 		for _, r := range results {

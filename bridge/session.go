@@ -46,6 +46,7 @@ type Session struct {
 	policy    *permission.Policy
 	settings  permission.Settings
 	sandbox   *tools.Sandbox // nil: commands run unsandboxed
+	repos     *newRepos      // roots a command may make a repository in (nil: none watched)
 
 	log              *store.Log // nil without a store
 	settingsProblems []string
