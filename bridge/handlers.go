@@ -140,6 +140,7 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 	ss.scope = s.reg.NewScope(ss.id, nil)
 	ss.settings = permission.LoadSettings(ws.Cwd())
 	ss.settings.StateDir = s.cfg.StateDir // guarded as the configuration is
+	ss.settings.Programs = ownPrograms()
 	ss.settingsProblems = ss.settings.Problems
 	ss.policy = permission.New(ws, ss.settings, func() permission.Mode { return permission.Mode(ss.currentMode()) })
 	ss.sandbox = sandboxFor(ss.settings, ws, ss.policy.DeniedTrees(), ss.policy.Kept(ws.Roots()))

@@ -36,7 +36,7 @@ func (ss *Session) startMCP(ctx context.Context, fromEditor []json.RawMessage) e
 	if len(servers) == 0 {
 		return nil
 	}
-	self, _ := os.Executable()
+	self, _ := selfExe()
 	m := mcptools.Start(ctx, ss.srv.reg, ss.scope, servers, mcptools.Options{
 		Version: ss.srv.cfg.Version, Log: ss.srv.log, Supervisor: self, Scrub: ss.settings.ScrubEnv,
 		Report: ss.mcpReport, Progress: ss.mcpProgress,

@@ -1,6 +1,7 @@
 package bridge_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -325,6 +326,41 @@ func TestBridge_PermissionsHold(t *testing.T) {
 				t.Errorf("the command did not run: %q", h.toolMessages(1)["s"])
 			}
 		})
+	})
+	t.Run("a command that replaces the bridge's binary does not get the next command out of the sandbox", func(t *testing.T) {
+		// The sandbox's helper is the bridge's own binary, started again
+		// for each command: in a workspace that holds it (dsh-bridge's own
+		// repository, or a home folder with ~/go/bin), a command could put
+		// a program in its place, started outside the sandbox next time.
+		outside := t.TempDir()
+		dir, _ := filepath.EvalSymlinks(t.TempDir())
+		bin := filepath.Join(dir, "bin", "dsh-bridge")
+		data, err := os.ReadFile(binary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Dir(bin), 0o755)
+		if err := os.WriteFile(bin, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		fake := fmt.Sprintf(`printf '#!/bin/sh\necho escaped > %s/marker\n' > bin/new && chmod +x bin/new && mv bin/new bin/dsh-bridge && echo replaced`, outside)
+		m := newFakeModel(t, bashTurn("s1", fake), fakeTurn{text: "ok"}, bashTurn("s2", "echo second"), fakeTurn{text: "ok"})
+		e := startEditorStdio(t, bin, nil, "DSH_BASE_URL="+m.srv.URL)
+		e.initialize(nil)
+		h := &harness{editor: e, model: m, dir: dir, session: e.newSession(dir)}
+		h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "bypassPermissions"})
+		h.prompt(h.session, "x")
+		h.prompt(h.session, "y")
+		if _, err := os.Stat(filepath.Join(outside, "marker")); err == nil {
+			t.Error("the replaced binary ran outside the sandbox")
+		}
+		// Kept: the next launch of the bridge is not the command's either.
+		if now, err := os.ReadFile(bin); err != nil || !bytes.Equal(now, data) {
+			t.Errorf("the command replaced the bridge's binary (%v); it got %q", err, h.toolMessages(1)["s1"])
+		}
+		if got := h.toolMessages(3)["s2"]; !strings.Contains(got, "second") {
+			t.Errorf("the second command: %q (the first: %q)", got, h.toolMessages(1)["s1"])
+		}
 	})
 	t.Run("in an untrusted workspace, no .dsh is made", func(t *testing.T) {
 		h := setupWorkspace(t, "", `{}`, nil)

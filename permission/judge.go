@@ -2,6 +2,7 @@ package permission
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -206,6 +207,9 @@ func (p *Policy) protected(path string) string {
 	}
 	if within(path, []string{p.stateDir}) {
 		return "dsh-bridge's session logs (a loaded session takes its mode from them)"
+	}
+	if slices.Contains(p.programs, path) {
+		return "dsh-bridge's own program (it runs outside the sandbox)"
 	}
 	if p.home != "" {
 		for _, f := range shellFiles {

@@ -30,9 +30,9 @@ var keptInRoot = []string{
 // Kept returns the paths the sandbox keeps read-only for commands (see
 // sandbox.Profile.Kept), as globs: in each workspace root, keptInRoot and
 // the files of runsLater; and, when a root holds them, the shell's start
-// files and dsh-bridge's own configuration and session logs. Each is a path protected
-// judges too, so that a command cannot write what a file tool must ask
-// for. Roots are resolved.
+// files and dsh-bridge's own configuration, session logs and programs.
+// Each is a path protected judges too, so that a command cannot write
+// what a file tool must ask for. Roots are resolved.
 func (p *Policy) Kept(roots []string) []string {
 	var out []string
 	in := func(path string) bool { return within(path, roots) }
@@ -50,7 +50,7 @@ func (p *Policy) Kept(roots []string) []string {
 			out = append(out, sandbox.GlobQuote(filepath.Join(p.home, f)))
 		}
 	}
-	for _, own := range []string{p.configDir, p.stateDir} {
+	for _, own := range append([]string{p.configDir, p.stateDir}, p.programs...) {
 		if own != "" && in(own) {
 			out = append(out, sandbox.GlobQuote(own))
 		}

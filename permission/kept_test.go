@@ -39,7 +39,8 @@ func TestKept(t *testing.T) {
 				t.Fatal(err)
 			}
 			state := filepath.Join(home, ".local", "state", "dsh-bridge")
-			p := New(ws, Settings{StateDir: state}, func() Mode { return ModeDefault })
+			prog := filepath.Join(tc.root, "bin", "dsh-bridge") // a build of dsh-bridge's own repository
+			p := New(ws, Settings{StateDir: state, Programs: []string{prog}}, func() Mode { return ModeDefault })
 			kept := p.Kept(ws.Roots())
 			for _, k := range kept {
 				path := strings.NewReplacer(`\*`, "*", `\?`, "?", `\[`, "[", `\\`, `\`, "*", "x").Replace(k)
@@ -70,6 +71,11 @@ func TestKept(t *testing.T) {
 			}
 			if p.protected(filepath.Join(state, "sess_1.jsonl")) == "" {
 				t.Error("a file tool may write a session log without asking")
+			}
+			// The sandbox's helper is dsh-bridge's binary, started again for
+			// each command: one in a root is kept, wherever it is.
+			if !slices.Contains(kept, sandbox.GlobQuote(prog)) || p.protected(prog) == "" {
+				t.Errorf("dsh-bridge's binary in the root: kept %v, protected %q", slices.Contains(kept, sandbox.GlobQuote(prog)), p.protected(prog))
 			}
 		})
 	}

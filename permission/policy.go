@@ -48,7 +48,8 @@ type Decision struct {
 type Policy struct {
 	ws               *tools.Workspace
 	home, configDir  string
-	stateDir         string // the session logs' folder, resolved ("": none)
+	stateDir         string   // the session logs' folder, resolved ("": none)
+	programs         []string // dsh-bridge's binary and helpers, resolved
 	allow, ask, deny []compiled
 	mode             func() Mode
 
@@ -73,6 +74,11 @@ func New(ws *tools.Workspace, s Settings, mode func() Mode) *Policy {
 	}
 	if s.StateDir != "" {
 		p.stateDir = tools.Resolve(s.StateDir)
+	}
+	for _, prog := range s.Programs {
+		if prog != "" {
+			p.programs = append(p.programs, tools.Resolve(prog))
+		}
 	}
 	root := ws.Roots()[0]
 	for _, l := range []struct {

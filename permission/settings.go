@@ -39,6 +39,12 @@ type Settings struct {
 	// (bypassPermissions among them) and history, so it is guarded as the
 	// configuration is.
 	StateDir string
+	// Programs are dsh-bridge's own binary and helpers (set by the
+	// bridge): the sandbox's helper is the binary started again for each
+	// command, and the helpers confine themselves, so a program put in
+	// their place would run outside the sandbox. Guarded as the
+	// configuration is.
+	Programs []string
 	// Problems describe settings files that were ignored whole.
 	Problems []string
 }

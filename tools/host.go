@@ -281,7 +281,13 @@ func (h LocalHost) supervisor() string {
 	if h.Sandbox != nil && h.Sandbox.Helper != "" {
 		return h.Sandbox.Helper
 	}
-	selfOnce.Do(func() { selfPath, _ = os.Executable() })
+	selfOnce.Do(func() {
+		if _, err := os.Stat("/proc/self/exe"); err == nil {
+			selfPath = "/proc/self/exe" // this process's file, whatever its path holds by now
+		} else {
+			selfPath, _ = os.Executable()
+		}
+	})
 	return selfPath
 }
 

@@ -1,0 +1,45 @@
+package bridge
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/dsh-bridge/dsh-bridge/codemode"
+	"github.com/dsh-bridge/dsh-bridge/highlight"
+	"github.com/dsh-bridge/dsh-bridge/internal/helperbin"
+)
+
+// ownPrograms are dsh-bridge's binary and the helpers it would start
+// (symlinks resolved), looked up once: the permission policy guards them
+// (settings' Programs), since a program put in their place runs outside
+// the sandbox.
+var ownPrograms = sync.OnceValue(func() []string {
+	var out []string
+	if exe, err := os.Executable(); err == nil {
+		out = append(out, exe)
+	}
+	for _, p := range []string{highlight.Locate(), codemode.LocateRunner(), helperbin.Locate("dsh-markdown", "DSH_MARKDOWN")} {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	for i, p := range out {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			out[i] = real
+		}
+	}
+	return out
+})
+
+// selfExe is the binary to start again as the sandbox's helper and the
+// commands' supervisor: the running binary itself (/proc/self/exe, which
+// names this process's file even once its path holds another), so that
+// a program a command put at the path, or a newer build installed there,
+// never stands in for it.
+func selfExe() (string, error) {
+	if _, err := os.Stat("/proc/self/exe"); err == nil {
+		return "/proc/self/exe", nil
+	}
+	return os.Executable()
+}
