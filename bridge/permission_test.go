@@ -362,6 +362,29 @@ func TestBridge_PermissionsHold(t *testing.T) {
 			t.Errorf("the second command: %q (the first: %q)", got, h.toolMessages(1)["s1"])
 		}
 	})
+	t.Run("programs the bridge runs itself are not taken from the workspace on $PATH", func(t *testing.T) {
+		// A person's shell with the workspace's virtualenv activated: its
+		// .venv/bin comes first on $PATH, and commands may write it.
+		outside := t.TempDir()
+		dir, _ := filepath.EvalSymlinks(t.TempDir())
+		venv := filepath.Join(dir, ".venv", "bin")
+		os.MkdirAll(venv, 0o755)
+		os.WriteFile(filepath.Join(venv, "rg"), []byte("#!/bin/sh\necho escaped > "+outside+"/marker\n"), 0o755)
+		os.WriteFile(filepath.Join(dir, "a.txt"), []byte("needle\n"), 0o644)
+		t.Setenv("PATH", venv+string(os.PathListSeparator)+os.Getenv("PATH"))
+		t.Setenv("TMPDIR", t.TempDir()) // the workspace is not in the bridge's temp folder: its roots alone are distrusted
+		m := newFakeModel(t, fakeTurn{calls: []fakeCall{{"g", "grep", args("pattern", "needle")}}}, fakeTurn{text: "ok"})
+		e := startEditor(t, "DSH_BASE_URL="+m.srv.URL)
+		e.initialize(nil)
+		h := &harness{editor: e, model: m, dir: dir, session: e.newSession(dir)}
+		h.prompt(h.session, "x")
+		if _, err := os.Stat(filepath.Join(outside, "marker")); err == nil {
+			t.Error("the workspace's rg ran outside the sandbox")
+		}
+		if got := h.toolMessages(1)["g"]; !strings.Contains(got, "a.txt") {
+			t.Errorf("grep: %q", got)
+		}
+	})
 	t.Run("in an untrusted workspace, no .dsh is made", func(t *testing.T) {
 		h := setupWorkspace(t, "", `{}`, nil)
 		if _, err := os.Stat(filepath.Join(h.dir, ".dsh")); !errors.Is(err, fs.ErrNotExist) {

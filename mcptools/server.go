@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/dsh-bridge/dsh-bridge/internal/safepath"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/sandbox"
 	"github.com/dsh-bridge/dsh-bridge/tools"
@@ -96,7 +97,13 @@ func (s *server) transport() (mcp.Transport, error) {
 		}
 		return &mcp.StreamableClientTransport{Endpoint: c.URL, HTTPClient: hc}, nil
 	}
-	argv := append([]string{c.Command}, c.Args...)
+	// Looked up here, outside the folders commands may write: the
+	// supervisor would find a program a command planted on $PATH.
+	prog, err := safepath.LookPath(c.Command)
+	if err != nil {
+		return nil, err
+	}
+	argv := append([]string{prog}, c.Args...)
 	attr := &syscall.SysProcAttr{Setpgid: true}
 	if self := s.m.opts.Supervisor; self != "" {
 		// The supervisor ends the server, and all it started, with us.

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dsh-bridge/dsh-bridge/internal/safepath"
 	"github.com/dsh-bridge/dsh-bridge/sandbox"
 )
 
@@ -223,9 +224,11 @@ func linkTarget(path string) (string, error) {
 // Stat implements Host.
 func (LocalHost) Stat(_ context.Context, path string) (fs.FileInfo, error) { return os.Stat(path) }
 
-// Shell returns the shell scripts run under: bash when on PATH, else sh.
+// Shell returns the shell scripts run under: bash when on PATH (outside
+// the folders commands may write: an approved unsandboxed command runs
+// under it), else sh.
 func Shell() string {
-	if p, err := exec.LookPath("bash"); err == nil {
+	if p, err := safepath.LookPath("bash"); err == nil {
 		return p
 	}
 	return "/bin/sh"

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/dsh-bridge/dsh-bridge/internal/safepath"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
@@ -51,7 +52,7 @@ func ripgrep(native bool) string {
 	if native {
 		return ""
 	}
-	p, err := exec.LookPath("rg")
+	p, err := safepath.LookPath("rg") // it runs outside the sandbox
 	if err != nil {
 		return ""
 	}

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/dsh-bridge/dsh-bridge/internal/nowait"
+	"github.com/dsh-bridge/dsh-bridge/internal/safepath"
 )
 
 // Off reports whether $env turns its helper off ("off"): what the helper
@@ -40,7 +41,7 @@ func Locate(name, env string) string {
 			return p
 		}
 	}
-	if p, err := exec.LookPath(name); err == nil {
+	if p, err := safepath.LookPath(name); err == nil { // not one a command planted
 		return p
 	}
 	return ""
