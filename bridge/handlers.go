@@ -141,7 +141,8 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 	ss.scope = s.reg.NewScope(ss.id, nil)
 	ss.settings = permission.LoadSettings(ws.Cwd())
 	ss.settings.StateDir = s.cfg.StateDir // guarded as the configuration is
-	safepath.Distrust(ws.Roots()...) // programs run outside the sandbox are not looked up where commands write
+	// Programs run outside the sandbox are not looked up where commands write.
+	safepath.Distrust(ws.Roots()...)
 	ss.settings.Programs = ownPrograms()
 	ss.settingsProblems = ss.settings.Problems
 	ss.policy = permission.New(ws, ss.settings, func() permission.Mode { return permission.Mode(ss.currentMode()) })

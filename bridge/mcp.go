@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strconv"
 	"sync"
 
 	"github.com/dsh-bridge/dsh-bridge/mcptools"
+	"github.com/dsh-bridge/dsh-bridge/permission"
 	"github.com/dsh-bridge/dsh-bridge/views"
 )
 
@@ -112,12 +112,12 @@ func readMCPSettings(path string) ([]mcptools.Server, error) {
 	if path == "" {
 		return nil, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := permission.ReadConfig(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	var f struct {
 		MCPServers mcptools.Settings `json:"mcpServers"`

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -384,6 +385,30 @@ func TestBridge_PermissionsHold(t *testing.T) {
 		if got := h.toolMessages(1)["g"]; !strings.Contains(got, "a.txt") {
 			t.Errorf("grep: %q", got)
 		}
+	})
+	t.Run("a FIFO in place of the workspace's settings does not hold the session's start", func(t *testing.T) {
+		// What a command could leave where no .dsh/settings.json was kept.
+		dir, _ := filepath.EvalSymlinks(t.TempDir())
+		os.MkdirAll(filepath.Join(dir, ".dsh"), 0o755)
+		if err := syscall.Mkfifo(filepath.Join(dir, ".dsh", "settings.json"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		m := newFakeModel(t)
+		e := startEditor(t, "DSH_BASE_URL="+m.srv.URL)
+		e.initialize(nil)
+		start := time.Now()
+		h := &harness{editor: e, model: m, dir: dir, session: e.newSession(dir)}
+		if h.session == "" || time.Since(start) > 10*time.Second {
+			t.Fatalf("session/new: %q after %v", h.session, time.Since(start))
+		}
+		h.waitFor(func() bool {
+			for _, u := range h.decodedUpdates() {
+				if u.SessionUpdate == "notice" && strings.Contains(string(u.Raw), "not a regular file") {
+					return true
+				}
+			}
+			return false
+		})
 	})
 	t.Run("in an untrusted workspace, no .dsh is made", func(t *testing.T) {
 		h := setupWorkspace(t, "", `{}`, nil)

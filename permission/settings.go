@@ -179,7 +179,7 @@ type ruleVerdict struct {
 // malformed rules and JSON errors reject the whole file.
 func readSettings(file string, src Source) (settingsFile, []ruleVerdict, error) {
 	var f settingsFile
-	data, err := os.ReadFile(file)
+	data, err := ReadConfig(file)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return f, nil, err
