@@ -356,14 +356,26 @@ func TestClient(t *testing.T) {
 }
 
 func TestLocate(t *testing.T) {
-	dir := t.TempDir()
+	dir, temp := t.TempDir(), t.TempDir()
 	onPath := filepath.Join(dir, "dsh-highlight")
 	if err := os.WriteFile(onPath, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	t.Setenv("TMPDIR", temp) // dir is not in the temp folder
 	t.Setenv("PATH", dir)
 	t.Run("PATH", func(t *testing.T) {
 		os.Unsetenv("DSH_HIGHLIGHTER")
+		if got := Locate(); got != onPath {
+			t.Errorf("Locate() = %q, want %q", got, onPath)
+		}
+	})
+	t.Run("not from the temp folder on PATH, which commands may write", func(t *testing.T) {
+		os.Unsetenv("DSH_HIGHLIGHTER")
+		planted := filepath.Join(temp, "dsh-highlight")
+		if err := os.WriteFile(planted, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("PATH", temp+string(os.PathListSeparator)+dir)
 		if got := Locate(); got != onPath {
 			t.Errorf("Locate() = %q, want %q", got, onPath)
 		}
