@@ -66,8 +66,8 @@ func (ss *Session) reportNewRepos(ctx context.Context) {
 	for root, risks := range ss.repos.check() {
 		ss.srv.notify(ctx, ss.id, noticeUpdate{
 			SessionUpdate: "notice", Severity: "warning",
-			Title: "A command made a git repository with code for git to run",
-			Description: fmt.Sprintf("%s: %s. A command of this session wrote them, where the sandbox keeps nothing yet; git would run them when you use it there. Review .git/hooks and .git/config first.",
+			Title: "A new git repository has code for git to run",
+			Description: fmt.Sprintf("%s: %s. The repository appeared during this session, where the sandbox keeps nothing yet, so a command may have written them; git would run them when you use it there. Review .git/hooks and .git/config first.",
 				root, strings.Join(risks, ", ")),
 		})
 	}
