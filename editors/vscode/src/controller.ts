@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import type * as acp from "@agentclientprotocol/sdk";
 import { AgentConnection, type PendingPermission } from "./acp/connection.js";
 import { cardView, proposedDiffs } from "./acp/cards.js";
+import { findProgram } from "./acp/program.js";
 import type { Block, NoticeBlock, SessionState, TextBlock } from "./acp/session.js";
 import { VscodeHost } from "./host/index.js";
 import type { BlockView, FromWebview, HeaderView } from "./ui/protocol.js";
@@ -46,12 +47,23 @@ export class Controller implements vscode.Disposable {
     return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? process.cwd();
   }
 
-  /** command resolves the binary: the setting, the bundled one, PATH. */
+  /**
+   * command resolves the binary: the setting, the bundled one, PATH outside
+   * the workspace's folders and the temp folder (findProgram).
+   */
   private command(): string {
     const configured = vscode.workspace.getConfiguration("dshBridge").get<string>("path");
     if (configured) return configured;
     const bundled = vscode.Uri.joinPath(this.ctx.extensionUri, "bin", "dsh-bridge").fsPath;
-    return existsSync(bundled) ? bundled : "dsh-bridge";
+    if (existsSync(bundled)) return bundled;
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+    const found = findProgram("dsh-bridge", folders);
+    if (!found) {
+      throw new Error(
+        "dsh-bridge is not on PATH outside the workspace and the temp folder, where the agent's commands may write: set dshBridge.path to its full path",
+      );
+    }
+    return found;
   }
 
   private async env(): Promise<NodeJS.ProcessEnv> {
@@ -71,9 +83,18 @@ export class Controller implements vscode.Disposable {
     if (this.agent && !this.agent.exited) return Promise.resolve(this.agent);
     this.starting ??= (async () => {
       this.view.post({ type: "agent", state: "starting" });
-      const command = this.command();
-      this.log.appendLine(`starting ${command}`);
       try {
+        let command: string;
+        try {
+          command = this.command();
+        } catch (err) {
+          const msg = (err as Error).message;
+          this.log.appendLine(msg);
+          this.view.post({ type: "agent", state: "exited", message: msg });
+          void vscode.window.showErrorMessage(msg);
+          throw err;
+        }
+        this.log.appendLine(`starting ${command}`);
         const agent = await AgentConnection.start({
           command,
           cwd: this.cwd,

@@ -71,12 +71,18 @@ function M.spawn(opts)
     stderr_tail = "",
   }, Conn)
   local cmd = opts.cmd
+  local prog = require("dsh.exe").find(cmd[1], opts.cwd)
+  if not prog then
+    return nil,
+      ("cannot start %s: not found on $PATH outside the working directory and the temp folder, "
+        .. "where the agent's commands may write (set cmd to its full path)"):format(cmd[1])
+  end
   local stdin, stdout, stderr = uv.new_pipe(false), uv.new_pipe(false), uv.new_pipe(false)
   local args = {}
   for i = 2, #cmd do
     args[#args + 1] = cmd[i]
   end
-  local handle, pid_or_err = uv.spawn(cmd[1], {
+  local handle, pid_or_err = uv.spawn(prog, {
     args = args,
     stdio = { stdin, stdout, stderr },
     env = env_list(opts.env),

@@ -61,9 +61,10 @@ function M.check()
   end
   start("dsh-bridge: the agent")
   local bin = cfg.cmd[1]
-  local path = vim.fn.exepath(bin)
+  local found = require("dsh.exe").find(bin)
+  local path = found and vim.fn.exepath(found) or ""
   if path == "" then
-    err(("%s is not executable or not on PATH"):format(bin),
+    err(("%s is not executable, or not on PATH outside the working directory and the temp folder"):format(bin),
       { "install it and its helpers: CGO_ENABLED=0 go install github.com/dsh-bridge/dsh-bridge/cmd/dsh-bridge@latest"
           .. " github.com/dsh-bridge/dsh-bridge/cmd/dsh-highlight@latest"
           .. " github.com/dsh-bridge/dsh-bridge/cmd/dsh-code@latest"

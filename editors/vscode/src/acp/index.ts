@@ -2,5 +2,6 @@
 export { AgentConnection, CAPABILITIES, type ClientHost, type PendingPermission } from "./connection.js";
 export { SessionState, contentText, unpackTokens } from "./session.js";
 export { cardView, hunksOf, proposedDiffs, tokenClass } from "./cards.js";
+export { findProgram } from "./program.js";
 export { Terminals, cut } from "../host/terminals.js";
 export { slice } from "../host/text.js";
