@@ -192,14 +192,20 @@ var runsLater = map[string]string{
 	".pnpmfile.cjs":      "package manager configuration that runs code",
 	".pnpmfile.mjs":      "package manager configuration that runs code",
 	".devcontainer.json": "a file that runs commands when its tool starts",
+	// Neovim and Vim run these at start with 'exrc' (Neovim before 0.9
+	// and Vim without asking).
+	".nvim.lua": "a file your editor runs at start",
+	".nvimrc":   "a file your editor runs at start",
+	".exrc":     "a file your editor runs at start",
 }
 
 // protected returns why writing a resolved path always asks, or "": the
 // places that run code later or grant the agent power — the workspace's
 // .dsh settings, git hooks and config and the hook managers' files,
-// editors' and other agents' project configuration, .envrc and mise's files, package managers' settings that
-// run code, dev containers, shell start files, and dsh-bridge's own
-// configuration and session logs.
+// editors' and other agents' project configuration, .envrc and mise's
+// files, package managers' settings that run code, dev containers, shell
+// start files, and dsh-bridge's own configuration, session logs and
+// programs.
 func (p *Policy) protected(path string) string {
 	slash := filepath.ToSlash(path)
 	if within(path, []string{p.configDir}) {

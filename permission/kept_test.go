@@ -53,7 +53,7 @@ func TestKept(t *testing.T) {
 				}
 			}
 			root := sandbox.GlobQuote(tc.root)
-			for _, want := range []string{root + "/.git/hooks", root + "/.git/config", root + "/.git/modules/*/hooks", root + "/.dsh", root + "/.npmrc", root + "/.pre-commit-config.yaml", root + "/.vscode", root + "/.zed", root + "/.claude", root + "/.mcp.json"} {
+			for _, want := range []string{root + "/.git/hooks", root + "/.git/config", root + "/.git/modules/*/hooks", root + "/.dsh", root + "/.npmrc", root + "/.pre-commit-config.yaml", root + "/.vscode", root + "/.zed", root + "/.claude", root + "/.mcp.json", root + "/.nvim.lua", root + "/.exrc"} {
 				if !slices.Contains(kept, want) {
 					t.Errorf("%s is not kept: %q", want, kept)
 				}

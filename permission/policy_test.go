@@ -59,6 +59,7 @@ func TestPolicy_Paths(t *testing.T) {
 		{"protected: Zed's project settings", "write", jargs("file_path", ".zed/settings.json", "content", ""), Ask},
 		{"protected: another agent's hooks", "write", jargs("file_path", ".claude/settings.json", "content", ""), Ask},
 		{"protected: another agent's MCP servers", "write", jargs("file_path", ".mcp.json", "content", ""), Ask},
+		{"protected: a file Neovim runs with 'exrc'", "write", jargs("file_path", ".nvim.lua", "content", ""), Ask},
 		{"protected: pre-commit's hooks", "write", jargs("file_path", ".pre-commit-config.yaml", "content", ""), Ask},
 		{"protected: lefthook's", "write", jargs("file_path", "lefthook.yml", "content", ""), Ask},
 		{"protected: mise's", "write", jargs("file_path", "sub/.mise.toml", "content", ""), Ask},
