@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -86,22 +87,13 @@ func gitRun(t *testing.T, git, dir string, args ...string) {
 func splitArgs(s string) []string {
 	var out []string
 	for s != "" {
-		word, rest, _ := cutSpace(s)
-		if len(word) > 0 && (word[0] == '!' || len(word) > 4 && word[:5] == "ext::") {
+		word, rest, _ := strings.Cut(s, " ")
+		if strings.HasPrefix(word, "!") || strings.HasPrefix(word, "ext::") {
 			return append(out, s)
 		}
 		out, s = append(out, word), rest
 	}
 	return out
-}
-
-func cutSpace(s string) (string, string, bool) {
-	for i := range len(s) {
-		if s[i] == ' ' {
-			return s[:i], s[i+1:], true
-		}
-	}
-	return s, "", false
 }
 
 func write(t *testing.T, path, text string) {
