@@ -5,7 +5,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/sourcegraph/jsonrpc2"
 
@@ -100,6 +102,13 @@ func (ss *Session) sendNotices(ctx context.Context) {
 		severity = "warning"
 	}
 	ss.srv.notify(ctx, ss.id, noticeUpdate{SessionUpdate: "notice", Severity: severity, Title: title, Description: desc})
+	if ss.repos != nil { // commands may write the roots
+		if dirs := writablePath(ss.ws.Roots(), os.Getenv("PATH")); len(dirs) > 0 {
+			ss.srv.notify(ctx, ss.id, noticeUpdate{SessionUpdate: "notice", Severity: "warning",
+				Title:       "Your PATH has folders the agent's commands may write",
+				Description: strings.Join(dirs, ", ") + ": a program a sandboxed command puts there (a git, an ls) runs as you, outside the sandbox, when a shell with this PATH runs its name. dsh-bridge itself takes no program from them."})
+		}
+	}
 	ss.flushMCPNotices(ctx)
 }
 

@@ -385,6 +385,14 @@ func TestBridge_PermissionsHold(t *testing.T) {
 		if got := h.toolMessages(1)["g"]; !strings.Contains(got, "a.txt") {
 			t.Errorf("grep: %q", got)
 		}
+		// The person's own shell takes programs from there: they are told.
+		var told bool
+		for _, u := range h.decodedUpdates() {
+			told = told || (u.SessionUpdate == "notice" && strings.Contains(string(u.Raw), "PATH has folders") && strings.Contains(string(u.Raw), venv))
+		}
+		if !told {
+			t.Error("no notice of the workspace's folder on PATH")
+		}
 	})
 	t.Run("a FIFO in place of the workspace's settings does not hold the session's start", func(t *testing.T) {
 		// What a command could leave where no .dsh/settings.json was kept.
