@@ -9,7 +9,7 @@ import (
 
 	"github.com/dsh-bridge/dsh-bridge/codemode"
 	"github.com/dsh-bridge/dsh-bridge/highlight"
-	"github.com/dsh-bridge/dsh-bridge/internal/helperbin"
+	"github.com/dsh-bridge/dsh-bridge/tools"
 )
 
 // ownPrograms are dsh-bridge's binary and the helpers it would start
@@ -21,7 +21,7 @@ var ownPrograms = sync.OnceValue(func() []string {
 	if exe, err := os.Executable(); err == nil {
 		out = append(out, exe)
 	}
-	for _, p := range []string{highlight.Locate(), codemode.LocateRunner(), helperbin.Locate("dsh-markdown", "DSH_MARKDOWN")} {
+	for _, p := range []string{highlight.Locate(), codemode.LocateRunner(), tools.LocateMarkdown()} {
 		if p != "" {
 			out = append(out, p)
 		}

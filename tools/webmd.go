@@ -25,10 +25,14 @@ var ErrNoMarkdown = errors.New("dsh-markdown, the HTML converter, is not install
 // markdownTimeout bounds one conversion, the helper's start included.
 const markdownTimeout = 10 * time.Second
 
+// LocateMarkdown finds dsh-markdown as markdownBin does, without
+// caching or logging.
+func LocateMarkdown() string { return helperbin.Locate("dsh-markdown", "DSH_MARKDOWN") }
+
 // markdownBin is where dsh-markdown is: $DSH_MARKDOWN ("off" disables
 // it), else next to this executable, else on $PATH. Looked up once.
 var markdownBin = sync.OnceValue(func() string {
-	bin := helperbin.Locate("dsh-markdown", "DSH_MARKDOWN")
+	bin := LocateMarkdown()
 	if bin == "" {
 		slog.Warn("dsh-markdown not found: web_fetch returns HTML pages unconverted (install it next to dsh-bridge, or set DSH_MARKDOWN)")
 	}

@@ -70,9 +70,11 @@ func resolvedDir(dir string) string {
 	return dir
 }
 
+// under reports whether path is one of dirs or inside one ("/" holds
+// nothing here: a folder of the whole disk would leave no program to run).
 func under(path string, dirs []string) bool {
 	for _, d := range dirs {
-		if d == "/" || path == d || strings.HasPrefix(path, d+string(filepath.Separator)) {
+		if d != "/" && (path == d || strings.HasPrefix(path, d+string(filepath.Separator))) {
 			return true
 		}
 	}
