@@ -102,8 +102,8 @@ func (ss *Session) sendNotices(ctx context.Context) {
 		severity = "warning"
 	}
 	ss.srv.notify(ctx, ss.id, noticeUpdate{SessionUpdate: "notice", Severity: severity, Title: title, Description: desc})
-	if ss.repos != nil { // commands may write the roots
-		if dirs := writablePath(ss.ws.Roots(), os.Getenv("PATH")); len(dirs) > 0 {
+	if ss.rootsWritable() {
+		if dirs := safepath.Writable(os.Getenv("PATH"), ss.ws.Roots()); len(dirs) > 0 {
 			ss.srv.notify(ctx, ss.id, noticeUpdate{SessionUpdate: "notice", Severity: "warning",
 				Title:       "Your PATH has folders the agent's commands may write",
 				Description: strings.Join(dirs, ", ") + ": a program a sandboxed command puts there (a git, an ls) runs as you, outside the sandbox, when a shell with this PATH runs its name. dsh-bridge itself takes no program from them."})
@@ -156,7 +156,7 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 	ss.settingsProblems = ss.settings.Problems
 	ss.policy = permission.New(ws, ss.settings, func() permission.Mode { return permission.Mode(ss.currentMode()) })
 	ss.sandbox = sandboxFor(ss.settings, ws, ss.policy.DeniedTrees(), ss.policy.Kept(ws.Roots()))
-	if ss.sandbox != nil && len(ss.sandbox.Profile.Kept) > 0 {
+	if ss.rootsWritable() {
 		// What the sandbox keeps must exist before a command can make it.
 		made, err := ss.policy.MakeKept(ss.settings.Trusted)
 		s.log.Debug("folders made for the sandbox to keep", "made", made, "err", err)

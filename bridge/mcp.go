@@ -11,6 +11,7 @@ import (
 
 	"github.com/dsh-bridge/dsh-bridge/mcptools"
 	"github.com/dsh-bridge/dsh-bridge/permission"
+	"github.com/dsh-bridge/dsh-bridge/sandbox"
 	"github.com/dsh-bridge/dsh-bridge/views"
 )
 
@@ -36,7 +37,7 @@ func (ss *Session) startMCP(ctx context.Context, fromEditor []json.RawMessage) e
 	if len(servers) == 0 {
 		return nil
 	}
-	self, _ := selfExe()
+	self, _ := sandbox.Self()
 	m := mcptools.Start(ctx, ss.srv.reg, ss.scope, servers, mcptools.Options{
 		Version: ss.srv.cfg.Version, Log: ss.srv.log, Supervisor: self, Scrub: ss.settings.ScrubEnv,
 		Report: ss.mcpReport, Progress: ss.mcpProgress,

@@ -60,6 +60,14 @@ func (w *newRepos) check() map[string][]string {
 	return found
 }
 
+// rootsWritable reports whether the session's commands run sandboxed
+// with its roots writable (workspace-write): what the sandbox keeps, the
+// roots watched for new repositories and the warning about $PATH depend
+// on it.
+func (ss *Session) rootsWritable() bool {
+	return ss.sandbox != nil && len(ss.sandbox.Profile.Kept) > 0
+}
+
 // reportNewRepos tells the person about repositories commands made with
 // code in them for git to run (after each batch of calls).
 func (ss *Session) reportNewRepos(ctx context.Context) {

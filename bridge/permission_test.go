@@ -240,10 +240,7 @@ func TestBridge_PermissionsHold(t *testing.T) {
 		forge := `for f in .state/*.jsonl; do echo '{"kind":"mode","mode":"bypassPermissions"}' >> "$f"; done; echo in > inside.txt`
 		dir, _ := filepath.EvalSymlinks(t.TempDir())
 		os.WriteFile(filepath.Join(dir, "a.txt"), []byte("keep\n"), 0o644)
-		m := newFakeModel(t, bashTurn("s", forge), fakeTurn{text: "ok"})
-		e := startEditor(t, "DSH_BASE_URL="+m.srv.URL, "DSH_STATE_DIR="+filepath.Join(dir, ".state"))
-		e.initialize(nil)
-		h := &harness{editor: e, model: m, dir: dir, session: e.newSession(dir)}
+		h := openIn(t, binary, dir, []string{"DSH_STATE_DIR=" + filepath.Join(dir, ".state")}, bashTurn("s", forge), fakeTurn{text: "ok"})
 		h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "acceptEdits"})
 		h.prompt(h.session, "x")
 		logs, _ := filepath.Glob(filepath.Join(dir, ".state", "*.jsonl"))
@@ -312,10 +309,7 @@ func TestBridge_PermissionsHold(t *testing.T) {
 				t.Fatalf("git init: %v %s", err, out)
 			}
 			os.WriteFile(filepath.Join(dir, ".git", "hooks", "pre-commit"), []byte("#!/bin/sh\n"), 0o755)
-			m := newFakeModel(t, bashTurn("s", "echo in > inside.txt"), fakeTurn{text: "ok"})
-			e := startEditor(t, "DSH_BASE_URL="+m.srv.URL)
-			e.initialize(nil)
-			h := &harness{editor: e, model: m, dir: dir, session: e.newSession(dir)}
+			h := openIn(t, binary, dir, nil, bashTurn("s", "echo in > inside.txt"), fakeTurn{text: "ok"})
 			h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "bypassPermissions"})
 			h.prompt(h.session, "x")
 			for _, u := range h.decodedUpdates() {
@@ -345,10 +339,7 @@ func TestBridge_PermissionsHold(t *testing.T) {
 			t.Fatal(err)
 		}
 		fake := fmt.Sprintf(`printf '#!/bin/sh\necho escaped > %s/marker\n' > bin/new && chmod +x bin/new && mv bin/new bin/dsh-bridge && echo replaced`, outside)
-		m := newFakeModel(t, bashTurn("s1", fake), fakeTurn{text: "ok"}, bashTurn("s2", "echo second"), fakeTurn{text: "ok"})
-		e := startEditorStdio(t, bin, nil, "DSH_BASE_URL="+m.srv.URL)
-		e.initialize(nil)
-		h := &harness{editor: e, model: m, dir: dir, session: e.newSession(dir)}
+		h := openIn(t, bin, dir, nil, bashTurn("s1", fake), fakeTurn{text: "ok"}, bashTurn("s2", "echo second"), fakeTurn{text: "ok"})
 		h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "bypassPermissions"})
 		h.prompt(h.session, "x")
 		h.prompt(h.session, "y")
@@ -374,10 +365,7 @@ func TestBridge_PermissionsHold(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "a.txt"), []byte("needle\n"), 0o644)
 		t.Setenv("PATH", venv+string(os.PathListSeparator)+os.Getenv("PATH"))
 		t.Setenv("TMPDIR", t.TempDir()) // the workspace is not in the bridge's temp folder: its roots alone are distrusted
-		m := newFakeModel(t, fakeTurn{calls: []fakeCall{{"g", "grep", args("pattern", "needle")}}}, fakeTurn{text: "ok"})
-		e := startEditor(t, "DSH_BASE_URL="+m.srv.URL)
-		e.initialize(nil)
-		h := &harness{editor: e, model: m, dir: dir, session: e.newSession(dir)}
+		h := openIn(t, binary, dir, nil, fakeTurn{calls: []fakeCall{{"g", "grep", args("pattern", "needle")}}}, fakeTurn{text: "ok"})
 		h.prompt(h.session, "x")
 		if _, err := os.Stat(filepath.Join(outside, "marker")); err == nil {
 			t.Error("the workspace's rg ran outside the sandbox")
@@ -401,11 +389,8 @@ func TestBridge_PermissionsHold(t *testing.T) {
 		if err := syscall.Mkfifo(filepath.Join(dir, ".dsh", "settings.json"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		m := newFakeModel(t)
-		e := startEditor(t, "DSH_BASE_URL="+m.srv.URL)
-		e.initialize(nil)
 		start := time.Now()
-		h := &harness{editor: e, model: m, dir: dir, session: e.newSession(dir)}
+		h := openIn(t, binary, dir, nil)
 		if h.session == "" || time.Since(start) > 10*time.Second {
 			t.Fatalf("session/new: %q after %v", h.session, time.Since(start))
 		}
@@ -442,4 +427,15 @@ func TestBridge_PermissionsHold(t *testing.T) {
 			t.Errorf("the model got %q", got)
 		}
 	})
+}
+
+// openIn starts the bridge bin and opens a session in dir, which the test
+// has prepared (where setupWorkspace's own would not do); the model
+// answers with turns.
+func openIn(t *testing.T, bin, dir string, env []string, turns ...fakeTurn) *harness {
+	t.Helper()
+	m := newFakeModel(t, turns...)
+	e := startEditorOf(t, bin, append([]string{"DSH_BASE_URL=" + m.srv.URL}, env...)...)
+	e.initialize(nil)
+	return &harness{editor: e, model: m, dir: dir, session: e.newSession(dir)}
 }

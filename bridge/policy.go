@@ -88,7 +88,7 @@ func sandboxFor(set permission.Settings, ws *tools.Workspace, deny, kept []strin
 	if set.Sandbox == permission.SandboxOff || sandbox.ABI() == 0 {
 		return nil
 	}
-	self, err := selfExe()
+	self, err := sandbox.Self()
 	if err != nil {
 		return nil
 	}

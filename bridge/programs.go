@@ -3,8 +3,6 @@ package bridge
 import (
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"sync"
 
 	"github.com/dsh-bridge/dsh-bridge/codemode"
@@ -33,45 +31,3 @@ var ownPrograms = sync.OnceValue(func() []string {
 	}
 	return out
 })
-
-// selfExe is the binary to start again as the sandbox's helper and the
-// commands' supervisor: the running binary itself (/proc/self/exe, which
-// names this process's file even once its path holds another), so that
-// a program a command put at the path, or a newer build installed there,
-// never stands in for it.
-func selfExe() (string, error) {
-	if _, err := os.Stat("/proc/self/exe"); err == nil {
-		return "/proc/self/exe", nil
-	}
-	return os.Executable()
-}
-
-// writablePath lists the folders of path ($PATH) that commands sandboxed
-// in roots may write: those inside a root (an activated virtualenv's
-// .venv/bin, direnv's PATH_add) and relative ones (under whatever the
-// working directory is). A program a command puts there runs as the
-// person, outside the sandbox, when a shell with this $PATH runs its
-// name; the bridge itself takes none from them (safepath).
-func writablePath(roots []string, path string) []string {
-	var out []string
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" || slices.Contains(out, dir) {
-			continue
-		}
-		if !filepath.IsAbs(dir) {
-			out = append(out, dir)
-			continue
-		}
-		real := dir
-		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			real = r
-		}
-		for _, root := range roots {
-			if root != "/" && (real == root || strings.HasPrefix(real, root+string(filepath.Separator))) {
-				out = append(out, dir)
-				break
-			}
-		}
-	}
-	return out
-}

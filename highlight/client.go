@@ -113,10 +113,16 @@ const maxLangKeys = 4096
 // takes the text, with or without a helper; other text waits until the
 // helper answers, ctx ends, or the request times out.
 func (c *Client) Tokens(ctx context.Context, path, lang string, lines []string) (TokenLines, error) {
+	return c.tokens(ctx, path, lang, lines, true)
+}
+
+// tokens is Tokens; golex is tried only when lexGo is set (PackedTokens
+// has tried it already).
+func (c *Client) tokens(ctx context.Context, path, lang string, lines []string, lexGo bool) (TokenLines, error) {
 	if len(lines) == 0 {
 		return nil, nil
 	}
-	if IsGo(path, lang) {
+	if lexGo && IsGo(path, lang) {
 		// Not cached: a hit would cost 6 µs against 25 for lexing 100
 		// lines, but a cache filled with every window read made reads
 		// that miss 1.06-1.10 times dearer in the bridge (BenchmarkCache100).
@@ -181,15 +187,15 @@ func (c *Client) Tokens(ctx context.Context, path, lang string, lines []string) 
 
 // PackedTokens is [Client.Tokens] in the packed form: nil and no error
 // when no lexer knows the language. Go that golex takes is written in one
-// pass ([GoPacked]); any other text is tokenized as Tokens does and then
-// packed.
+// pass ([GoPacked]); any other text (Go that golex refuses included, which
+// it does not lex again) is tokenized as Tokens does and then packed.
 func (c *Client) PackedTokens(ctx context.Context, path, lang string, lines []string) (Packed, error) {
 	if len(lines) > 0 && IsGo(path, lang) {
 		if p, ok := lexHere(c, path, goPackedFunc, lines); ok {
 			return p, nil
 		}
 	}
-	ts, err := c.Tokens(ctx, path, lang, lines)
+	ts, err := c.tokens(ctx, path, lang, lines, false) // golex refused the text, or failed: not again
 	if err != nil || ts == nil {
 		return nil, err
 	}

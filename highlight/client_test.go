@@ -155,6 +155,9 @@ func TestClient(t *testing.T) {
 		if pid(t, c) == 0 || !strings.Contains(log.String(), "a packer bug") {
 			t.Errorf("no helper asked, or the panic not logged: %s", log.String())
 		}
+		if strings.Contains(log.String(), "a lexer bug") {
+			t.Errorf("golex was tried again on the text it failed: %s", log.String())
+		}
 	})
 
 	t.Run("packed Go is written in the bridge, other text packed from the helper's spans", func(t *testing.T) {

@@ -168,11 +168,13 @@ func appendOnce(list []string, s string) []string {
 	return append(list, s)
 }
 
-// shellFiles are the user's files that shells and tools run at start.
+// shellFiles are the user's files that shells, editors and the session
+// run at start, and the folders of programs on a usual $PATH.
 var shellFiles = []string{
 	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile", ".zshenv",
 	".zlogin", ".zlogout", ".kshrc", ".mkshrc", ".inputrc", ".gitconfig", ".config/fish", ".config/git",
-	".ssh", ".local/bin",
+	".ssh", ".local/bin", ".bashrc.d", ".vimrc", ".config/nvim", ".config/zed", ".config/Code",
+	".config/autostart", ".config/systemd", "bin", "go/bin", ".cargo/bin",
 }
 
 // runsLater are file names whose content runs code when the person does

@@ -58,8 +58,10 @@ func TestKept(t *testing.T) {
 					t.Errorf("%s is not kept: %q", want, kept)
 				}
 			}
-			if got := slices.Contains(kept, filepath.Join(home, ".bashrc")); got != tc.wantHome {
-				t.Errorf("~/.bashrc kept: %v, want %v", got, tc.wantHome)
+			for _, f := range []string{".bashrc", ".config/nvim", ".config/zed", "go/bin"} {
+				if got := slices.Contains(kept, filepath.Join(home, f)); got != tc.wantHome {
+					t.Errorf("~/%s kept: %v, want %v", f, got, tc.wantHome)
+				}
 			}
 			if got := slices.Contains(kept, filepath.Join(home, ".config", "dsh-bridge")); got != tc.wantHome {
 				t.Errorf("dsh-bridge's configuration kept: %v, want %v (%q)", got, tc.wantHome, kept)

@@ -13,11 +13,12 @@ import (
 // hooks that are not samples, settings outside a short list of harmless
 // ones (the repository's layout, user.*, a remote's URL and refspecs, a
 // branch's upstream, a few preferences), a remote URL of the ext::
-// transport, and a .git that is a file or a symlink (git then reads
-// another folder's hooks and config). The bridge asks it about
-// repositories a command made during a session: the sandbox keeps a
-// repository's hooks and config only once they exist, so a new one's are
-// the command's. An unreadable config is reported as such.
+// transport, and a .git that is a file or a symlink or holds a commondir
+// (git then reads another folder's hooks and config); config.worktree is
+// read as config is. The bridge asks it about repositories a command made
+// during a session: the sandbox keeps a repository's hooks and config
+// only once they exist, so a new one's are the command's. An unreadable
+// config is reported as such.
 func RepoRisks(dotGit string) []string {
 	fi, err := os.Lstat(dotGit)
 	switch {
@@ -33,15 +34,31 @@ func RepoRisks(dotGit string) []string {
 			risks = append(risks, "the hook "+h.Name())
 		}
 	}
-	f, err := os.Open(filepath.Join(dotGit, "config"))
+	if _, err := os.Lstat(filepath.Join(dotGit, "commondir")); err == nil {
+		risks = append(risks, "commondir: git takes this repository's hooks and config from another folder")
+	}
+	// config.worktree is read too once extensions.worktreeConfig is set
+	// (a harmless-looking setting of config).
+	seen := map[string]bool{}
+	for _, name := range []string{"config", "config.worktree"} {
+		risks = append(risks, configRisks(filepath.Join(dotGit, name), seen)...)
+	}
+	sort.Strings(risks)
+	return risks
+}
+
+// configRisks lists the settings of a config file that are not harmless
+// (each name once across the files seen).
+func configRisks(path string, seen map[string]bool) []string {
+	f, err := os.Open(path)
 	if err != nil {
 		if !os.IsNotExist(err) {
-			risks = append(risks, "a config git may read but this check cannot")
+			return []string{filepath.Base(path) + ": a config git may read but this check cannot"}
 		}
-		return risks
+		return nil
 	}
 	defer f.Close()
-	seen := map[string]bool{}
+	var risks []string
 	section, sub := "", ""
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
@@ -71,9 +88,8 @@ func RepoRisks(dotGit string) []string {
 		}
 	}
 	if sc.Err() != nil {
-		risks = append(risks, "a config too long to check")
+		risks = append(risks, filepath.Base(path)+": a config too long to check")
 	}
-	sort.Strings(risks)
 	return risks
 }
 

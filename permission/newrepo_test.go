@@ -47,6 +47,10 @@ func TestRepoRisks(t *testing.T) {
 		{name: "a setting hidden after a continued value", edit: func(t *testing.T, g string) {
 			appendTo(t, filepath.Join(g, "config"), "[user]\n\tname = a ; \\\n[core]\n\tfsmonitor = evil\n")
 		}, want: []string{"the setting core.fsmonitor"}},
+		{name: "a per-worktree config", setup: []string{"config extensions.worktreeConfig true", "config --worktree core.fsmonitor ./evil"},
+			want: []string{"the setting core.fsmonitor"}},
+		{name: "a common folder elsewhere", edit: func(t *testing.T, g string) { write(t, filepath.Join(g, "commondir"), "/tmp/elsewhere\n") },
+			want: []string{"commondir: git takes this repository's hooks and config from another folder"}},
 		{name: ".git a file", edit: func(t *testing.T, g string) {
 			os.RemoveAll(g)
 			write(t, g, "gitdir: /tmp/elsewhere\n")

@@ -222,8 +222,7 @@ var (
 // every command.
 func userNamespaces() bool {
 	usernsOnce.Do(func() {
-		self := "/proc/self/exe" // this process's file, whatever its path holds by now
-		_, err := os.Stat(self)
+		self, err := Self()
 		if err != nil || os.Getenv(probeEnv) != "" {
 			return // a probe that its binary's main did not answer: no recursion
 		}

@@ -189,3 +189,18 @@ func runSupervisor(args []string, stdio Stdio) {
 	fmt.Fprintf(stdio.Err, "dsh-bridge supervisor: %v\n", err)
 	os.Exit(126)
 }
+
+// Self is the binary to start again as the sandbox's helper, the
+// commands' supervisor and the namespace probe: the running binary
+// itself (/proc/self/exe, which names this process's file even once its
+// path holds another), so that a program a command put at the path, or a
+// newer build installed there, never stands in for it. Without /proc, the
+// path it was started from.
+func Self() (string, error) {
+	if _, err := os.Stat(selfExe); err == nil {
+		return selfExe, nil
+	}
+	return os.Executable()
+}
+
+const selfExe = "/proc/self/exe"

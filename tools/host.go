@@ -271,11 +271,6 @@ func (h LocalHost) Start(ctx context.Context, c Command) (Process, error) {
 	return p, nil
 }
 
-var (
-	selfOnce sync.Once
-	selfPath string
-)
-
 // supervisor is the binary that answers sandbox.SuperviseArg: the sandbox
 // helper when there is one, else this executable; "" when unknown (the
 // command then runs without a supervisor, and Pdeathsig alone stops only
@@ -284,14 +279,8 @@ func (h LocalHost) supervisor() string {
 	if h.Sandbox != nil && h.Sandbox.Helper != "" {
 		return h.Sandbox.Helper
 	}
-	selfOnce.Do(func() {
-		if _, err := os.Stat("/proc/self/exe"); err == nil {
-			selfPath = "/proc/self/exe" // this process's file, whatever its path holds by now
-		} else {
-			selfPath, _ = os.Executable()
-		}
-	})
-	return selfPath
+	self, _ := sandbox.Self()
+	return self
 }
 
 type localProcess struct {

@@ -211,14 +211,19 @@ type spillSet struct {
 	closed bool
 }
 
+// spillFolder is where the set's files go: its folder, else this
+// process's.
+func (s *spillSet) spillFolder() *spillFolder {
+	if s != nil && s.folder != nil {
+		return s.folder
+	}
+	return ownSpills
+}
+
 // create makes a new spill file owned by the set, and returns it with
 // its path.
 func (s *spillSet) create() (*os.File, string, error) {
-	folder := ownSpills
-	if s != nil && s.folder != nil {
-		folder = s.folder
-	}
-	own, dir, err := folder.open()
+	own, dir, err := s.spillFolder().open()
 	if err != nil {
 		return nil, "", err
 	}
@@ -251,15 +256,11 @@ func (s *spillSet) create() (*os.File, string, error) {
 func (s *spillSet) removeAll() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	folder := ownSpills
-	if s.folder != nil {
-		folder = s.folder
-	}
 	if len(s.names) == 0 {
 		s.closed = true
 		return
 	}
-	if own, _, err := folder.open(); err == nil {
+	if own, _, err := s.spillFolder().open(); err == nil {
 		for _, name := range s.names {
 			own.Remove(name)
 		}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -23,7 +24,8 @@ func Distrust(dirs ...string) {
 		if real, err := filepath.EvalSymlinks(d); err == nil {
 			d = real
 		}
-		if d = filepath.Clean(d); d != "/" { // a workspace of the whole disk: commands may write anywhere anyway
+		// A workspace of the whole disk: commands may write anywhere anyway.
+		if d = filepath.Clean(d); d != "/" && !slices.Contains(distrusts, d) {
 			distrusts = append(distrusts, d)
 		}
 	}
@@ -38,14 +40,11 @@ func LookPath(name string) (string, error) {
 		return name, nil
 	}
 	mu.Lock()
-	bad := append([]string{os.TempDir()}, distrusts...)
+	bad := withTemp(distrusts)
 	mu.Unlock()
-	if real, err := filepath.EvalSymlinks(bad[0]); err == nil {
-		bad[0] = real
-	}
 	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
-		if !filepath.IsAbs(dir) {
-			continue // "", ".", bin/: wherever the bridge happens to be
+		if writable(dir, bad) {
+			continue
 		}
 		p := filepath.Join(dir, name)
 		fi, err := os.Stat(p)
@@ -53,12 +52,46 @@ func LookPath(name string) (string, error) {
 			continue
 		}
 		real, err := filepath.EvalSymlinks(p)
-		if err != nil || under(real, bad) || under(resolvedDir(dir), bad) {
+		if err != nil || under(real, bad) {
 			continue
 		}
 		return p, nil
 	}
 	return "", &exec.Error{Name: name, Err: errNotFound}
+}
+
+// Writable lists the folders of path (a $PATH) that commands sandboxed in
+// roots may write: relative ones ("", ".", bin/: wherever the process
+// happens to be), and those in the temp folder or in a root, symlinks
+// resolved. A program put there runs as the person in a shell with this
+// $PATH; LookPath takes none from them.
+func Writable(path string, roots []string) []string {
+	bad := withTemp(roots)
+	var out []string
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "." // an empty entry is the working directory
+		}
+		if writable(dir, bad) && !slices.Contains(out, dir) {
+			out = append(out, dir)
+		}
+	}
+	return out
+}
+
+// withTemp is dirs and the temp folder, resolved, in a new slice.
+func withTemp(dirs []string) []string {
+	tmp := os.TempDir()
+	if real, err := filepath.EvalSymlinks(tmp); err == nil {
+		tmp = real
+	}
+	return append([]string{tmp}, dirs...)
+}
+
+// writable reports whether $PATH entry dir is relative or, resolved, in
+// one of bad (resolved).
+func writable(dir string, bad []string) bool {
+	return !filepath.IsAbs(dir) || under(resolvedDir(dir), bad)
 }
 
 var errNotFound = errors.New("executable file not found in $PATH outside the folders commands may write")

@@ -3,6 +3,7 @@ package safepath
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -51,5 +52,54 @@ func TestLookPath(t *testing.T) {
 	}
 	if got, _ := LookPath("./x/tool"); got != "./x/tool" {
 		t.Errorf("a path: %q", got)
+	}
+}
+
+// TestWritable: $PATH's folders in a root or the temp folder, symlinks
+// resolved, and relative ones are the ones commands may write; "/" as a
+// root does not make every folder one.
+func TestWritable(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	ws, tmp := filepath.Join(base, "ws"), filepath.Join(base, "tmp")
+	os.MkdirAll(filepath.Join(ws, ".venv", "bin"), 0o755)
+	os.MkdirAll(filepath.Join(tmp, "bin"), 0o755)
+	os.Symlink(filepath.Join(ws, ".venv", "bin"), filepath.Join(base, "venv"))
+	t.Setenv("TMPDIR", tmp)
+	venv := filepath.Join(ws, ".venv", "bin")
+	for _, tc := range []struct {
+		name  string
+		roots []string
+		path  string
+		want  []string
+	}{
+		{"none", []string{ws}, "/usr/bin:/bin", nil},
+		{"a virtualenv", []string{ws}, venv + ":/usr/bin", []string{venv}},
+		{"the temp folder", []string{ws}, filepath.Join(tmp, "bin") + ":/usr/bin", []string{filepath.Join(tmp, "bin")}},
+		{"relative and empty, once each", []string{ws}, ".::bin:/usr/bin:.", []string{".", "bin"}},
+		{"a symlink into the root", []string{ws}, filepath.Join(base, "venv"), []string{filepath.Join(base, "venv")}},
+		{"the whole disk as a root", []string{"/"}, "/usr/bin", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Writable(tc.path, tc.roots); !slices.Equal(got, tc.want) {
+				t.Errorf("Writable = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestDistrust: a folder given again (a session per prompt in one
+// workspace) is kept once, and "/" never.
+func TestDistrust(t *testing.T) {
+	dir := t.TempDir()
+	mu.Lock()
+	before := len(distrusts)
+	mu.Unlock()
+	for range 3 {
+		Distrust(dir, "/")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got := len(distrusts) - before; got != 1 {
+		t.Errorf("%d folders added, want 1: %q", got, distrusts)
 	}
 }
