@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dsh-bridge/dsh-bridge/internal/proctest"
 )
 
 // agent is an ACP agent BenchmarkStartup starts: its name in the metrics
@@ -57,9 +59,7 @@ func freshCopy(b *testing.B, path string) string {
 		b.Fatal(err)
 	}
 	dst := filepath.Join(b.TempDir(), filepath.Base(path))
-	if err := os.WriteFile(dst, data, 0o755); err != nil {
-		b.Fatal(err)
-	}
+	proctest.WriteExec(b, dst, data)
 	return dst
 }
 

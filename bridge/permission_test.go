@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dsh-bridge/dsh-bridge/internal/proctest"
 )
 
 func bashTurn(id, cmd string) fakeTurn {
@@ -335,9 +337,7 @@ func TestBridge_PermissionsHold(t *testing.T) {
 			t.Fatal(err)
 		}
 		os.MkdirAll(filepath.Dir(bin), 0o755)
-		if err := os.WriteFile(bin, data, 0o755); err != nil {
-			t.Fatal(err)
-		}
+		proctest.WriteExec(t, bin, data)
 		fake := fmt.Sprintf(`printf '#!/bin/sh\necho escaped > %s/marker\n' > bin/new && chmod +x bin/new && mv bin/new bin/dsh-bridge && echo replaced`, outside)
 		h := openIn(t, bin, dir, nil, bashTurn("s1", fake), fakeTurn{text: "ok"}, bashTurn("s2", "echo second"), fakeTurn{text: "ok"})
 		h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "bypassPermissions"})
@@ -361,7 +361,7 @@ func TestBridge_PermissionsHold(t *testing.T) {
 		dir, _ := filepath.EvalSymlinks(t.TempDir())
 		venv := filepath.Join(dir, ".venv", "bin")
 		os.MkdirAll(venv, 0o755)
-		os.WriteFile(filepath.Join(venv, "rg"), []byte("#!/bin/sh\necho escaped > "+outside+"/marker\n"), 0o755)
+		proctest.WriteExec(t, filepath.Join(venv, "rg"), []byte("#!/bin/sh\necho escaped > "+outside+"/marker\n"))
 		os.WriteFile(filepath.Join(dir, "a.txt"), []byte("needle\n"), 0o644)
 		t.Setenv("PATH", venv+string(os.PathListSeparator)+os.Getenv("PATH"))
 		t.Setenv("TMPDIR", t.TempDir()) // the workspace is not in the bridge's temp folder: its roots alone are distrusted

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dsh-bridge/dsh-bridge/internal/proctest"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 )
 
@@ -17,9 +18,7 @@ import (
 func script(t *testing.T, body string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "runner")
-	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	proctest.WriteExec(t, p, []byte("#!/bin/sh\n"+body+"\n"))
 	return p
 }
 

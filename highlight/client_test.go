@@ -32,9 +32,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 func script(t *testing.T, body string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "fake-highlight")
-	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	proctest.WriteExec(t, p, []byte("#!/bin/sh\n"+body+"\n"))
 	return p
 }
 

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/dsh-bridge/dsh-bridge/internal/proctest"
 )
 
 // helperRun runs script under bash through the helper (this test binary)
@@ -106,9 +107,11 @@ func TestKept_AsUser(t *testing.T) {
 		os.Chmod(d, 0o777|os.ModeSticky)
 	}
 	bin := filepath.Join(base, "sandbox.test")
-	if err := copyFile(self, bin); err != nil {
+	data, err := os.ReadFile(self)
+	if err != nil {
 		t.Fatal(err)
 	}
+	proctest.WriteExec(t, bin, data)
 	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--", bin, "-test.run", "^(TestKept|TestProbe_NoCapabilities)$", "-test.v", "-test.count=1")
 	cmd.Env = append(os.Environ(), "TMPDIR="+filepath.Join(base, "tmp"), "HOME="+base)
 	cmd.Dir = base
@@ -116,23 +119,6 @@ func TestKept_AsUser(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "--- PASS: TestKept") || !strings.Contains(string(out), "--- PASS: TestProbe_NoCapabilities") {
 		t.Errorf("TestKept and TestProbe_NoCapabilities as nobody: %v\n%s", err, out)
 	}
-}
-
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // TestSysProcAttr_Namespace: a namespace of its own (and its cost) only

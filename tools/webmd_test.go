@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dsh-bridge/dsh-bridge/internal/proctest"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 )
 
@@ -94,9 +95,7 @@ func TestRunMarkdown(t *testing.T) {
 	touchMarkdownSources(t)
 	script := func(body string) string {
 		p := filepath.Join(t.TempDir(), "fake-markdown")
-		if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		proctest.WriteExec(t, p, []byte("#!/bin/sh\n"+body+"\n"))
 		return p
 	}
 	real := os.Getenv("DSH_MARKDOWN")

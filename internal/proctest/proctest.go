@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 )
 
@@ -61,5 +62,21 @@ func kill(marker string) {
 		if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && strings.Contains(string(b), marker) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
+	}
+}
+
+// WriteExec writes data to path as an executable (mode 0755), holding
+// syscall.ForkLock for reading while the file is open, and fails t if it
+// cannot. A program a test writes and then runs must be written so: a
+// process forked by another goroutine while the file is open for writing
+// holds the descriptor until it execs, and running the file meanwhile
+// fails with "text file busy" (ETXTBSY; golang.org/issue/22315).
+func WriteExec(t testing.TB, path string, data []byte) {
+	t.Helper()
+	syscall.ForkLock.RLock()
+	err := os.WriteFile(path, data, 0o755)
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		t.Fatal(err)
 	}
 }
