@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -137,7 +138,9 @@ func (a *Analysis) parse(src string, depth int) {
 		a.Words = append(a.Words, looseWords(src)...)
 		return
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	parser := parsers.Get().(*syntax.Parser)
+	f, err := parser.Parse(strings.NewReader(src), "")
+	parsers.Put(parser) // the tree holds nothing of the parser's: Parse starts afresh
 	if err != nil {
 		if a.ParseError == nil {
 			a.ParseError = err
@@ -169,6 +172,10 @@ func (a *Analysis) parse(src string, depth int) {
 		return true
 	})
 }
+
+// parsers are bash parsers for parse to reuse (a new one is a 1 KiB
+// read buffer and more).
+var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
 
 // dangerousVars change what later commands run or load.
 var dangerousVars = map[string]bool{

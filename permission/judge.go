@@ -73,12 +73,10 @@ func (p *Policy) decideCommand(c *call) Decision {
 		if !p.needsAllow(s) {
 			if !s.Transparent {
 				inertOnly = append(inertOnly, s.Text)
-				keys = appendOnce(keys, commandKey(name, s))
 			}
 			continue
 		}
-		key := commandKey(name, s)
-		if !s.Dynamic && p.commandAllowed(name, s, key) {
+		if !s.Dynamic && p.commandAllowed(name, s) {
 			covered++
 			continue
 		}
@@ -94,15 +92,19 @@ func (p *Policy) decideCommand(c *call) Decision {
 		case rd.Path == "/dev/null" || rd.Path == "/dev/stdout" || rd.Path == "/dev/stderr" || strings.HasPrefix(rd.Path, "/dev/fd/"):
 		case a.ChangesDir && !filepath.IsAbs(rd.Path):
 			blockers = append(blockers, "it changes directory and then redirects to "+rd.Path)
-		case !p.ws.Contains(rd.Path):
-			verb := "reads"
-			if rd.Write {
-				verb = "writes"
-			}
-			blockers = append(blockers, verb+" "+p.ws.Resolve(rd.Path)+", outside the workspace")
-		case rd.Write:
-			if why := p.protected(p.ws.Resolve(rd.Path)); why != "" {
-				blockers = append(blockers, "it writes "+p.ws.Resolve(rd.Path)+", "+why)
+		default:
+			real := p.ws.Resolve(rd.Path)
+			switch {
+			case !p.ws.ContainsResolved(real):
+				verb := "reads"
+				if rd.Write {
+					verb = "writes"
+				}
+				blockers = append(blockers, verb+" "+real+", outside the workspace")
+			case rd.Write:
+				if why := p.protected(real); why != "" {
+					blockers = append(blockers, "it writes "+real+", "+why)
+				}
 			}
 		}
 	}
@@ -119,7 +121,7 @@ func (p *Policy) decideCommand(c *call) Decision {
 		// something was allowed, or when they themselves were.
 		allowed := len(inertOnly) > 0
 		for _, s := range a.Commands {
-			if !s.Transparent && !p.commandAllowed(name, s, commandKey(name, s)) {
+			if !s.Transparent && !p.commandAllowed(name, s) {
 				allowed = false
 			}
 		}
@@ -127,10 +129,14 @@ func (p *Policy) decideCommand(c *call) Decision {
 			return Decision{Verdict: Allow}
 		}
 		pending = inertOnly
-	} else {
-		keys = keys[:0:0]
 		for _, s := range a.Commands {
-			if p.needsAllow(s) && !s.Dynamic && !s.Pathed && !p.commandAllowed(name, s, commandKey(name, s)) {
+			if !p.needsAllow(s) && !s.Transparent {
+				keys = appendOnce(keys, commandKey(name, s))
+			}
+		}
+	} else {
+		for _, s := range a.Commands {
+			if p.needsAllow(s) && !s.Dynamic && !s.Pathed && !p.commandAllowed(name, s) {
 				keys = appendOnce(keys, commandKey(name, s))
 			}
 		}
@@ -146,7 +152,7 @@ func (p *Policy) decideCommand(c *call) Decision {
 // commandAllowed reports whether an allow rule or an "always" answer
 // covers a simple command. Neither covers a program written with a
 // directory outside the system's (./git is not git).
-func (p *Policy) commandAllowed(tool string, s Simple, key string) bool {
+func (p *Policy) commandAllowed(tool string, s Simple) bool {
 	for _, r := range p.allow {
 		if r.Tool == tool && r.matchCommand(s, true) {
 			return true
@@ -155,7 +161,7 @@ func (p *Policy) commandAllowed(tool string, s Simple, key string) bool {
 	if s.Pathed && !systemDir(s.Dir) {
 		return false
 	}
-	always, _ := p.remembered(key)
+	always, _ := p.rememberedCommand(tool, s)
 	return always
 }
 
@@ -219,13 +225,8 @@ func (p *Policy) protected(path string) string {
 	if slices.Contains(p.programs, path) {
 		return "dsh-bridge's own program (it runs outside the sandbox)"
 	}
-	if p.home != "" {
-		for _, f := range shellFiles {
-			h := filepath.Join(p.home, f)
-			if path == h || strings.HasPrefix(path, h+string(filepath.Separator)) {
-				return "a file your shell or tools run at start"
-			}
-		}
+	if within(path, p.homeFiles) {
+		return "a file your shell or tools run at start"
 	}
 	parts := strings.Split(slash, "/")
 	for i, part := range parts {

@@ -46,8 +46,8 @@ func (p *Policy) Kept(roots []string) []string {
 		}
 	}
 	if p.home != "" && in(p.home) {
-		for _, f := range shellFiles {
-			out = append(out, sandbox.GlobQuote(filepath.Join(p.home, f)))
+		for _, h := range p.homeFiles {
+			out = append(out, sandbox.GlobQuote(h))
 		}
 	}
 	for _, own := range append([]string{p.configDir, p.stateDir}, p.programs...) {
@@ -103,7 +103,7 @@ func within(path string, roots []string) bool {
 		if r == "" {
 			continue
 		}
-		if path == r || strings.HasPrefix(path, r+string(filepath.Separator)) || r == "/" {
+		if r == "/" || strings.HasPrefix(path, r) && (len(path) == len(r) || path[len(r)] == filepath.Separator) {
 			return true
 		}
 	}

@@ -13,6 +13,11 @@ import (
 // (Analysis.Maybe), and again, with the words it is given, where the
 // script uses the name (expand); code that cannot be seen is opaque.
 func (a *Analysis) later(s *Simple, args []*syntax.Word, depth int) {
+	switch s.Program {
+	case "alias", "hash", "mapfile", "readarray", "read", "getopts", "printf":
+	default:
+		return // most commands: no nested analysis made (it escapes into the closures below)
+	}
 	in := a.nested()
 	switch s.Program {
 	case "alias":

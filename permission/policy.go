@@ -48,6 +48,7 @@ type Decision struct {
 type Policy struct {
 	ws               *tools.Workspace
 	home, configDir  string
+	homeFiles        []string // shellFiles in home ("" home: none)
 	stateDir         string   // the session logs' folder, resolved ("": none)
 	programs         []string // dsh-bridge's binary and helpers, resolved
 	allow, ask, deny []compiled
@@ -68,6 +69,9 @@ func New(ws *tools.Workspace, s Settings, mode func() Mode) *Policy {
 	p := &Policy{ws: ws, mode: mode, always: map[string]bool{}, never: map[string]bool{}, private: map[string]bool{}}
 	if home != "" {
 		p.home = tools.Resolve(home)
+		for _, f := range shellFiles {
+			p.homeFiles = append(p.homeFiles, filepath.Join(p.home, f))
+		}
 	}
 	if d := UserConfigDir(); d != "" {
 		p.configDir = tools.Resolve(d)
@@ -109,6 +113,19 @@ func (p *Policy) remembered(key string) (always, never bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.always[key], p.never[key]
+}
+
+// rememberedCommand is remembered for s's key (commandKey), which it
+// builds only when some answer is remembered: a command is looked up
+// several times a decision, and most sessions remember nothing.
+func (p *Policy) rememberedCommand(tool string, s Simple) (always, never bool) {
+	p.mu.Lock()
+	none := len(p.always) == 0 && len(p.never) == 0
+	p.mu.Unlock()
+	if none {
+		return false, false
+	}
+	return p.remembered(commandKey(tool, s))
 }
 
 // call is one call as the policy sees it.
@@ -266,7 +283,7 @@ func (p *Policy) denied(c *call) string {
 	}
 	if c.cmd != nil {
 		for _, s := range c.cmd.judged() {
-			if _, never := p.remembered(commandKey(t.Name, s)); never && !s.Dynamic {
+			if _, never := p.rememberedCommand(t.Name, s); never && !s.Dynamic {
 				return "you chose to always reject " + s.Text
 			}
 		}

@@ -193,8 +193,8 @@ func (c compiled) matchCommand(s Simple, strict bool) bool {
 	if strict && s.Pathed && !systemDir(s.Dir) {
 		return false
 	}
-	words := s.Words()
-	if len(words) < len(c.words) || (!c.prefix && len(words) != len(c.words) && !(s.MoreArgs && !strict)) {
+	n := 1 + len(s.Args) // s.Words(), not built: this runs for every rule and command
+	if n < len(c.words) || (!c.prefix && n != len(c.words) && !(s.MoreArgs && !strict)) {
 		return false
 	}
 	if strict && !c.prefix && s.MoreArgs {
@@ -206,7 +206,7 @@ func (c compiled) matchCommand(s Simple, strict bool) bool {
 		case dyn && strict:
 			return false
 		case dyn:
-		case words[i] != w:
+		case i == 0 && s.Program != w, i > 0 && s.Args[i-1] != w:
 			return false
 		}
 	}

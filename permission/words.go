@@ -12,6 +12,16 @@ import (
 // part of it is expanded at run time ($x, $(…), $((…)), globs of extglob).
 // Unquoted glob characters are kept: see hasMeta.
 func lit(w *syntax.Word) (string, bool) {
+	if len(w.Parts) == 1 { // most words: their one part's value, nothing built
+		switch p := w.Parts[0].(type) {
+		case *syntax.Lit:
+			return unescape(p.Value), true
+		case *syntax.SglQuoted:
+			if !p.Dollar {
+				return p.Value, true
+			}
+		}
+	}
 	var b strings.Builder
 	for _, p := range w.Parts {
 		switch p := p.(type) {

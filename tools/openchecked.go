@@ -44,9 +44,9 @@ type CheckedOpener interface {
 // judged through its nearest existing parent) before the error is told:
 // a denied path is refused as denied, whether or not it exists.
 func (LocalHost) OpenChecked(_ context.Context, path, verb string, check func(string) error) (io.ReadCloser, error) {
-	fd, plain := openPlain(path, 0)
+	fd, err := openPlain(path, 0)
+	plain := err == nil
 	if !plain {
-		var err error
 		if fd, err = openRetry(path, unix.O_PATH|unix.O_CLOEXEC); err != nil {
 			if cerr := check(Resolve(path)); cerr != nil {
 				return nil, cerr

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"errors"
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
@@ -11,27 +12,33 @@ import (
 // /proc's magic links): the file it opens is then named by path itself,
 // and /proc need not be asked (a read of /proc/self/fd costs more than
 // the open). path must be absolute and clean, so that no ".." can mean
-// something else after a symlink. ok is false when it is not, when a
-// component is a symlink, when the path does not open, or when the
-// kernel has no openat2 (Linux before 5.6, or a seccomp filter that
-// refuses it): the caller then resolves the path its slower way, which
-// also reports the error.
+// something else after a symlink.
 //
-// The descriptor, when ok, is the caller's to close.
-func openPlain(path string, flags uint64) (fd int, ok bool) {
+// err is nil when it opened, errNotPlain for a relative or unclean path,
+// and otherwise the kernel's answer: ELOOP when a component is a symlink
+// (dangling or not), ENOENT when a name on the way is missing (every
+// component before it then being a real folder), ENOSYS or EPERM when
+// the kernel has no openat2 (Linux before 5.6, or a seccomp filter that
+// refuses it). On any error the caller resolves the path its slower way,
+// which also reports the error.
+//
+// The descriptor, when err is nil, is the caller's to close.
+func openPlain(path string, flags uint64) (fd int, err error) {
 	if !filepath.IsAbs(path) || filepath.Clean(path) != path {
-		return -1, false
+		return -1, errNotPlain
 	}
 	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC | flags, Resolve: unix.RESOLVE_NO_SYMLINKS}
 	for range 3 { // EINTR and EAGAIN (a rename raced the walk) are tried again, a few times
-		fd, err := unix.Openat2(unix.AT_FDCWD, path, &how)
-		switch err {
-		case nil:
-			return fd, true
-		case unix.EINTR, unix.EAGAIN:
-			continue
+		fd, err = unix.Openat2(unix.AT_FDCWD, path, &how)
+		if err != unix.EINTR && err != unix.EAGAIN {
+			break
 		}
-		return -1, false
 	}
-	return -1, false
+	if err != nil {
+		return -1, err
+	}
+	return fd, nil
 }
+
+// errNotPlain is openPlain's refusal of a relative or unclean path.
+var errNotPlain = errors.New("not an absolute, clean path")

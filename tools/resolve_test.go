@@ -9,9 +9,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// TestResolve_KernelAgreesWithWalk: the /proc shortcut gives what the
-// component walk (EvalSymlinks) gives for every existing path, and stands
-// aside for the paths only the walk can judge.
+// TestResolve_KernelAgreesWithWalk: the kernel's answers give what the
+// component walk (EvalSymlinks) gives for every existing path, and for a
+// missing one with no symlink on the way, and stand aside for the paths
+// only the walk can judge.
 func TestResolve_KernelAgreesWithWalk(t *testing.T) {
 	root, _ := filepath.EvalSymlinks(t.TempDir())
 	mk := func(rel string) string {
@@ -39,8 +40,12 @@ func TestResolve_KernelAgreesWithWalk(t *testing.T) {
 		{"chain of symlinks", "chain/file-link", true},
 		{"spaces and non-ASCII", "real/with space/é.txt", true},
 		{"dot-dot after a symlink", "rel-link/../dir/file.go", true},
-		{"missing file", "real/dir/new.go", false},
+		{"missing file", "real/dir/new.go", true},
+		{"missing folder and file", "real/new/new.go", true},
+		{"missing file past a symlink", "abs-link/dir/new.go", false},
+		{"missing file past a relative symlink", "rel-link/new.go", false},
 		{"dangling symlink", "dangling", false},
+		{"a name under a dangling symlink", "dangling/new.go", false},
 		{"a name /proc's answer would mimic, no symlink on the way", "real/gone (deleted)", true},
 		{"a name /proc's answer would mimic, through a symlink", "abs-link/gone (deleted)", false},
 	} {
@@ -51,11 +56,14 @@ func TestResolve_KernelAgreesWithWalk(t *testing.T) {
 				t.Fatalf("resolveOpen(%q) answered %v, want %v (%q)", tc.rel, ok, tc.kernel, got)
 			}
 			want, err := filepath.EvalSymlinks(p)
-			if ok && (err != nil || got != want) {
+			if ok && err == nil && got != want {
 				t.Errorf("resolveOpen(%q) = %q, the walk says %q (%v)", tc.rel, got, want, err)
 			}
 			if err == nil && Resolve(p) != want {
 				t.Errorf("Resolve(%q) = %q, want %q", tc.rel, Resolve(p), want)
+			}
+			if walk := resolveWalk(p, 0); Resolve(p) != walk {
+				t.Errorf("Resolve(%q) = %q, the walk alone says %q", tc.rel, Resolve(p), walk)
 			}
 		})
 	}
@@ -83,7 +91,8 @@ func TestOpenPlain(t *testing.T) {
 		{"a magic link", "/proc/self/exe", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fd, ok := openPlain(tc.path, 0)
+			fd, err := openPlain(tc.path, 0)
+			ok := err == nil
 			if ok {
 				defer unix.Close(fd)
 			}

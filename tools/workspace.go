@@ -74,7 +74,7 @@ func (w *Workspace) Roots() []string { return append([]string(nil), w.roots...) 
 // root.
 func (w *Workspace) ContainsResolved(real string) bool {
 	for _, r := range w.roots {
-		if real == r || strings.HasPrefix(real, r+string(filepath.Separator)) || r == string(filepath.Separator) {
+		if r == string(filepath.Separator) || strings.HasPrefix(real, r) && (len(real) == len(r) || real[len(r)] == filepath.Separator) {
 			return true
 		}
 	}
@@ -93,6 +93,14 @@ func resolve(p string, depth int) string {
 	if real, ok := resolveOpen(p); ok {
 		return real
 	}
+	return resolveWalk(p, depth)
+}
+
+// resolveWalk is resolve the slow way, component by component, for the
+// paths the kernel's answers leave open: it finds the longest existing
+// prefix, and follows a dangling symlink to where writing through it
+// would create its target.
+func resolveWalk(p string, depth int) string {
 	rest := ""
 	for cur := p; ; {
 		if real, err := filepath.EvalSymlinks(cur); err == nil {
@@ -116,16 +124,23 @@ func resolve(p string, depth int) string {
 	}
 }
 
-// resolveOpen resolves an existing path through the kernel: a path with
-// no symlink on it is its own answer (openPlain, two system calls);
-// otherwise it opens p without reading it (O_PATH, following every
-// symlink) and asks /proc where the descriptor points, three system calls
-// where EvalSymlinks makes one lstat per component. False (so the walk decides) when p does
-// not exist, /proc is not mounted, or the answer is not a plain path.
+// resolveOpen resolves a path through the kernel. A path with no symlink
+// on it is its own answer (openPlain, two system calls), and so is one
+// that has none up to a name that is missing: nothing on it leads
+// elsewhere, and a file made there is made at p (openPlain's ENOENT; a
+// symlink, even a dangling one, is ELOOP instead). Otherwise it opens p
+// without reading it (O_PATH, following every symlink) and asks /proc
+// where the descriptor points, three system calls where EvalSymlinks
+// makes one lstat per component. False (so the walk decides) when p does
+// not exist past a symlink, /proc is not mounted, or the answer is not a
+// plain path.
 func resolveOpen(p string) (string, bool) {
-	if fd, ok := openPlain(p, 0); ok {
+	switch fd, err := openPlain(p, 0); err {
+	case nil:
 		unix.Close(fd)
 		return p, true // no symlink on the way: p is its own name
+	case unix.ENOENT:
+		return p, true // no symlink up to the missing name, which is none either
 	}
 	fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
 	if err != nil {

@@ -57,7 +57,8 @@ func (LocalHost) WriteChecked(_ context.Context, path, content string, check fun
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return err
 	}
-	dfd, plain := openPlain(dir, unix.O_DIRECTORY)
+	dfd, err := openPlain(dir, unix.O_DIRECTORY)
+	plain := err == nil
 	realDir := dir // opened without a symlink: dir names it
 	if !plain {
 		if dfd, err = openRetry(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC); err != nil {

@@ -1,0 +1,76 @@
+package permission
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPolicy_RedirectsResolved: a redirect is judged by the file it
+// reaches, whatever its spelling: a symlinked folder leading out of the
+// workspace, or to a protected folder inside it; a start file of the
+// person's shell when the workspace is their home, and not its siblings.
+func TestPolicy_RedirectsResolved(t *testing.T) {
+	outside, _ := filepath.EvalSymlinks(t.TempDir())
+	p, reg, scope, dir := testPolicy(t, ModeDefault, []string{"bash(git status:*)"}, nil, nil)
+	// The workspace is the home: its shell files are the person's.
+	t.Setenv("HOME", dir)
+	p = New(p.ws, Settings{Allow: mustRules(t, "bash(git status:*)")}, func() Mode { return ModeDefault })
+	bash := reg.Get("bash", scope)
+	for _, d := range []string{".git/hooks", "sub"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Symlink(outside, filepath.Join(dir, "out"))
+	os.Symlink(filepath.Join(dir, ".git", "hooks"), filepath.Join(dir, "hooks"))
+	os.Symlink(filepath.Join(outside, "made", "here"), filepath.Join(dir, "dangling"))
+	for _, tc := range []struct {
+		name, cmd string
+		want      Verdict
+		reason    string // in the decision's reason ("" for none)
+	}{
+		{"a new file inside", "git status > sub/new/report.txt", Allow, ""},
+		{"through a symlink out of the workspace", "git status > out/report.txt", Ask, "writes " + outside + "/report.txt, outside the workspace"},
+		{"reading through it", "git status < out/list", Ask, "reads " + outside + "/list, outside the workspace"},
+		{"through a symlink to the hooks", "git status > hooks/pre-commit", Ask, "git configuration that runs code"},
+		{"through a dangling symlink", "git status > dangling", Ask, "writes " + outside + "/made/here, outside the workspace"},
+		{"a start file of the shell", "git status >> .bashrc", Ask, "a file your shell or tools run at start"},
+		{"in a start folder", "git status > .ssh/config", Ask, "a file your shell or tools run at start"},
+		{"a start file's sibling", "git status > .bashrc.old", Allow, ""},
+		{"a start folder's sibling", "git status > .ssh2", Allow, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := p.Decide(context.Background(), bash, bashArgs(tc.cmd))
+			if d.Verdict != tc.want || !strings.Contains(d.Reason, tc.reason) {
+				t.Errorf("%s: %v %q, want %v with %q", tc.cmd, d.Verdict, d.Reason, tc.want, tc.reason)
+			}
+		})
+	}
+}
+
+// TestPolicy_AlwaysRejectAlone: an "always reject" answer holds when it is
+// the only answer the session remembers.
+func TestPolicy_AlwaysRejectAlone(t *testing.T) {
+	p, reg, scope, _ := testPolicy(t, ModeDefault, nil, nil, nil)
+	bash := reg.Get("bash", scope)
+	p.Remember([]string{"bash:touch"}, false)
+	if d := p.Decide(context.Background(), bash, bashArgs("ls && touch z")); d.Verdict != Deny || !strings.Contains(d.Reason, "always reject touch z") {
+		t.Errorf("always-reject alone: %+v", d)
+	}
+}
+
+func mustRules(t *testing.T, texts ...string) []Rule {
+	t.Helper()
+	var out []Rule
+	for _, text := range texts {
+		r, err := ParseRule(text, FromUser)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
