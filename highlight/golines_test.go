@@ -1,11 +1,13 @@
 package highlight
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"unicode/utf16"
 )
 
 // BenchmarkGoLines100 makes the tokens of 100 lines of net/http's
@@ -85,4 +87,25 @@ func FuzzGoLines(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestUTF16Len: the word-at-a-time ASCII skip counts as rune by rune
+// does, wherever the first non-ASCII character falls.
+func TestUTF16Len(t *testing.T) {
+	ref := func(s string) (n int) {
+		for _, r := range s {
+			n += utf16.RuneLen(r)
+		}
+		return n
+	}
+	for _, other := range []string{"", "é", "𝄞", "\xff"} {
+		for at := 0; at <= 19; at++ {
+			s := strings.Repeat("a", at) + other + strings.Repeat("b", 19-at)
+			t.Run(fmt.Sprintf("%q at %d", other, at), func(t *testing.T) {
+				if got, want := utf16Len(s), ref(s); got != want {
+					t.Errorf("utf16Len(%q) = %d, want %d", s, got, want)
+				}
+			})
+		}
+	}
 }

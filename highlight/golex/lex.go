@@ -268,9 +268,12 @@ func (l *lexer) next() bool {
 // character other than white space follows the slashes at once.
 func (l *lexer) lineComment() bool {
 	t, p := l.text, l.pos
-	end := p + 2
-	for end < len(t) && t[end] != '\n' && t[end] != '\r' {
-		end++
+	end := len(t) // the line's end: the first \n or \r (two vector searches beat one loop)
+	if i := strings.IndexByte(t[p+2:], '\n'); i >= 0 {
+		end = p + 2 + i
+	}
+	if i := strings.IndexByte(t[p+2:end], '\r'); i >= 0 {
+		end = p + 2 + i
 	}
 	typ := CommentSingle
 	switch c := l.at(p + 2); {

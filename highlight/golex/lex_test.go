@@ -125,6 +125,8 @@ func TestTokens_Cases(t *testing.T) {
 		{"errors", "a # b $ c ? d @ e \\ f\n", true},
 		{"identifier unicode", "π := 3\n", false},
 		{"carriage return", "x := 1\r\n", false},
+		{"a comment ends at a carriage return", "// a\rb\nx\n", false},
+		{"a comment's last line", "x // no newline after", true},
 		{"control", "x\x01 := 1\n", false},
 		{"invalid UTF-8", "// \xff\n", false},
 		{"keyword prefixes", "format ifx gofor nilly imports types mapx\n", true},
