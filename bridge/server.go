@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,8 +16,6 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/dsh-bridge/dsh-bridge/codemode"
-	"github.com/dsh-bridge/dsh-bridge/internal/bufpool"
-	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/pipeline"
 	"github.com/dsh-bridge/dsh-bridge/registry"
@@ -313,15 +312,24 @@ func (s *Server) respond(ctx context.Context, req *jsonrpc2.Request, h func(cont
 	if a, ok := result.(withAfter); ok {
 		result, after = a.result, a.after
 	}
-	rctx := context.WithoutCancel(ctx)
 	if err != nil {
-		if e := s.conn.ReplyWithError(rctx, req.ID, toWire(err)); e != nil {
+		if e := s.reply(req.ID, nil, toWire(err)); e != nil {
 			s.log.Warn("reply failed", "method", req.Method, "err", e)
 		}
 		return
 	}
-	if e := s.conn.Reply(rctx, req.ID, result); e != nil {
+	if e := s.reply(req.ID, result, nil); e != nil {
 		s.log.Warn("reply failed", "method", req.Method, "err", e)
+		var enc *replyEncodingError
+		if !errors.As(e, &enc) {
+			return
+		}
+		// The client must not wait forever for an answer that cannot be
+		// written: it gets an error instead.
+		if e := s.reply(req.ID, nil, toWire(e)); e != nil {
+			s.log.Warn("reply failed", "method", req.Method, "err", e)
+		}
+		return
 	}
 	if after != nil {
 		after()
@@ -434,31 +442,4 @@ func (s *Server) requireSession(ctx context.Context, id string) (*Session, error
 		return nil, fmt.Errorf("%w: %q", ErrSessionNotFound, id)
 	}
 	return ss, nil
-}
-
-// notify sends a session/update; updates of one turn are written in order,
-// before the turn's answer.
-func (s *Server) notify(_ context.Context, sessionID string, update any) {
-	select {
-	case <-s.conn.DisconnectNotify():
-		return // the connection is closed: nobody reads this any more
-	default:
-	}
-	// One pass, straight into the line: nothing re-reads what is written.
-	// The line's buffer is reused: a read card's updates are hundreds of
-	// KB, and growing a fresh buffer for each cost copies and collections.
-	buf := bufpool.Get()
-	defer bufpool.Put(buf)
-	line := append(*buf, `{"jsonrpc":"2.0","method":"session/update","params":`...)
-	line, err := jsonv.AppendGo(line, sessionNotification{SessionID: sessionID, Update: update})
-	*buf = line
-	if err != nil {
-		s.log.Error("session/update not encodable", "err", err)
-		return
-	}
-	line = append(line, '}', '\n')
-	*buf = line
-	if err := s.stream.writeLine(line); err != nil {
-		s.log.Debug("session/update not sent", "err", err)
-	}
 }
