@@ -80,7 +80,7 @@ type Analysis struct {
 // in pipelines, lists, subshells, $(…), backticks, process substitutions,
 // function bodies, and the strings of bash -c, eval, env -S and find -exec.
 func Analyze(src string) Analysis {
-	a := Analysis{renamed: map[string]string{}}
+	a := Analysis{renamed: map[string]string{}, Commands: make([]Simple, 0, 8)} // room for most scripts' commands: growing copies them all
 	a.parse(src, 0)
 	return a
 }
