@@ -13,6 +13,12 @@
 // sentinels converted to codes once, at the edge (never code 0). Every
 // session/update of a turn is written before that turn's answer.
 //
+// jsonrpc2 reads the editor's requests and notifications. What the bridge
+// writes (updates, replies, its own calls to the editor) it writes itself,
+// each message in one pass (outgoing.go, calls.go), and the read loop
+// hands the answers to its calls to their callers, each parsed once
+// (routeAnswer): a read through the editor is a file's whole text.
+//
 // # Modes and permissions
 //
 // Modes are pipeline policies on the session's scope, not special cases in

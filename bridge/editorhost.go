@@ -12,6 +12,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/tools"
 )
 
@@ -61,13 +62,15 @@ func (h *editorHost) ReadTextFile(ctx context.Context, path string) (string, err
 
 // readThroughEditor asks the editor for a file's text (its buffer, when open).
 func (h *editorHost) readThroughEditor(ctx context.Context, path string) (string, error) {
-	var res struct {
-		Content string `json:"content"`
-	}
+	var res jsonv.Value // parsed once, by the read loop
 	if err := h.call(ctx, "fs/read_text_file", map[string]any{"sessionId": h.session.id, "path": path}, &res); err != nil {
 		return "", editorError("read", path, err)
 	}
-	return res.Content, nil
+	content, ok := res.Get("content")
+	if res.Kind() != jsonv.Object || !ok || content.Kind() != jsonv.String {
+		return "", fmt.Errorf("the editor's answer to fs/read_text_file holds no text: %s", truncateJSON(res))
+	}
+	return content.Str(), nil
 }
 
 // OpenText streams large local files (and every file when the client
@@ -118,7 +121,7 @@ func (h *editorHost) WriteTextFile(ctx context.Context, path, content string) er
 func (h *editorHost) call(ctx context.Context, method string, params, res any) error {
 	cctx, cancel := context.WithTimeout(ctx, fsCallTimeout)
 	defer cancel()
-	err := h.session.srv.conn.Call(cctx, method, params, res)
+	err := h.session.srv.callEditor(cctx, method, params, res)
 	if err != nil && cctx.Err() != nil && ctx.Err() == nil {
 		return fmt.Errorf("the editor did not answer %s within %v", method, fsCallTimeout)
 	}
@@ -133,4 +136,16 @@ func editorError(verb, path string, err error) error {
 		return fmt.Errorf("the editor could not %s %s: %w", verb, path, fs.ErrNotExist)
 	}
 	return fmt.Errorf("the editor could not %s %s: %w", verb, path, err)
+}
+
+// truncateJSON is v's JSON cut to 200 bytes, for an error message.
+func truncateJSON(v jsonv.Value) string {
+	if !v.IsValid() {
+		return "nothing"
+	}
+	b := v.Bytes()
+	if len(b) > 200 {
+		return string(b[:200]) + "…"
+	}
+	return string(b)
 }

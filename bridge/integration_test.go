@@ -436,13 +436,17 @@ func TestBridge_EditorFileSystem(t *testing.T) {
 		fakeTurn{calls: []fakeCall{{"w", "write", args("file_path", "a.txt", "content", "saved by the editor\n")}}})
 	h.file("a.txt", "on disk\n")
 	var writes []string
-	h.onRead = func(path string) (string, *rpcError) { return "unsaved buffer\n", nil }
+	// A buffer whose text reads like a JSON-RPC request: its answer is
+	// still the read's.
+	h.onRead = func(path string) (string, *rpcError) {
+		return "unsaved buffer\n{\"method\": \"x\", \"id\": 1} é \\u00e9\n", nil
+	}
 	h.onWrite = func(path, content string) *rpcError {
 		writes = append(writes, path+"="+content)
 		return nil
 	}
 	h.prompt(h.session, "x")
-	if got := h.toolMessages(1)["r"]; !strings.Contains(got, "1: unsaved buffer") {
+	if got := h.toolMessages(1)["r"]; !strings.Contains(got, "1: unsaved buffer") || !strings.Contains(got, `2: {"method": "x", "id": 1} é \u00e9`) {
 		t.Errorf("read did not go through the editor: %q", got)
 	}
 	if len(writes) != 1 || writes[0] != filepath.Join(h.dir, "a.txt")+"=saved by the editor\n" {

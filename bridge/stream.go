@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/sourcegraph/jsonrpc2"
+
 	"github.com/dsh-bridge/dsh-bridge/internal/batchwrite"
 )
 
@@ -33,6 +35,9 @@ type lineStream struct {
 	onEOF func()
 	// head and tail are the ends of the last oversized line.
 	head, tail []byte
+	// calls are the bridge's calls to the editor: the read loop hands
+	// them their answers.
+	calls editorCalls
 }
 
 func newLineStream(r io.Reader, w io.Writer, c io.Closer, log *slog.Logger) *lineStream {
@@ -82,7 +87,7 @@ func (s *lineStream) ReadObject(v any) error {
 		line, err := s.readLine()
 		if errors.Is(err, errOversized) {
 			if synth := s.oversized(); synth != nil {
-				return json.Unmarshal(synth, v)
+				s.routeAnswer(synth)
 			}
 			continue
 		}
@@ -95,6 +100,9 @@ func (s *lineStream) ReadObject(v any) error {
 		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
+			continue
+		}
+		if maybeAnswer(line) && s.routeAnswer(line) {
 			continue
 		}
 		if !json.Valid(line) {
@@ -166,7 +174,7 @@ func (s *lineStream) rejectID(id json.RawMessage, code int, msg string) {
 
 // oversized handles a dropped line: a request is answered -32600 with its
 // id; a reply to one of our calls is turned into an error reply for the
-// caller (returned, to be handed to the connection). Without a readable id
+// caller (returned, to be routed to its call). Without a readable id
 // the line is answered with a null id and nothing else can be done.
 func (s *lineStream) oversized() []byte {
 	const msg = "message larger than the limit (64 MiB)"
@@ -210,6 +218,7 @@ func oversizedID(head, tail []byte) (json.RawMessage, bool) {
 
 // Close closes the underlying connection.
 func (s *lineStream) Close() error {
+	s.calls.end(jsonrpc2.ErrClosed) // no answer can come any more: the connection closes us when the input ends
 	if s.c == nil {
 		return nil
 	}

@@ -1,0 +1,267 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/dsh-bridge/dsh-bridge/internal/bufpool"
+	"github.com/dsh-bridge/dsh-bridge/jsonv"
+)
+
+// editorCalls are the calls the bridge makes to the editor and waits on
+// (fs/*, terminal/*, session/request_permission). The bridge makes them
+// itself rather than through jsonrpc2.Conn, which has no call of its own
+// in flight: a request is written in one pass, and an answer (a file's
+// whole text, for fs/read_text_file) is parsed once, by the read loop,
+// instead of being checked and decoded five times by encoding/json.
+// Every call gets a number of its own, from 1. It is safe for concurrent
+// use; its zero value is ready.
+type editorCalls struct {
+	mu      sync.Mutex
+	last    uint64
+	waiting map[uint64]chan callAnswer
+	ended   error // once set, every waiting call and every later one fails with it
+}
+
+// callAnswer is the editor's answer to a call: its result, or its error.
+type callAnswer struct {
+	result jsonv.Value // absent when the answer held no result
+	err    error
+}
+
+// begin numbers a new call; its answer arrives on the channel, which is
+// buffered so that the read loop never waits for the caller.
+func (c *editorCalls) begin() (uint64, chan callAnswer, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended != nil {
+		return 0, nil, c.ended
+	}
+	if c.waiting == nil {
+		c.waiting = map[uint64]chan callAnswer{}
+	}
+	c.last++
+	ch := make(chan callAnswer, 1)
+	c.waiting[c.last] = ch
+	return c.last, ch, nil
+}
+
+// forget drops a call whose caller stopped waiting; a late answer to it
+// is then dropped too.
+func (c *editorCalls) forget(id uint64) {
+	c.mu.Lock()
+	delete(c.waiting, id)
+	c.mu.Unlock()
+}
+
+// answer hands a to the call id; false when no call of that number waits.
+// Called by the read loop: it never blocks.
+func (c *editorCalls) answer(id uint64, a callAnswer) bool {
+	c.mu.Lock()
+	ch, ok := c.waiting[id]
+	delete(c.waiting, id)
+	c.mu.Unlock()
+	if ok {
+		ch <- a
+	}
+	return ok
+}
+
+// end fails every waiting call with err, and every later call. Only the
+// first end counts.
+func (c *editorCalls) end(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended != nil {
+		return
+	}
+	c.ended = err
+	for id, ch := range c.waiting {
+		ch <- callAnswer{err: err}
+		delete(c.waiting, id)
+	}
+}
+
+// callEditor calls method on the editor and waits for its answer, or for
+// ctx: the result is decoded into result (a *jsonv.Value takes it as
+// parsed; nil ignores it). An error answer is a *jsonrpc2.Error; a closed
+// connection is jsonrpc2.ErrClosed.
+func (s *Server) callEditor(ctx context.Context, method string, params, result any) error {
+	calls := &s.stream.calls
+	id, ch, err := calls.begin()
+	if err != nil {
+		return err
+	}
+	buf := bufpool.Get()
+	defer bufpool.Put(buf)
+	line := append(*buf, `{"jsonrpc":"2.0","id":`...)
+	line = strconv.AppendUint(line, id, 10)
+	line = append(line, `,"method":`...)
+	line = jsonv.AppendString(line, method)
+	if params != nil { // JSON-RPC's params are an object or an array, or absent
+		line = append(line, `,"params":`...)
+		line, err = jsonv.AppendGo(line, params)
+	}
+	*buf = line
+	if err != nil {
+		calls.forget(id)
+		return fmt.Errorf("%s: the params cannot be encoded: %w", method, err)
+	}
+	line = append(line, '}', '\n')
+	*buf = line
+	if err := s.stream.writeLine(line); err != nil {
+		calls.forget(id)
+		return err
+	}
+	select {
+	case a := <-ch:
+		if a.err != nil {
+			return a.err
+		}
+		return decodeResult(a.result, result)
+	case <-ctx.Done():
+		calls.forget(id)
+		return ctx.Err()
+	}
+}
+
+// decodeResult puts an answer's result into target.
+func decodeResult(v jsonv.Value, target any) error {
+	if !v.IsValid() {
+		v = jsonv.NullValue()
+	}
+	switch t := target.(type) {
+	case nil:
+		return nil
+	case *jsonv.Value:
+		*t = v
+		return nil
+	case *json.RawMessage:
+		*t = v.Bytes()
+		return nil
+	}
+	return v.Decode(target)
+}
+
+// routeAnswer hands line to the call it answers, if it is an answer (a
+// JSON-RPC object with an id and no method); false for anything else,
+// which the usual path judges (a request, a notification, a line that is
+// not JSON). An answer to no call of ours is logged and dropped, as
+// jsonrpc2 drops one. The line is parsed once, losslessly; one the strict
+// parser refuses (a lone surrogate escape in a file's text, say) is read
+// by encoding/json instead, as the connection would have.
+func (s *lineStream) routeAnswer(line []byte) bool {
+	v, err := jsonv.Parse(line)
+	if err != nil {
+		return s.routeLenient(line)
+	}
+	if v.Kind() != jsonv.Object || v.Has("method") {
+		return false
+	}
+	idv, ok := v.Get("id")
+	if !ok {
+		return false
+	}
+	var a callAnswer
+	if e, ok := v.Get("error"); ok && e.Kind() != jsonv.Null {
+		a.err = answerError(e.Bytes())
+	} else {
+		a.result, _ = v.Get("result")
+	}
+	n, ok := idv.Int()
+	s.deliver(ok && n > 0, uint64(n), idv.String(), a)
+	return true
+}
+
+// routeLenient is routeAnswer for a line the strict parser refused.
+func (s *lineStream) routeLenient(line []byte) bool {
+	var m struct {
+		ID     json.RawMessage  `json:"id"`
+		Method *json.RawMessage `json:"method"`
+		Result json.RawMessage  `json:"result"`
+		Error  json.RawMessage  `json:"error"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Method != nil || len(m.ID) == 0 || line[0] != '{' {
+		return false
+	}
+	var a callAnswer
+	if len(m.Error) > 0 && string(m.Error) != "null" {
+		a.err = answerError(m.Error)
+	} else {
+		var g any
+		if len(m.Result) > 0 {
+			json.Unmarshal(m.Result, &g) // valid: the whole line was
+		}
+		if a.result, a.err = jsonv.FromGo(g); a.err != nil {
+			a.err = fmt.Errorf("the editor's answer cannot be read: %w", a.err)
+		}
+	}
+	var n uint64
+	known := json.Unmarshal(m.ID, &n) == nil && n > 0
+	s.deliver(known, n, string(m.ID), a)
+	return true
+}
+
+// deliver hands a to call n, logging an answer to no call of ours.
+func (s *lineStream) deliver(known bool, n uint64, id string, a callAnswer) {
+	if !known || !s.calls.answer(n, a) {
+		s.log.Warn("dropped an answer to no call of ours", "id", id)
+	}
+}
+
+// answerError is the *jsonrpc2.Error an answer's error member says; one
+// that is not a JSON-RPC error object is reported as -32603.
+func answerError(raw []byte) error {
+	var e jsonrpc2.Error
+	if json.Unmarshal(raw, &e) != nil || e.Code == 0 && e.Message == "" {
+		return &jsonrpc2.Error{Code: codeInternalError, Message: "the editor answered with a malformed error: " + string(raw)}
+	}
+	return &e
+}
+
+// maybeAnswer reports whether line may be an answer, cheaply: a line
+// whose top-level object has a "method" member is a request or a
+// notification, which need not be parsed twice. Only a key at the top
+// level counts (a file's text or a nested object may hold the word); the
+// line need not be valid JSON (the parsers judge it).
+func maybeAnswer(line []byte) bool {
+	if !bytes.Contains(line, methodName) {
+		return true
+	}
+	depth := 0
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case '"':
+			j := i + 1
+			for j < len(line) && line[j] != '"' {
+				if line[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if depth == 1 && bytes.Equal(line[i:min(j+1, len(line))], methodName) {
+				k := j + 1
+				for k < len(line) && (line[k] == ' ' || line[k] == '\t' || line[k] == '\r' || line[k] == '\n') {
+					k++
+				}
+				if k < len(line) && line[k] == ':' {
+					return false
+				}
+			}
+			i = j
+		}
+	}
+	return true
+}
+
+var methodName = []byte(`"method"`)
