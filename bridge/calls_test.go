@@ -166,7 +166,7 @@ func TestCallEditor(t *testing.T) {
 }
 
 // waitLine waits for the next line written to out, and returns it.
-func waitLine(t *testing.T, out *lockedBuffer) string {
+func waitLine(t *testing.T, out *SyncBuffer) string {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 		out.mu.Lock()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/dsh-bridge/dsh-bridge/bridge"
 	"github.com/dsh-bridge/dsh-bridge/sandbox"
 )
 
@@ -177,22 +178,7 @@ type stamp struct {
 }
 
 // syncBuffer is a bytes.Buffer safe for a writer and readers at once.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+type syncBuffer = bridge.SyncBuffer
 
 // fakeTerminal is an editor terminal: the command runs for real.
 type fakeTerminal struct {

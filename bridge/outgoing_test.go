@@ -18,27 +18,33 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 )
 
-// lockedBuffer is an io.Writer tests read from once its writer is done.
-type lockedBuffer struct {
+// SyncBuffer is a bytes.Buffer safe for a writer and readers at once
+// (the external tests' syncBuffer too).
+type SyncBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *lockedBuffer) Write(p []byte) (int, error) {
+func (b *SyncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
-func (b *lockedBuffer) lines() []string {
+func (b *SyncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return strings.Split(strings.TrimSuffix(b.buf.String(), "\n"), "\n")
+	return b.buf.String()
+}
+
+// lines are the lines written so far.
+func (b *SyncBuffer) lines() []string {
+	return strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 }
 
 // replyServer is a Server whose replies go to the returned buffer.
-func replyServer(t *testing.T) (*Server, *lockedBuffer) {
-	out := &lockedBuffer{}
+func replyServer(t *testing.T) (*Server, *SyncBuffer) {
+	out := &SyncBuffer{}
 	pr, pw := io.Pipe()
 	t.Cleanup(func() { pw.Close() })
 	stream := newLineStream(pr, out, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
