@@ -44,20 +44,12 @@ func newLineStream(r io.Reader, w io.Writer, c io.Closer, log *slog.Logger) *lin
 	return &lineStream{r: bufio.NewReaderSize(r, 1<<20), w: batchwrite.New(w), c: c, log: log}
 }
 
-// WriteObject writes one message as one line. jsonrpc2 hands it the
-// calls the bridge makes to the editor (replies and updates are written
-// by the Server itself, in one pass): a message that encodes itself is
-// taken as it writes itself, since jsonrpc2's messages come out of
-// encoding/json already compact and checked; encoding/json would check
-// the whole message (a file's text, for fs/write_text_file) once more.
+// WriteObject writes one message as one line. It completes jsonrpc2's
+// ObjectStream, which the bridge does not write through: its replies,
+// updates and calls to the editor are written by the Server, each in one
+// pass (outgoing.go, calls.go).
 func (s *lineStream) WriteObject(obj any) error {
-	var b []byte
-	var err error
-	if m, ok := obj.(json.Marshaler); ok {
-		b, err = m.MarshalJSON()
-	} else {
-		b, err = json.Marshal(obj)
-	}
+	b, err := json.Marshal(obj)
 	if err != nil {
 		return err
 	}
