@@ -13,14 +13,13 @@ import (
 // (Analysis.Maybe), and again, with the words it is given, where the
 // script uses the name (expand); code that cannot be seen is opaque.
 func (a *Analysis) later(s *Simple, args []*syntax.Word, depth int) {
-	switch s.Program {
-	case "alias", "hash", "mapfile", "readarray", "read", "getopts", "printf":
-	default:
-		return // most commands: no nested analysis made (it escapes into the closures below)
-	}
-	in := a.nested()
+	// The cases that see code make its analysis; most commands are none
+	// of them, and make nothing (it escapes into the closures below).
+	var in *Analysis
+	nested := func() *Analysis { n := a.nested(); return &n }
 	switch s.Program {
 	case "alias":
+		in = nested()
 		for _, w := range args {
 			v, ok := lit(w)
 			if !ok {
@@ -33,6 +32,7 @@ func (a *Analysis) later(s *Simple, args []*syntax.Word, depth int) {
 			}
 		}
 	case "hash":
+		in = nested()
 		optionValues(args, "-p", func(prog string, ok bool, next int) {
 			if !ok || prog == "" {
 				in.opaque("hash -p is given a computed program")
@@ -48,6 +48,7 @@ func (a *Analysis) later(s *Simple, args []*syntax.Word, depth int) {
 			}
 		})
 	case "mapfile", "readarray":
+		in = nested()
 		optionValues(args, "-C", func(code string, ok bool, _ int) {
 			if !ok {
 				in.opaque("%s -C is given a computed callback", s.Program)
@@ -59,6 +60,7 @@ func (a *Analysis) later(s *Simple, args []*syntax.Word, depth int) {
 	case "read", "getopts":
 		a.setsNamed(s.Program, args)
 	case "printf":
+		in = nested()
 		optionValues(args, "-v", func(name string, ok bool, _ int) {
 			if !ok {
 				in.opaque("printf -v is given a computed name")
@@ -69,7 +71,9 @@ func (a *Analysis) later(s *Simple, args []*syntax.Word, depth int) {
 	default:
 		return
 	}
-	a.absorb(&in)
+	if in != nil {
+		a.absorb(in)
+	}
 }
 
 // bindsProgram records that the script may run the program prog (a path or a
