@@ -195,11 +195,15 @@ func (s *lineStream) routeLenient(line []byte) bool {
 		a.err = answerError(m.Error)
 	} else {
 		var g any
+		err := error(nil)
 		if len(m.Result) > 0 {
-			json.Unmarshal(m.Result, &g) // valid: the whole line was
+			err = json.Unmarshal(m.Result, &g) // a number past float64's range fails
 		}
-		if a.result, a.err = jsonv.FromGo(g); a.err != nil {
-			a.err = fmt.Errorf("the editor's answer cannot be read: %w", a.err)
+		if err == nil {
+			a.result, err = jsonv.FromGo(g)
+		}
+		if err != nil {
+			a.err = fmt.Errorf("the editor's answer cannot be read: %w", err)
 		}
 	}
 	var n uint64

@@ -52,6 +52,7 @@ func TestRouteAnswer(t *testing.T) {
 		{"members in another order", `{"result":{"content":"é"},"id":%d,"jsonrpc":"2.0"}`, true, "é", 0},
 		{"a lone surrogate escape, read as encoding/json reads it", `{"jsonrpc":"2.0","id":%d,"result":{"content":"x\ud800y"}}`, true, "x\ufffdy", 0},
 		{"duplicate keys, read as encoding/json reads them", `{"jsonrpc":"2.0","id":%d,"result":{"content":"old","content":"new"}}`, true, "new", 0},
+		{"a number past float64's range", `{"jsonrpc":"2.0","id":%d,"result":{"content":"x","n":1e400}}`, true, "", -1},
 		{"an error", `{"jsonrpc":"2.0","id":%d,"error":{"code":-32002,"message":"not found"}}`, true, "", -32002},
 		{"a malformed error", `{"jsonrpc":"2.0","id":%d,"error":"boom"}`, true, "", codeInternalError},
 		{"a null error and a result", `{"jsonrpc":"2.0","id":%d,"error":null,"result":{"content":"z"}}`, true, "z", 0},
@@ -73,6 +74,12 @@ func TestRouteAnswer(t *testing.T) {
 				return
 			}
 			a := <-ch
+			if tc.code == -1 { // unreadable: an error that says so
+				if a.err == nil || !strings.Contains(a.err.Error(), "cannot be read") {
+					t.Fatalf("error %v, want one saying the answer cannot be read", a.err)
+				}
+				return
+			}
 			if tc.code != 0 {
 				var we *jsonrpc2.Error
 				if !errors.As(a.err, &we) || we.Code != tc.code {
