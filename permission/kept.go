@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
+	"github.com/dsh-bridge/dsh-bridge/internal/safepath"
 	"github.com/dsh-bridge/dsh-bridge/sandbox"
 )
 
@@ -103,7 +103,7 @@ func within(path string, roots []string) bool {
 		if r == "" {
 			continue
 		}
-		if r == "/" || strings.HasPrefix(path, r) && (len(path) == len(r) || path[len(r)] == filepath.Separator) {
+		if safepath.Within(path, r) {
 			return true
 		}
 	}

@@ -130,7 +130,7 @@ func holder(path string, write []string) string {
 	best := ""
 	for _, w := range write {
 		w = filepath.Clean(w)
-		if (path == w || strings.HasPrefix(path, w+string(filepath.Separator)) || w == "/") && len(w) > len(best) {
+		if within(path, w) && len(w) > len(best) {
 			best = w
 		}
 	}

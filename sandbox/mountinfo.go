@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/dsh-bridge/dsh-bridge/internal/safepath"
 )
 
 // mountEntry is one line of /proc/self/mountinfo: the file system (its
@@ -58,9 +60,7 @@ func unescapeMount(s string) string {
 type alias struct{ path, mountpoint string }
 
 // within reports whether p is dir or lies below it.
-func within(p, dir string) bool {
-	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
-}
+func within(p, dir string) bool { return safepath.Within(p, dir) }
 
 // mountOf returns the mount path is seen through: the last entry whose
 // mount point holds it.

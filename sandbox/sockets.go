@@ -131,7 +131,7 @@ func hiddenPaths(hidden, write []string) []string {
 func holdsAny(dir string, paths []string) bool {
 	for _, p := range paths {
 		p = filepath.Clean(p)
-		if p == dir || strings.HasPrefix(p, dir+string(filepath.Separator)) || dir == "/" {
+		if within(p, dir) {
 			return true
 		}
 	}

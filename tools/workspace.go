@@ -7,10 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/dsh-bridge/dsh-bridge/internal/safepath"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/pipeline"
 	"github.com/dsh-bridge/dsh-bridge/registry"
@@ -74,7 +74,7 @@ func (w *Workspace) Roots() []string { return append([]string(nil), w.roots...) 
 // root.
 func (w *Workspace) ContainsResolved(real string) bool {
 	for _, r := range w.roots {
-		if r == string(filepath.Separator) || strings.HasPrefix(real, r) && (len(real) == len(r) || real[len(r)] == filepath.Separator) {
+		if safepath.Within(real, r) {
 			return true
 		}
 	}

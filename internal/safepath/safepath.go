@@ -103,11 +103,19 @@ func resolvedDir(dir string) string {
 	return dir
 }
 
+// Within reports whether the clean absolute path is dir or lies below it;
+// "/" holds every path. It builds nothing: the permission rules ask it for
+// every path of every call.
+func Within(path, dir string) bool {
+	return dir == string(filepath.Separator) ||
+		strings.HasPrefix(path, dir) && (len(path) == len(dir) || path[len(dir)] == filepath.Separator)
+}
+
 // under reports whether path is one of dirs or inside one ("/" holds
 // nothing here: a folder of the whole disk would leave no program to run).
 func under(path string, dirs []string) bool {
 	for _, d := range dirs {
-		if d != "/" && (path == d || strings.HasPrefix(path, d+string(filepath.Separator))) {
+		if d != "/" && Within(path, d) {
 			return true
 		}
 	}

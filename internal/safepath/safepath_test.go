@@ -103,3 +103,24 @@ func TestDistrust(t *testing.T) {
 		t.Errorf("%d folders added, want 1: %q", got, distrusts)
 	}
 }
+
+func TestWithin(t *testing.T) {
+	for _, tc := range []struct {
+		path, dir string
+		want      bool
+	}{
+		{"/home/u", "/home/u", true},
+		{"/home/u/.ssh/config", "/home/u", true},
+		{"/home/u2", "/home/u", false},
+		{"/home/u.old/x", "/home/u", false},
+		{"/home", "/home/u", false},
+		{"/etc/passwd", "/", true},
+		{"/", "/", true},
+	} {
+		t.Run(tc.path+" in "+tc.dir, func(t *testing.T) {
+			if got := Within(tc.path, tc.dir); got != tc.want {
+				t.Errorf("Within(%q, %q) = %v", tc.path, tc.dir, got)
+			}
+		})
+	}
+}
