@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/dsh-bridge/dsh-bridge/internal/bufpool"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 )
 
@@ -98,26 +96,17 @@ func (s *Server) callEditor(ctx context.Context, method string, params, result a
 	if err != nil {
 		return err
 	}
-	buf := bufpool.Get()
-	defer bufpool.Put(buf)
-	line := append(*buf, `{"jsonrpc":"2.0","id":`...)
-	line = strconv.AppendUint(line, id, 10)
-	line = append(line, `,"method":`...)
-	line = jsonv.AppendString(line, method)
-	if params != nil { // JSON-RPC's params are an object or an array, or absent
-		line = append(line, `,"params":`...)
-		line, err = jsonv.AppendGo(line, params)
+	head := func(l []byte) []byte {
+		l = strconv.AppendUint(append(l, `"id":`...), id, 10)
+		return jsonv.AppendString(append(l, `,"method":`...), method)
 	}
-	*buf = line
-	if err != nil {
-		calls.forget(id)
-		return fmt.Errorf("%s: the params cannot be encoded: %w", method, err)
+	key := "params"
+	if params == nil {
+		key = "" // JSON-RPC's params are an object or an array, or absent
 	}
-	line = append(line, '}', '\n')
-	*buf = line
-	if err := s.stream.writeLine(line); err != nil {
+	if err := s.writeMessage(head, key, params); err != nil {
 		calls.forget(id)
-		return err
+		return fmt.Errorf("%s: %w", method, err)
 	}
 	select {
 	case a := <-ch:
@@ -228,44 +217,3 @@ func answerError(raw []byte) error {
 	}
 	return &e
 }
-
-// maybeAnswer reports whether line may be an answer, cheaply: a line
-// whose top-level object has a "method" member is a request or a
-// notification, which need not be parsed twice. Only a key at the top
-// level counts (a file's text or a nested object may hold the word); the
-// line need not be valid JSON (the parsers judge it).
-func maybeAnswer(line []byte) bool {
-	if !bytes.Contains(line, methodName) {
-		return true
-	}
-	depth := 0
-	for i := 0; i < len(line); i++ {
-		switch line[i] {
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-		case '"':
-			j := i + 1
-			for j < len(line) && line[j] != '"' {
-				if line[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if depth == 1 && bytes.Equal(line[i:min(j+1, len(line))], methodName) {
-				k := j + 1
-				for k < len(line) && (line[k] == ' ' || line[k] == '\t' || line[k] == '\r' || line[k] == '\n') {
-					k++
-				}
-				if k < len(line) && line[k] == ':' {
-					return false
-				}
-			}
-			i = j
-		}
-	}
-	return true
-}
-
-var methodName = []byte(`"method"`)

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"errors"
 	"strconv"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -9,6 +10,43 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/internal/bufpool"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 )
+
+// writeMessage writes one JSON-RPC message in one pass, straight into a
+// pooled line (a read card's update is hundreds of KB; growing a fresh
+// buffer for each cost copies and collections): head appends the members
+// that follow "jsonrpc", then key names the last member, whose value
+// jsonv.AppendGo writes ("" writes none). Nothing re-reads what is
+// written: jsonrpc2 would encode the value, then the message, then the
+// line, encoding/json checking each. A value that cannot be encoded is an
+// *encodingError, and nothing is written. It is safe for concurrent use.
+func (s *Server) writeMessage(head func([]byte) []byte, key string, value any) error {
+	buf := bufpool.Get()
+	defer bufpool.Put(buf)
+	line := head(append(*buf, `{"jsonrpc":"2.0",`...))
+	var err error
+	if key != "" {
+		line = append(jsonv.AppendString(append(line, ','), key), ':')
+		line, err = jsonv.AppendGo(line, value)
+	}
+	*buf = line
+	if err != nil {
+		return &encodingError{key, err}
+	}
+	line = append(line, '}', '\n')
+	*buf = line
+	return s.stream.writeLine(line)
+}
+
+// encodingError is a message's member writeMessage could not encode.
+type encodingError struct {
+	member string
+	err    error
+}
+
+func (e *encodingError) Error() string {
+	return "the " + e.member + " cannot be encoded: " + e.err.Error()
+}
+func (e *encodingError) Unwrap() error { return e.err }
 
 // notify sends a session/update; updates of one turn are written in order,
 // before the turn's answer.
@@ -18,60 +56,30 @@ func (s *Server) notify(_ context.Context, sessionID string, update any) {
 		return // the connection is closed: nobody reads this any more
 	default:
 	}
-	// One pass, straight into the line: nothing re-reads what is written.
-	// The line's buffer is reused: a read card's updates are hundreds of
-	// KB, and growing a fresh buffer for each cost copies and collections.
-	buf := bufpool.Get()
-	defer bufpool.Put(buf)
-	line := append(*buf, `{"jsonrpc":"2.0","method":"session/update","params":`...)
-	line, err := jsonv.AppendGo(line, sessionNotification{SessionID: sessionID, Update: update})
-	*buf = line
-	if err != nil {
+	err := s.writeMessage(func(l []byte) []byte { return append(l, `"method":"session/update"`...) },
+		"params", sessionNotification{SessionID: sessionID, Update: update})
+	var enc *encodingError
+	switch {
+	case errors.As(err, &enc):
 		s.log.Error("session/update not encodable", "err", err)
-		return
-	}
-	line = append(line, '}', '\n')
-	*buf = line
-	if err := s.stream.writeLine(line); err != nil {
+	case err != nil:
 		s.log.Debug("session/update not sent", "err", err)
 	}
 }
 
-// reply writes the response to request id in one pass, as notify writes
-// an update: the result (or the error, when wireErr is not nil) goes
-// straight into the line through jsonv.AppendGo, and nothing re-reads it
-// (jsonrpc2's Reply encodes the result, then the response, then the
-// message again, validating each time). It is safe for concurrent use.
-// A result that cannot be encoded is a *replyEncodingError, and nothing
-// is written.
+// reply writes the response to request id: its result, or its error when
+// wireErr is not nil. A result that cannot be encoded is an
+// *encodingError, and nothing is written.
 func (s *Server) reply(id jsonrpc2.ID, result any, wireErr *jsonrpc2.Error) error {
-	buf := bufpool.Get()
-	defer bufpool.Put(buf)
-	line := append(*buf, `{"jsonrpc":"2.0","id":`...)
-	if id.IsString {
-		line = jsonv.AppendString(line, id.Str)
-	} else {
-		line = strconv.AppendUint(line, id.Num, 10)
+	head := func(l []byte) []byte {
+		l = append(l, `"id":`...)
+		if id.IsString {
+			return jsonv.AppendString(l, id.Str)
+		}
+		return strconv.AppendUint(l, id.Num, 10)
 	}
-	var err error
 	if wireErr != nil {
-		line = append(line, `,"error":`...)
-		line, err = jsonv.AppendGo(line, wireErr)
-	} else {
-		line = append(line, `,"result":`...)
-		line, err = jsonv.AppendGo(line, result)
+		return s.writeMessage(head, "error", wireErr)
 	}
-	*buf = line
-	if err != nil {
-		return &replyEncodingError{err}
-	}
-	line = append(line, '}', '\n')
-	*buf = line
-	return s.stream.writeLine(line)
+	return s.writeMessage(head, "result", result)
 }
-
-// replyEncodingError is a result reply could not encode.
-type replyEncodingError struct{ err error }
-
-func (e *replyEncodingError) Error() string { return "the result cannot be encoded: " + e.err.Error() }
-func (e *replyEncodingError) Unwrap() error { return e.err }

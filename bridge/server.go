@@ -320,7 +320,7 @@ func (s *Server) respond(ctx context.Context, req *jsonrpc2.Request, h func(cont
 	}
 	if e := s.reply(req.ID, result, nil); e != nil {
 		s.log.Warn("reply failed", "method", req.Method, "err", e)
-		var enc *replyEncodingError
+		var enc *encodingError
 		if !errors.As(e, &enc) {
 			return
 		}

@@ -94,7 +94,7 @@ func (s *lineStream) ReadObject(v any) error {
 		if len(line) == 0 {
 			continue
 		}
-		if maybeAnswer(line) && s.routeAnswer(line) {
+		if s.routeAnswer(line) {
 			continue
 		}
 		if !json.Valid(line) {
