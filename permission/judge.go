@@ -84,7 +84,7 @@ func (p *Policy) decideCommand(c *call) Decision {
 	}
 	blockers = append(blockers, a.Opaque...)
 	blockers = append(blockers, a.Danger...)
-	for _, rd := range a.Redirects {
+	for i, rd := range a.Redirects {
 		switch {
 		case rd.Dynamic && rd.Write:
 			blockers = append(blockers, "it writes to a file named at run time")
@@ -93,7 +93,7 @@ func (p *Policy) decideCommand(c *call) Decision {
 		case a.ChangesDir && !filepath.IsAbs(rd.Path):
 			blockers = append(blockers, "it changes directory and then redirects to "+rd.Path)
 		default:
-			real := p.ws.Resolve(rd.Path)
+			real := c.target(i)
 			switch {
 			case !p.ws.ContainsResolved(real):
 				verb := "reads"

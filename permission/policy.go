@@ -96,56 +96,6 @@ func New(ws *tools.Workspace, s Settings, mode func() Mode) *Policy {
 	return p
 }
 
-// call is one call as the policy sees it.
-type call struct {
-	tool     *registry.Tool
-	args     jsonv.Value
-	declared []registry.Access // the tool's own declaration
-	ws       *tools.Workspace
-	files    []access // declared, resolved: accesses() fills it once
-	resolved bool
-	cmd      *Analysis // command tools
-	host     string    // fetch tools: canonical host
-
-	ctx     context.Context // for the host's lookup
-	p       *Policy         // told when the host is found private
-	looked  bool            // private and addrs are known
-	private bool
-	addrs   []string
-}
-
-// accesses are the call's declared file accesses with their paths
-// resolved, the first time a judgement needs them: a call that no rule
-// about files concerns (a guard with no deny rules) resolves nothing, and
-// resolving costs a few system calls per path.
-func (c *call) accesses() []access {
-	if !c.resolved {
-		c.resolved = true
-		for _, a := range c.declared {
-			c.files = append(c.files, access{path: c.ws.Resolve(a.Path), write: a.Write})
-		}
-	}
-	return c.files
-}
-
-// lookup resolves the call's host once, when a rule or the private check
-// first needs it.
-func (c *call) lookup() (private bool, addrs []string) {
-	if !c.looked {
-		c.private, c.addrs = privateHost(c.ctx, c.host)
-		c.looked = true
-		if c.private && c.p != nil {
-			c.p.sawPrivate(c.host)
-		}
-	}
-	return c.private, c.addrs
-}
-
-type access struct {
-	path  string // resolved
-	write bool
-}
-
 func (p *Policy) prepare(ctx context.Context, t *registry.Tool, args jsonv.Value) *call {
 	c := &call{tool: t, args: args, ctx: ctx, ws: p.ws, p: p}
 	if !args.IsValid() {
@@ -278,11 +228,11 @@ func (p *Policy) denies(r compiled, c *call) string {
 			}
 		}
 		if c.cmd != nil {
-			for _, rd := range c.cmd.Redirects {
+			for i, rd := range c.cmd.Redirects {
 				if rd.Dynamic || (writer && !rd.Write) {
 					continue
 				}
-				if pth := p.ws.Resolve(rd.Path); r.matchPath(pth) {
+				if pth := c.target(i); r.matchPath(pth) {
 					return " (" + pth + ")"
 				}
 			}
