@@ -107,3 +107,34 @@ func TestOpenPlain(t *testing.T) {
 		})
 	}
 }
+
+// TestResolveAsWritten: a path is resolved as the kernel opens it, each
+// ".." taken after the symlink before it.
+func TestResolveAsWritten(t *testing.T) {
+	outside, _ := filepath.EvalSymlinks(t.TempDir())
+	os.MkdirAll(filepath.Join(outside, "deep"), 0o755)
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	os.MkdirAll(filepath.Join(dir, "sub", "a..b"), 0o755)
+	os.Symlink(filepath.Join(outside, "deep"), filepath.Join(dir, "out"))
+	ws, err := NewWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{"out/../x", outside + "/x"},
+		{"out/../../x", filepath.Dir(outside) + "/x"},
+		{"out/./f", outside + "/deep/f"},
+		{"sub/../x", dir + "/x"},
+		{"sub/a..b/../x", dir + "/sub/x"},
+		{"sub/a..b/f", dir + "/sub/a..b/f"},
+		{"missing/../x", dir + "/x"},
+		{dir + "/out/../x", outside + "/x"},
+		{"/..", "/"},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			if got := ws.ResolveAsWritten(tc.path); got != tc.want {
+				t.Errorf("ResolveAsWritten(%q) = %q, want %q", tc.path, got, tc.want)
+			}
+		})
+	}
+}

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -65,6 +67,39 @@ func (w *Workspace) Contains(p string) bool {
 // with every symlink of its longest existing prefix resolved: the file a
 // call would really touch.
 func (w *Workspace) Resolve(p string) string { return Resolve(w.Abs(p)) }
+
+// ResolveAsWritten resolves p as the kernel does when a program opens it
+// (a shell's redirect, cd, a program named by its path): relative to the
+// workspace directory, and with each ".." taken after the symlink before
+// it, where Resolve(Abs(p)) takes it first ("out/../x", out a symlink to
+// /elsewhere/deep, is /elsewhere/x, not x in the workspace). Past the
+// first missing name the rest is joined as written: the kernel would not
+// go through a missing folder.
+func (w *Workspace) ResolveAsWritten(p string) string {
+	if !filepath.IsAbs(p) {
+		p = w.cwd + string(filepath.Separator) + p
+	}
+	parts := strings.Split(p, string(filepath.Separator))
+	if !slices.Contains(parts, "..") {
+		return Resolve(filepath.Clean(p)) // no ".." to take: the clean path names the same file
+	}
+	dest := string(filepath.Separator)
+	for i, part := range parts {
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			dest = filepath.Dir(dest) // dest has its symlinks resolved: this is the kernel's ".."
+			continue
+		}
+		next := filepath.Join(dest, part)
+		if _, err := os.Lstat(next); err != nil {
+			return filepath.Join(append([]string{Resolve(next)}, parts[i+1:]...)...)
+		}
+		dest = Resolve(next)
+	}
+	return dest
+}
 
 // Roots returns the workspace's directories, symlinks resolved; the
 // first is the working directory's.
