@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -76,13 +75,13 @@ func (w *Workspace) Resolve(p string) string { return Resolve(w.Abs(p)) }
 // first missing name the rest is joined as written: the kernel would not
 // go through a missing folder.
 func (w *Workspace) ResolveAsWritten(p string) string {
+	if !strings.Contains(p, "..") {
+		return Resolve(w.Abs(p)) // no ".." to take: the clean path names the same file
+	}
 	if !filepath.IsAbs(p) {
 		p = w.cwd + string(filepath.Separator) + p
 	}
 	parts := strings.Split(p, string(filepath.Separator))
-	if !slices.Contains(parts, "..") {
-		return Resolve(filepath.Clean(p)) // no ".." to take: the clean path names the same file
-	}
 	dest := string(filepath.Separator)
 	for i, part := range parts {
 		switch part {
