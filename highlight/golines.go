@@ -29,7 +29,7 @@ func GoLines(lines []string) (TokenLines, bool) {
 	if len(lines) == 0 {
 		return TokenLines{}, true
 	}
-	text := strings.Join(lines, "\n") + "\n"
+	text := joinLines(lines)
 	out := make(TokenLines, len(lines))
 	// Every line's spans go into one shared array, each line a full slice
 	// of its own stretch of it (a 100-line read has some 450 spans).
@@ -42,8 +42,19 @@ func GoLines(lines []string) (TokenLines, bool) {
 		first = len(spans)
 	}
 	ok := golex.Each(text, func(tok golex.Token) {
+		if golex.Inline(tok.Type) && total < MaxSpans { // one span, its bytes its columns
+			if len(spans) == cap(spans) {
+				spans = append(make([]Span, 0, 2*cap(spans)+16), spans[first:]...)
+				first = 0
+			}
+			n := tok.End - tok.Start
+			total++
+			spans = append(spans, Span{Start: col, End: col + n, Type: tok.Type.String()})
+			col += n
+			return
+		}
 		for v := text[tok.Start:tok.End]; line < len(lines); {
-			part, rest, more := strings.Cut(v, "\n")
+			part, rest, more := cutLine(v)
 			w := utf16Len(part)
 			if w > 0 && total < MaxSpans && strings.TrimSpace(part) != "" { // white space (golex's TextWhitespace included) has no span
 				total++

@@ -21,8 +21,9 @@ type Token struct {
 // It gives up (false) on text where matching chroma exactly would need
 // more than those rules: a byte that is not ASCII outside comments,
 // strings and character literals (chroma's \w, \s and \d are Unicode
-// classes there), a carriage return or another control character
-// (chroma rewrites line ends), invalid UTF-8, a raw string with a
+// classes there), a carriage return anywhere (chroma reads each as a
+// line end), another control character outside comments and literals,
+// invalid UTF-8, a raw string with a
 // template action ({{) or of 8 KB and more, and an interpreted string
 // with no closing quote (chroma's match then backtracks). The caller then
 // asks chroma itself. TestTokens_AsChroma holds the two together over the
@@ -39,8 +40,8 @@ func Tokens(text string) ([]Token, bool) {
 // order, and reports whether the lexer took the whole text. When it did
 // not, yield may have been called for some tokens before it gave up.
 func Each(text string, yield func(Token)) bool {
-	if !utf8.ValidString(text) {
-		return false
+	if !utf8.ValidString(text) || strings.IndexByte(text, '\r') >= 0 {
+		return false // chroma reads every \r as \n, in any token
 	}
 	l := lexer{text: text, yield: yield}
 	for l.pos < len(text) {
@@ -83,9 +84,38 @@ func (l *lexer) emit(typ Type, n int) {
 	l.pos += n
 }
 
-func isWord(c byte) bool {
-	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
-}
+// The classes of a token's first byte, by which next picks the rules to
+// try.
+const (
+	classOther  = '0' + iota // operators, punctuation, quotes, '/', '.', errors
+	classBad                 // refused: not ASCII, or a control character but \t and \n
+	classSpace               // ' ', \t, \n
+	classLetter              // a letter or _: a word
+	classDigit
+)
+
+// classes is each byte's class, a digit per byte (a constant: nothing
+// is built when the package initialises); TestClasses holds it to the
+// classes' definitions.
+const classes = "" +
+	"1111111112211111" + // 00–0f
+	"1111111111111111" + // 10–1f
+	"2000000000000000" + // 20–2f
+	"4444444444000000" + // 30–3f
+	"0333333333333333" + // 40–4f
+	"3333333333300003" + // 50–5f
+	"0333333333333333" + // 60–6f
+	"3333333333300001" + // 70–7f
+	"1111111111111111" + // 80–8f
+	"1111111111111111" + // 90–9f
+	"1111111111111111" + // a0–af
+	"1111111111111111" + // b0–bf
+	"1111111111111111" + // c0–cf
+	"1111111111111111" + // d0–df
+	"1111111111111111" + // e0–ef
+	"1111111111111111" // f0–ff
+
+func isWord(c byte) bool { return classes[c] >= classLetter }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
@@ -99,8 +129,8 @@ func (l *lexer) at(i int) byte {
 	return 0
 }
 
-// word is the length of the run of word bytes at i.
-func (l *lexer) word(i int) int {
+// wordLen is the length of the run of word bytes at i.
+func (l *lexer) wordLen(i int) int {
 	j := i
 	for j < len(l.text) && isWord(l.text[j]) {
 		j++
@@ -177,50 +207,47 @@ func (l *lexer) operator() int {
 }
 
 // next reads one rule's match at pos, trying the rules in chroma's order.
+// Which rules can match is decided by the first byte (a word's rules need
+// a letter or _, the number rules a digit or '.', and so on), so a word,
+// the commonest token, is read once and tried only against the word
+// rules.
 func (l *lexer) next() bool {
 	t, p := l.text, l.pos
 	c := t[p]
-	switch {
-	case c >= 0x80 || c < 0x20 && c != '\t' && c != '\n' || c == 0x7f:
+	switch classes[c] {
+	case classBad:
 		return false
-	case isSpace(c): // \n, then \s+
+	case classSpace: // \n, then \s+
 		n := 1
 		if c != '\n' {
-			for p+n < len(t) && isSpace(t[p+n]) {
+			for p+n < len(t) && classes[t[p+n]] == classSpace {
 				n++
 			}
 		}
 		l.emit(TextWhitespace, n)
 		return true
-	case c == '/' && l.at(p+1) == '/':
-		return l.lineComment()
-	case c == '/' && (l.at(p+1) == '*' || l.at(p+1) == '\\' && l.at(p+2) == '\n' && l.at(p+3) == '*'):
-		if n := l.blockComment(); n > 0 {
-			l.emit(CommentMultiline, n)
-			return true
-		}
-	}
-	if w := l.word(p); w > 0 && !isDigit(c) {
-		name := t[p : p+w]
-		if typ := keyword(name); typ != None {
-			l.emit(typ, w)
-			return true
-		}
-		switch {
-		case builtinCall(name) && l.at(p+w) == '(':
-			l.emit(NameBuiltin, w)
-			l.emit(Punctuation, 1)
-			return true
-		case basicType(name):
-			l.emit(KeywordType, w)
-			return true
-		}
-	}
-	if typ, n := l.number(); n > 0 {
-		l.emit(typ, n)
+	case classLetter:
+		return l.word(p)
+	case classDigit:
+		typ, n := l.number()
+		l.emit(typ, n) // a digit is at least an integer
 		return true
 	}
 	switch c {
+	case '/':
+		if c1 := l.at(p + 1); c1 == '/' {
+			return l.lineComment()
+		} else if c1 == '*' || c1 == '\\' && l.at(p+2) == '\n' && l.at(p+3) == '*' {
+			if n := l.blockComment(); n > 0 {
+				l.emit(CommentMultiline, n)
+				return true
+			}
+		}
+	case '.':
+		if typ, n := l.number(); n > 0 {
+			l.emit(typ, n)
+			return true
+		}
 	case '\'':
 		if n := l.char(); n > 0 {
 			l.emit(LiteralStringChar, n)
@@ -240,27 +267,47 @@ func (l *lexer) next() bool {
 		l.emit(Operator, n)
 		return true
 	}
-	if w := l.word(p); w > 0 && !isDigit(c) {
-		s := p + w
-		for s < len(t) && isSpace(t[s]) {
-			s++
-		}
-		if l.at(s) == '(' { // ([a-zA-Z_]\w*)(\s*)(\()
-			l.emit(NameFunction, w)
-			l.emit(TextWhitespace, s-p-w)
-			l.emit(Punctuation, 1)
-			return true
-		}
-	}
 	if strings.IndexByte("|^<>=!()[]{}.,;:~", c) >= 0 {
 		l.emit(Punctuation, 1)
 		return true
 	}
-	if w := l.word(p); w > 0 && !isDigit(c) {
-		l.emit(NameOther, w)
+	l.emit(Error, 1) // no rule matches: one character
+	return true
+}
+
+// word reads the rules that match a word at p (whose first byte is a
+// letter or _), in chroma's order: a keyword, a builtin called, a type,
+// a function called (the word, white space, "("), any other name.
+func (l *lexer) word(p int) bool {
+	t := l.text
+	w := l.wordLen(p)
+	name := t[p : p+w]
+	if c := name[0]; 'a' <= c && c <= 'z' { // every keyword, builtin and type
+		if typ := keyword(name); typ != None {
+			l.emit(typ, w)
+			return true
+		}
+		switch {
+		case builtinCall(name) && l.at(p+w) == '(':
+			l.emit(NameBuiltin, w)
+			l.emit(Punctuation, 1)
+			return true
+		case basicType(name):
+			l.emit(KeywordType, w)
+			return true
+		}
+	}
+	s := p + w
+	for s < len(t) && classes[t[s]] == classSpace {
+		s++
+	}
+	if l.at(s) == '(' { // ([a-zA-Z_]\w*)(\s*)(\()
+		l.emit(NameFunction, w)
+		l.emit(TextWhitespace, s-p-w)
+		l.emit(Punctuation, 1)
 		return true
 	}
-	l.emit(Error, 1) // no rule matches: one character
+	l.emit(NameOther, w)
 	return true
 }
 
@@ -268,11 +315,8 @@ func (l *lexer) next() bool {
 // character other than white space follows the slashes at once.
 func (l *lexer) lineComment() bool {
 	t, p := l.text, l.pos
-	end := len(t) // the line's end: the first \n or \r (two vector searches beat one loop)
+	end := len(t) // the line's end (the text has no \r)
 	if i := strings.IndexByte(t[p+2:], '\n'); i >= 0 {
-		end = p + 2 + i
-	}
-	if i := strings.IndexByte(t[p+2:end], '\r'); i >= 0 {
 		end = p + 2 + i
 	}
 	typ := CommentSingle

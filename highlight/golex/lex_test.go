@@ -38,6 +38,12 @@ func sameAsChroma(t testing.TB, name, text string) bool {
 	if !ok {
 		return false
 	}
+	for i, tok := range toks { // the promise Inline makes
+		v := text[tok.Start:tok.End]
+		if Inline(tok.Type) && (v == "" || strings.TrimSpace(v) != v || strings.ContainsRune(v, '\n') || !isASCII(v)) {
+			t.Fatalf("%s: token %d, %v %q: an inline type's token must be ASCII, on one line, with no white space at its ends", name, i, tok.Type, v)
+		}
+	}
 	want := chromaTokens(t, text)
 	for i := range max(len(toks), len(want)) {
 		var got, w string
@@ -59,6 +65,15 @@ func sameAsChroma(t testing.TB, name, text string) bool {
 				at = toks[i].Start
 			}
 			t.Fatalf("%s: token %d (byte %d, near %q): got %s, chroma %s", name, i, at, text[max(0, at-30):min(len(text), at+30)], got, w)
+		}
+	}
+	return true
+}
+
+func isASCII(s string) bool {
+	for i := range len(s) {
+		if s[i] >= 0x80 {
+			return false
 		}
 	}
 	return true
@@ -126,6 +141,9 @@ func TestTokens_Cases(t *testing.T) {
 		{"identifier unicode", "π := 3\n", false},
 		{"carriage return", "x := 1\r\n", false},
 		{"a comment ends at a carriage return", "// a\rb\nx\n", false},
+		{"a carriage return in a string", "s := \"\r\"\n", false},
+		{"a carriage return in a comment", "/* a\r\n */ x\n", false},
+		{"a carriage return in a raw string", "s := `a\r\nb`\n", false},
 		{"a comment's last line", "x // no newline after", true},
 		{"control", "x\x01 := 1\n", false},
 		{"invalid UTF-8", "// \xff\n", false},
@@ -155,23 +173,39 @@ func FuzzTokens(f *testing.F) {
 }
 
 // BenchmarkTokens100 tokenizes 100 lines of net/http's server.go, as a
-// read does, with Tokens and with chroma.
+// read does, with Tokens and with chroma: a window of its own each
+// iteration, 137 lines after the last (one window over and over times a
+// branch predictor that has learnt it).
 func BenchmarkTokens100(b *testing.B) {
 	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	text := strings.Join(strings.Split(string(src), "\n")[200:300], "\n") + "\n"
+	lines := strings.Split(string(src), "\n")
+	var texts []string // joined before the timing
+	for i := range 64 {
+		from := i * 137 % (len(lines) - 100)
+		texts = append(texts, strings.Join(lines[from:from+100], "\n")+"\n")
+	}
+	windows := func() func() string {
+		i := 0
+		return func() string {
+			i++
+			return texts[i%len(texts)]
+		}
+	}
 	b.Run("golex", func(b *testing.B) {
+		next := windows()
 		for b.Loop() {
-			if _, ok := Tokens(text); !ok {
+			if _, ok := Tokens(next()); !ok {
 				b.Fatal("refused")
 			}
 		}
 	})
 	b.Run("chroma", func(b *testing.B) {
+		next := windows()
 		for b.Loop() {
-			it, err := chromaGo.Tokenise(nil, text)
+			it, err := chromaGo.Tokenise(nil, next())
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -222,5 +256,29 @@ func TestTokens_Linear(t *testing.T) {
 				sameAsChroma(t, tc.name, tc.text)
 			}
 		})
+	}
+}
+
+// TestClasses holds the table of first-byte classes to their definitions.
+func TestClasses(t *testing.T) {
+	if len(classes) != 256 {
+		t.Fatalf("%d classes, want 256", len(classes))
+	}
+	for i := range 256 {
+		b := byte(i)
+		want := byte(classOther)
+		switch {
+		case b >= 0x80 || b < 0x20 && b != '\t' && b != '\n' || b == 0x7f:
+			want = classBad
+		case b == ' ' || b == '\t' || b == '\n':
+			want = classSpace
+		case b == '_' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z':
+			want = classLetter
+		case '0' <= b && b <= '9':
+			want = classDigit
+		}
+		if classes[b] != want {
+			t.Errorf("byte %#x: class %c, want %c", b, classes[b], want)
+		}
 	}
 }

@@ -64,6 +64,23 @@ var names = [numTypes]string{
 	Punctuation:          "Punctuation",
 }
 
+// Inline reports the types whose tokens are always non-empty, ASCII, on
+// one line and not white space, so that a token's length in bytes is its
+// width in columns of any unit: the keywords, names, numbers, operators,
+// punctuation and errors (the lexer refuses text that is not ASCII
+// outside comments and literals). The tests hold the lexer to it over
+// the Go tree's sources, the cases and the fuzzer's texts (sameAsChroma).
+func Inline(t Type) bool {
+	switch t {
+	case Keyword, KeywordConstant, KeywordDeclaration, KeywordNamespace, KeywordType,
+		NameBuiltin, NameFunction, NameOther,
+		LiteralNumber, LiteralNumberBin, LiteralNumberFloat, LiteralNumberHex, LiteralNumberInteger, LiteralNumberOct,
+		Operator, Punctuation, Error:
+		return true
+	}
+	return false
+}
+
 // String is chroma's name of the type ("KeywordDeclaration").
 func (t Type) String() string {
 	if t < numTypes {
