@@ -306,7 +306,7 @@ func (ss *Session) announce(ctx context.Context, tc model.ToolCall) {
 	ss.calls[tc.ID] = &callInfo{name: tc.Name, args: args, view: view}
 	ss.mu.Unlock()
 	ss.srv.notify(ctx, ss.id, views.Call(ss.env, tc.ID, tc.Name, view, args, views.Pending))
-	if ss.env.Tokenizer != nil {
+	if ss.env.Tokenizer != nil && views.ShowsProgram(view) {
 		// A program's syntax tokens follow its card, as a read's follow
 		// its result; the turn waits for them before it answers.
 		ss.tokens.Add(1)

@@ -65,20 +65,29 @@ func packedUpdate(callID string, packed highlight.Packed) ToolCallUpdate {
 	return ToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: callID, Meta: meta(DshMeta{PackedTokens: packed}, nil)}
 }
 
+// ShowsProgram reports whether a pending card shows a program whose
+// tokens [ProgramTokens] can make: a caller with nothing to tokenize
+// starts nothing.
+func ShowsProgram(view card.CallView) bool {
+	g, ok := view.(*card.Generic)
+	if !ok || g.Lang == "" {
+		return false
+	}
+	_, ok = g.RawInput.(string)
+	return ok
+}
+
 // ProgramTokens returns the update that adds syntax tokens to the program
 // a pending card shows (run_code's): _meta.dsh with only "tokens", sent
 // after the card so that tokenizing (the helper's start, the first time)
 // never delays the announcement. False when the card shows no program,
 // env has no Tokenizer, or the tokenizer cannot say.
 func ProgramTokens(ctx context.Context, env Env, callID string, view card.CallView) (ToolCallUpdate, bool) {
-	g, ok := view.(*card.Generic)
-	if !ok || g.Lang == "" || env.Tokenizer == nil {
+	if !ShowsProgram(view) || env.Tokenizer == nil {
 		return ToolCallUpdate{}, false
 	}
-	src, ok := g.RawInput.(string)
-	if !ok {
-		return ToolCallUpdate{}, false
-	}
+	g := view.(*card.Generic)
+	src := g.RawInput.(string)
 	tokens, err := env.Tokenizer.Tokens(ctx, "", g.Lang, strings.Split(src, "\n"))
 	if err != nil || tokens == nil {
 		return ToolCallUpdate{}, false

@@ -232,6 +232,12 @@ func TestProject(t *testing.T) {
 			if _, ok := ProgramTokens(context.Background(), tc.env, "call_1", tc.view); ok {
 				t.Errorf("%s: a tokens update", name)
 			}
+			if want := name == "no tokenizer"; ShowsProgram(tc.view) != want {
+				t.Errorf("%s: ShowsProgram %v, want %v", name, !want, want)
+			}
+		}
+		if !ShowsProgram(prog) {
+			t.Error("ShowsProgram(a program's card) is false")
 		}
 	})
 
