@@ -61,6 +61,29 @@ func benchTools(b *testing.B) []registry.ToolSchema {
 	return reg.Schemas(nil)
 }
 
+// BenchmarkWireOf encodes the result of a 100-line read as a tool message
+// (wireOf, once per message in a session's life): a window of net/http's
+// server.go of its own each iteration.
+func BenchmarkWireOf(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines := strings.Split(string(src), "\n")
+	var msgs []Message
+	for i := range 64 {
+		from := i * 137 % (len(lines) - 100)
+		msgs = append(msgs, Message{Role: "tool", ToolCallID: "call_00_x", Content: strings.Join(lines[from:from+100], "\n")})
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		m := msgs[i%len(msgs)] // a copy, with nothing cached
+		i++
+		wireOf(&m, dialectDeepSeek)
+	}
+}
+
 // BenchmarkRequestBody measures building one request body of a 200-message
 // history with the built-in tools: on a cold history (every message
 // encoded) and on a warm one (the per-turn cost: one new message, the rest

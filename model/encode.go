@@ -46,30 +46,31 @@ func Footprint(msgs []Message) int {
 // separator a message needs in the list unless it comes first), computing
 // and caching it in m when missing. With the comma in it, a request is
 // one piece per message, not two.
+//
+// The encoding is written into a pooled scratch buffer and copied out at
+// its exact size, since it is kept as long as the message: sizing it
+// first (a scan of every string for its escapes) cost more than the
+// copy, 6.4 µs against 3.7 µs for a 100-line read's result
+// (BenchmarkWireOf).
 func wireOf(m *Message, d dialect) []byte {
 	if w := m.wire; w != nil && w.d == d {
 		return w.b
 	}
-	b := appendMessage(append(make([]byte, 0, 1+wireSize(m, d)), ','), m, d)
-	m.wire = &encoded{d: d, b: b}
-	return b
+	sp := scratch.Get().(*[]byte)
+	b := appendMessage(append((*sp)[:0], ','), m, d)
+	out := bytes.Clone(b)
+	if cap(b) <= maxScratch { // a rare huge message's buffer is not kept
+		*sp = b
+		scratch.Put(sp)
+	}
+	m.wire = &encoded{d: d, b: out}
+	return out
 }
 
-// wireSize bounds the length of m's encoding in dialect d, tightly: the
-// encoding is kept as long as the message, and an estimate that grew it
-// once (JSON escapes add some 5-10 % to source code) kept a quarter more
-// than it used.
-func wireSize(m *Message, d dialect) int {
-	const frame = len(`{"role":"assistant","tool_call_id":,"content":,"reasoning_content":,"tool_calls":[]}`)
-	n := frame + jsonv.QuotedLen(m.Role) + jsonv.QuotedLen(m.ToolCallID) + jsonv.QuotedLen(m.Content)
-	if d == dialectDeepSeek && len(m.ToolCalls) > 0 {
-		n += jsonv.QuotedLen(m.Reasoning)
-	}
-	for _, tc := range m.ToolCalls {
-		n += len(`{"id":,"type":"function","function":{"name":,"arguments":}},`) + jsonv.QuotedLen(tc.ID) + jsonv.QuotedLen(tc.Name) + jsonv.QuotedLen(tc.Arguments)
-	}
-	return n
-}
+// scratch holds wireOf's buffers, of up to maxScratch bytes.
+var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+const maxScratch = 1 << 20
 
 // appendMessage writes one chat message object.
 func appendMessage(dst []byte, m *Message, d dialect) []byte {

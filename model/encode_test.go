@@ -5,9 +5,10 @@ import (
 	"testing"
 )
 
-// TestWireSize: a message's cached encoding is allocated once, at about
-// its own size (it is kept as long as the message), in every dialect.
-func TestWireSize(t *testing.T) {
+// TestWireOf: a message's cached encoding is the message's encoding,
+// after its separator, and is allocated at its own size (it is kept as
+// long as the message), in every dialect.
+func TestWireOf(t *testing.T) {
 	code := strings.Repeat("\tif err != nil {\n\t\treturn \"x\", err // é\n\t}\n", 60)
 	for _, tc := range []struct {
 		name string
@@ -18,6 +19,7 @@ func TestWireSize(t *testing.T) {
 		{"assistant tool calls", Message{Role: "assistant", Reasoning: code[:400], ToolCalls: []ToolCall{{ID: "c1", Name: "read", Arguments: `{"file_path":"a \"b\".go"}`}, {ID: "c2", Name: "bash", Arguments: `{"command":"go test ./...\n"}`}}}},
 		{"assistant text", Message{Role: "assistant", Content: code}},
 		{"invalid UTF-8", Message{Role: "tool", ToolCallID: "c", Content: "\xff\xfe" + code}},
+		{"larger than a kept scratch buffer", Message{Role: "tool", ToolCallID: "c", Content: strings.Repeat(code, 1+maxScratch/len(code))}},
 	} {
 		for _, d := range []dialect{dialectDeepSeek, dialectOpenAI} {
 			t.Run(tc.name, func(t *testing.T) {
@@ -26,10 +28,15 @@ func TestWireSize(t *testing.T) {
 				if len(b) == 0 || b[0] != ',' {
 					t.Fatalf("cached encoding %.20q does not start with its separator", b)
 				}
-				b = b[1:]
-				if size := wireSize(&m, d); len(b) > size || size-len(b) > 256 {
-					t.Errorf("encoding of %d bytes, estimated %d", len(b), size)
+				if c := cap(b); c-len(b) > max(len(b)/8, 64) { // a size class's rounding
+					t.Errorf("encoding of %d bytes kept in %d", len(b), c)
 				}
+				if again := wireOf(&m, d); &again[0] != &b[0] {
+					t.Errorf("encoded again")
+				}
+				other := Message{Role: "user", Content: strings.Repeat("overwrite ", len(b)/10+1)}
+				wireOf(&other, d) // reuses whatever scratch there is
+				b = b[1:]
 				if string(b) != string(appendMessage(nil, &m, d)) {
 					t.Errorf("cached encoding differs from a fresh one")
 				}
