@@ -61,6 +61,10 @@ func AppendTagged[T any](dst []byte, v *T, tags ...string) ([]byte, error) {
 	return appendFields(dst, rv, info, first, 1)
 }
 
+// appendReflect writes rv. It recurses once per level of the value, so
+// its frame is kept small (some 640 bytes of it grew the stack of every
+// goroutine that wrote a card): what is rare, or needs locals of its own,
+// is in functions of its own.
 func appendReflect(dst []byte, rv reflect.Value, depth int) ([]byte, error) {
 	if depth > maxDepth {
 		return nil, errors.New("jsonv: value nested too deeply (a cycle?)")
@@ -69,29 +73,11 @@ func appendReflect(dst []byte, rv reflect.Value, depth int) ([]byte, error) {
 		return append(dst, "null"...), nil
 	}
 	t := rv.Type()
-	if t == valueType {
-		v := rv.Interface().(Value)
-		if !v.IsValid() {
-			return nil, errLossy("absent value")
-		}
-		return v.AppendJSON(dst), nil
+	if t == valueType || t.Kind() == reflect.Pointer && rv.IsNil() {
+		return appendValueOrNull(dst, rv)
 	}
-	if t.Kind() == reflect.Pointer && rv.IsNil() {
-		return append(dst, "null"...), nil
-	}
-	tr := traitsOf(t) // the method-set checks, once per type
-	if tr.appender {
-		return rv.Interface().(JSONAppender).AppendJSON(dst)
-	}
-	if tr.ptrAppender && rv.CanAddr() {
-		return rv.Addr().Interface().(JSONAppender).AppendJSON(dst)
-	}
-	if tr.custom {
-		data, err := json.Marshal(rv.Interface())
-		if err != nil {
-			return nil, err
-		}
-		return append(dst, data...), nil
+	if tr := traitsOf(t); tr.appender || tr.ptrAppender && rv.CanAddr() || tr.custom { // the method-set checks, once per type
+		return appendCustom(dst, rv, tr)
 	}
 	switch rv.Kind() {
 	case reflect.Bool:
@@ -101,19 +87,7 @@ func appendReflect(dst []byte, rv reflect.Value, depth int) ([]byte, error) {
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		return strconv.AppendUint(dst, rv.Uint(), 10), nil
 	case reflect.Float32, reflect.Float64:
-		bits := 64
-		if rv.Kind() == reflect.Float32 {
-			bits = 32
-		}
-		f := rv.Float()
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, errLossy("NaN and infinities are not JSON numbers")
-		}
-		v, err := floatBits(f, bits)
-		if err != nil { // negative zero: encoding/json writes it
-			return append(dst, "-0"...), nil
-		}
-		return append(dst, v.n.s...), nil
+		return appendFloat(dst, rv)
 	case reflect.String:
 		return AppendString(dst, rv.String()), nil
 	case reflect.Interface, reflect.Pointer:
@@ -122,14 +96,8 @@ func appendReflect(dst []byte, rv reflect.Value, depth int) ([]byte, error) {
 		}
 		return appendReflect(dst, rv.Elem(), depth+1)
 	case reflect.Slice, reflect.Array:
-		if rv.Kind() == reflect.Slice {
-			if rv.IsNil() {
-				return append(dst, "null"...), nil
-			}
-			if t.Elem().Kind() == reflect.Uint8 {
-				data, err := json.Marshal(rv.Interface()) // base64
-				return append(dst, data...), err
-			}
+		if rv.Kind() == reflect.Slice && (rv.IsNil() || t.Elem().Kind() == reflect.Uint8) {
+			return appendNilOrBytes(dst, rv)
 		}
 		dst = append(dst, '[')
 		for i := range rv.Len() {
@@ -143,39 +111,117 @@ func appendReflect(dst []byte, rv reflect.Value, depth int) ([]byte, error) {
 		}
 		return append(dst, ']'), nil
 	case reflect.Map:
-		if t.Key().Kind() != reflect.String || traitsOf(t.Key()).custom {
-			data, err := json.Marshal(rv.Interface())
-			return append(dst, data...), err
-		}
-		if rv.IsNil() {
-			return append(dst, "null"...), nil
-		}
-		keys := make([]string, 0, rv.Len())
-		for it := rv.MapRange(); it.Next(); {
-			keys = append(keys, it.Key().String())
-		}
-		slices.Sort(keys)
-		dst = append(dst, '{')
-		for i, k := range keys {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(AppendString(dst, k), ':')
-			var err error
-			if dst, err = appendReflect(dst, rv.MapIndex(reflect.ValueOf(k).Convert(t.Key())), depth+1); err != nil {
-				return nil, err
-			}
-		}
-		return append(dst, '}'), nil
+		return appendMap(dst, rv, depth)
 	case reflect.Struct:
 		info := structFields(t)
 		if info.fallback {
-			data, err := json.Marshal(rv.Interface())
-			return append(dst, data...), err
+			return appendMarshaled(dst, rv)
 		}
 		return appendFields(append(dst, '{'), rv, info, true, depth)
 	}
 	return nil, errLossy(fmt.Sprintf("a Go %s is not JSON", rv.Kind()))
+}
+
+// appendValueOrNull writes a [Value] as it is, and a nil pointer as null.
+//
+//go:noinline
+func appendValueOrNull(dst []byte, rv reflect.Value) ([]byte, error) {
+	if rv.Kind() == reflect.Pointer {
+		return append(dst, "null"...), nil
+	}
+	v := rv.Interface().(Value)
+	if !v.IsValid() {
+		return nil, errLossy("absent value")
+	}
+	return v.AppendJSON(dst), nil
+}
+
+// appendCustom writes a value whose type writes itself: a [JSONAppender]
+// (by value or by pointer), else a json.Marshaler through encoding/json.
+//
+//go:noinline
+func appendCustom(dst []byte, rv reflect.Value, tr traits) ([]byte, error) {
+	switch {
+	case tr.appender:
+		return rv.Interface().(JSONAppender).AppendJSON(dst)
+	case tr.ptrAppender && rv.CanAddr():
+		return rv.Addr().Interface().(JSONAppender).AppendJSON(dst)
+	}
+	return appendMarshaled(dst, rv)
+}
+
+// appendMarshaled writes rv through encoding/json.
+//
+//go:noinline
+func appendMarshaled(dst []byte, rv reflect.Value) ([]byte, error) {
+	data, err := json.Marshal(rv.Interface())
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, data...), nil
+}
+
+// appendFloat writes a float as encoding/json does; NaN and infinities
+// are errors.
+//
+//go:noinline
+func appendFloat(dst []byte, rv reflect.Value) ([]byte, error) {
+	bits := 64
+	if rv.Kind() == reflect.Float32 {
+		bits = 32
+	}
+	f := rv.Float()
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, errLossy("NaN and infinities are not JSON numbers")
+	}
+	v, err := floatBits(f, bits)
+	if err != nil { // negative zero: encoding/json writes it
+		return append(dst, "-0"...), nil
+	}
+	return append(dst, v.n.s...), nil
+}
+
+// appendNilOrBytes writes a nil slice as null and a byte slice in base64,
+// as encoding/json does.
+//
+//go:noinline
+func appendNilOrBytes(dst []byte, rv reflect.Value) ([]byte, error) {
+	if rv.IsNil() {
+		return append(dst, "null"...), nil
+	}
+	data, err := json.Marshal(rv.Interface())
+	return append(dst, data...), err
+}
+
+// appendMap writes a map with string keys, its keys sorted; other maps go
+// through encoding/json.
+//
+//go:noinline
+func appendMap(dst []byte, rv reflect.Value, depth int) ([]byte, error) {
+	t := rv.Type()
+	if t.Key().Kind() != reflect.String || traitsOf(t.Key()).custom {
+		return appendMarshaled(dst, rv)
+	}
+	if rv.IsNil() {
+		return append(dst, "null"...), nil
+	}
+	keys := make([]string, 0, rv.Len())
+	for it := rv.MapRange(); it.Next(); {
+		keys = append(keys, it.Key().String())
+	}
+	slices.Sort(keys)
+	dst = append(dst, '{')
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(AppendString(dst, k), ':')
+		var err error
+		if dst, err = appendReflect(dst, rv.MapIndex(reflect.ValueOf(k).Convert(t.Key())), depth+1); err != nil {
+			return nil, err
+		}
+	}
+	return append(dst, '}'), nil
 }
 
 // appendFields appends the members of struct rv and the closing brace;
@@ -190,7 +236,7 @@ func appendFields(dst []byte, rv reflect.Value, info *structInfo, first bool, de
 			dst = append(dst, ',')
 		}
 		first = false
-		dst = append(AppendString(dst, f.name), ':')
+		dst = append(dst, f.member...)
 		var err error
 		if dst, err = appendReflect(dst, fv, depth+1); err != nil {
 			return nil, err

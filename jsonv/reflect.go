@@ -282,6 +282,7 @@ func isEmpty(v reflect.Value) bool {
 type structField struct {
 	index     int
 	name      string
+	member    string // the name quoted, and its colon: what starts the member
 	omitEmpty bool
 	omitZero  bool
 }
@@ -339,7 +340,7 @@ func structFields(t reflect.Type) *structInfo {
 		if name == "" || !validTagName(name) {
 			name = f.Name
 		}
-		sf := structField{index: i, name: name}
+		sf := structField{index: i, name: name, member: string(AppendString(nil, name)) + ":"}
 		for o := range strings.SplitSeq(opts, ",") {
 			switch o {
 			case "omitempty":
