@@ -109,10 +109,15 @@ func (v *Value) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Decode decodes v into the Go value pointed to by target with encoding/json.
+// Decode decodes v into the Go value pointed to by target with
+// encoding/json's rules: a plain struct (tool arguments) directly
+// (decodeFast), anything else through encoding/json.
 func (v Value) Decode(target any) error {
 	if v.n == nil {
 		return errors.New("jsonv: cannot decode an absent Value")
+	}
+	if decodeFast(v, target) {
+		return nil
 	}
 	return json.Unmarshal(v.AppendJSON(nil), target)
 }
