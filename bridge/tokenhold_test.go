@@ -62,6 +62,28 @@ func TestTokenHold(t *testing.T) {
 			t.Error("the timer outlived what it held")
 		}
 	})
+	t.Run("every piece of a long list runs", func(t *testing.T) {
+		h := tokenHold{hold: time.Hour}
+		const n = 40
+		done := make(chan string, n)
+		h.enter()
+		for i := range n {
+			h.run(func() { done <- string(rune('A' + i)) })
+		}
+		h.leave()
+		got := map[string]bool{}
+		for range n {
+			select {
+			case s := <-done:
+				got[s] = true
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%d of %d pieces ran", len(got), n)
+			}
+		}
+		if len(got) != n {
+			t.Errorf("%d distinct pieces ran, want %d", len(got), n)
+		}
+	})
 	t.Run("released by the timer while the batch runs", func(t *testing.T) {
 		h := tokenHold{hold: time.Millisecond}
 		done := make(chan string, 2)
