@@ -13,6 +13,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/dsh-bridge/dsh-bridge/codemode"
+	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/pipeline"
 	"github.com/dsh-bridge/dsh-bridge/registry"
@@ -352,10 +353,10 @@ func (ss *Session) finish(ctx context.Context, tc model.ToolCall, r registry.Too
 	info := ss.calls[tc.ID]
 	ss.mu.Unlock()
 	var call card.CallView
-	args := views.Args([]byte(tc.Arguments))
+	var args jsonv.Value
 	env := ss.env
 	parent := ""
-	if info != nil {
+	if info != nil { // else no pending card: Result gives the raw one, without the arguments
 		call, args, env.TerminalID, parent = info.view, info.args, info.terminalID, info.parent
 	}
 	view := ss.srv.presenter.Result(tc.Name, args, ss.scope, call, r)
