@@ -1,9 +1,7 @@
 package bridge
 
 import (
-	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -21,11 +19,9 @@ const DefaultTokenHold = 16 * time.Millisecond
 // Go's are now made in the bridge (package golex), at the priority of
 // everything else.
 //
-// Work started at once runs on a goroutine of its own; work released
-// together is shared by as many goroutines as there are processors
-// (startWork), each ending when the list is done. The timer's goroutine
-// ends when it has released what was held. The zero value is ready to
-// use.
+// Each piece of work runs on a goroutine of its own, which ends when the
+// work returns; the timer's goroutine ends when it has released what was
+// held. The zero value is ready to use.
 type tokenHold struct {
 	mu      sync.Mutex
 	batches int      // batches of tool calls running
@@ -91,21 +87,8 @@ func (h *tokenHold) takeLocked() []func() {
 	return work
 }
 
-// startWork runs work on up to GOMAXPROCS goroutines, each taking the
-// next piece when it is done with one: a batch's 25 reads released at
-// its end were 25 goroutines, each growing a stack of its own to lex
-// and write one read's tokens.
 func startWork(work []func()) {
-	if len(work) == 0 {
-		return
-	}
-	var next atomic.Int64
-	worker := func() {
-		for i := next.Add(1) - 1; i < int64(len(work)); i = next.Add(1) - 1 {
-			work[i]()
-		}
-	}
-	for range min(len(work), runtime.GOMAXPROCS(0)) {
-		go worker()
+	for _, f := range work {
+		go f()
 	}
 }
