@@ -39,7 +39,7 @@ func decodeFast(v Value, target any) bool {
 			}
 			continue
 		}
-		if !plan.fits(f, n.items[i].n.full()) {
+		if !plan.fields[f].fits(n.items[i].n.full()) {
 			return false
 		}
 	}
@@ -47,7 +47,7 @@ func decodeFast(v Value, target any) bool {
 	for i := range n.keys {
 		if f := fields[i]; f >= 0 {
 			pf := &plan.fields[f]
-			plan.set(rv.Field(pf.index), pf, n.items[i].n.full())
+			pf.set(rv.Field(pf.index), n.items[i].n.full())
 		}
 	}
 	return true
@@ -147,10 +147,9 @@ func (p *decodePlan) folds(k string) bool {
 	return false
 }
 
-// fits reports whether field f takes n as encoding/json would, without an
-// error: null, or a value of the field's kind that fits it.
-func (p *decodePlan) fits(f int, n *node) bool {
-	pf := &p.fields[f]
+// fits reports whether the field takes n as encoding/json would, without
+// an error: null, or a value of the field's kind that fits it.
+func (pf *planField) fits(n *node) bool {
 	switch n.kind {
 	case Null:
 		return true
@@ -159,14 +158,14 @@ func (p *decodePlan) fits(f int, n *node) bool {
 	case Bool:
 		return pf.kind == reflect.Bool
 	case Number:
-		_, _, _, ok := parseNumber(pf, n.s)
+		_, _, _, ok := pf.number(n.s)
 		return ok
 	}
 	return false
 }
 
-// set stores n, which fits, in field value fv.
-func (p *decodePlan) set(fv reflect.Value, pf *planField, n *node) {
+// set stores n, which fits, in the field's value fv.
+func (pf *planField) set(fv reflect.Value, n *node) {
 	if n.kind == Null {
 		if pf.ptr {
 			fv.SetZero() // null leaves other kinds as they are
@@ -185,7 +184,7 @@ func (p *decodePlan) set(fv reflect.Value, pf *planField, n *node) {
 	case Bool:
 		fv.SetBool(n.b)
 	case Number:
-		f, i, u, _ := parseNumber(pf, n.s)
+		f, i, u, _ := pf.number(n.s)
 		switch fv.Kind() {
 		case reflect.Float32, reflect.Float64:
 			fv.SetFloat(f)
@@ -197,11 +196,11 @@ func (p *decodePlan) set(fv reflect.Value, pf *planField, n *node) {
 	}
 }
 
-// parseNumber parses s as encoding/json does for a field of pf's kind,
-// reporting false where encoding/json fails (a fraction or exponent for
-// an integer, a value out of the kind's range, a number for a string or
-// bool field).
-func parseNumber(pf *planField, s string) (f float64, i int64, u uint64, ok bool) {
+// number parses s as encoding/json does for the field's kind (one of the
+// three results, by the kind), reporting false where encoding/json fails:
+// a fraction or exponent for an integer, a value out of the kind's range,
+// a number for a string or bool field.
+func (pf *planField) number(s string) (f float64, i int64, u uint64, ok bool) {
 	var err error
 	switch pf.kind {
 	case reflect.Float32, reflect.Float64:
