@@ -123,8 +123,8 @@ func (c *Client) tokens(ctx context.Context, path, lang string, lines []string, 
 		return nil, nil
 	}
 	if lexGo && IsGo(path, lang) {
-		// Not cached: a hit would cost 6 µs against 25 for lexing 100
-		// lines, but a cache filled with every window read made reads
+		// Not cached: a hit would cost 6 µs against some 30 for lexing
+		// 100 lines, but a cache filled with every window read made reads
 		// that miss 1.06-1.10 times dearer in the bridge (BenchmarkCache100).
 		if ts, ok := lexHere(c, path, goLinesFunc, lines); ok {
 			return ts, nil
