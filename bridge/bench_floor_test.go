@@ -62,8 +62,14 @@ func floorClients(b *testing.B) []*floorClient {
 // client's CPU to cpu[slot]. It returns the events the client saw.
 func (c *floorClient) play(b *testing.B, m *fakeModel, body string, count, slot int) int {
 	argv := c.argv(m.srv.URL+"/chat/completions", body, count)
+	if m.ca != "" && c.name == "curl" {
+		argv = append([]string{argv[0], "--cacert", m.ca}, argv[1:]...)
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "STREAMFLOOR_KEY=test-key")
+	if m.ca != "" {
+		cmd.Env = append(cmd.Env, "SSL_CERT_FILE="+m.ca) // Go's roots
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

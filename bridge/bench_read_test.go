@@ -29,6 +29,10 @@ import (
 // VM cost more than the work between them) and its write system calls
 // (each one to stdout wakes the editor).
 //
+// With DSH_BENCH_TLS=1 the model is served over HTTPS, as the real
+// service is (every client, the floors included, then decrypts each
+// event and encrypts each request).
+//
 // With DSH_BENCH_PEER naming another dsh-bridge binary (an earlier build),
 // that build runs beside this one, each iteration's prompts alternating
 // between the two (the order swapping every iteration), and the peer's
@@ -48,7 +52,10 @@ func BenchmarkReadCPU(b *testing.B) {
 	}
 	lines := strings.SplitAfter(string(src), "\n")
 	const many = 25
-	m := newFakeModel(b)
+	m, ca := newFakeModel(b), ""
+	if os.Getenv("DSH_BENCH_TLS") == "1" {
+		m, ca = newFakeModelTLS(b)
+	}
 	m.pace = benchPace(b)
 	var mu sync.Mutex
 	reads, iter, seq, subject := 1, 0, 0, 0
@@ -66,6 +73,9 @@ func BenchmarkReadCPU(b *testing.B) {
 		return fakeTurn{calls: calls}
 	}
 	env := []string{"DSH_BASE_URL=" + m.srv.URL, "DSH_LOG_LEVEL=error", "DSH_CPUPROFILE=" + os.Getenv("DSH_BENCH_PROFILE")}
+	if ca != "" {
+		env = append(env, "SSL_CERT_FILE="+ca) // the bridge trusts the fake as it trusts the real service's CA
+	}
 	subjects := []*readSubject{{e: startEditorStdio(b, binary, benchStdio(b), env...), m: m}}
 	if peer := os.Getenv("DSH_BENCH_PEER"); peer != "" {
 		subjects = append(subjects, &readSubject{e: startEditorStdio(b, peer, benchStdio(b), env...), m: m})

@@ -2,10 +2,13 @@ package bridge_test
 
 import (
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -76,6 +79,7 @@ type fakeModel struct {
 	// respond, when set, computes each request's turn.
 	respond func(chatRequest) fakeTurn
 	key     string // the accepted API key (default "test-key"); "-" accepts any
+	ca      string // newFakeModelTLS: the PEM file of its certificate
 	window  int    // the context window in tokens; 0: unlimited
 	// summary, when set, answers summary requests (no tools, thinking
 	// disabled) without taking a scripted turn.
@@ -127,6 +131,24 @@ func newFakeModel(t testing.TB, turns ...fakeTurn) *fakeModel {
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
 	return f
+}
+
+// newFakeModelTLS is newFakeModel served over HTTPS, as the real service
+// is: every client then decrypts each streamed event and encrypts each
+// request body. caFile is the server's certificate in PEM, for the
+// clients to trust (SSL_CERT_FILE for Go's, --cacert for curl).
+func newFakeModelTLS(t testing.TB) (f *fakeModel, caFile string) {
+	f = &fakeModel{key: "test-key"}
+	f.srv = httptest.NewUnstartedServer(http.HandlerFunc(f.serve))
+	f.srv.StartTLS()
+	t.Cleanup(f.srv.Close)
+	caFile = filepath.Join(t.TempDir(), "fake-model-ca.pem")
+	f.ca = caFile
+	cert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: f.srv.Certificate().Raw})
+	if err := os.WriteFile(caFile, cert, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f, caFile
 }
 
 func (f *fakeModel) add(turns ...fakeTurn) {
