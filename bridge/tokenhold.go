@@ -3,6 +3,8 @@ package bridge
 import (
 	"sync"
 	"time"
+
+	"github.com/dsh-bridge/dsh-bridge/internal/stackreserve"
 )
 
 // DefaultTokenHold is how long syntax-token work may wait for the tool
@@ -55,7 +57,7 @@ func (h *tokenHold) run(f func()) {
 	h.mu.Lock()
 	if h.batches == 0 {
 		h.mu.Unlock()
-		go f()
+		go grown(f)
 		return
 	}
 	h.held = append(h.held, f)
@@ -89,6 +91,13 @@ func (h *tokenHold) takeLocked() []func() {
 
 func startWork(work []func()) {
 	for _, f := range work {
-		go f()
+		go grown(f)
 	}
+}
+
+// grown runs f after growing the goroutine's stack in one step: a read's
+// tokens are lexed and written by a deep chain.
+func grown(f func()) {
+	stackreserve.Grow()
+	f()
 }

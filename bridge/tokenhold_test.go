@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/dsh-bridge/dsh-bridge/internal/stackreserve"
 )
 
 func TestTokenHold(t *testing.T) {
@@ -93,5 +95,29 @@ func TestTokenHold(t *testing.T) {
 		h.run(func() { done <- "b" }) // held again, with a timer of its own
 		ran(t, done, "b")
 		h.leave()
+	})
+	t.Run("work runs on a goroutine grown once", func(t *testing.T) {
+		// Lexing and writing a read's tokens is a deep chain: its
+		// goroutine starts with stackreserve's stack, at once or held.
+		const more = 8 << 10
+		for _, held := range []bool{false, true} {
+			h := tokenHold{hold: time.Hour}
+			fits := make(chan bool, 1)
+			if held {
+				h.enter()
+			}
+			h.run(func() { fits <- stackreserve.Fits(more) })
+			if held {
+				h.leave()
+			}
+			select {
+			case ok := <-fits:
+				if !ok {
+					t.Errorf("held=%v: the work's stack was grown again", held)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("held=%v: the work never ran", held)
+			}
+		}
 	})
 }

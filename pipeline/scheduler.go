@@ -5,8 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/dsh-bridge/dsh-bridge/internal/stackreserve"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
-
 	"github.com/dsh-bridge/dsh-bridge/registry"
 )
 
@@ -144,6 +144,7 @@ func (p *Pipeline) ExecuteBatch(ctx context.Context, calls []Call, opts BatchOpt
 			notify(i, Running, nil)
 		}
 		go func() { // owned by this batch: drain waits for it
+			stackreserve.Grow() // a call's chain is deep: grow once, not three times
 			defer func() { done <- i }()
 			if adm != nil {
 				// Running once admitted, from here: the batch goroutine may
