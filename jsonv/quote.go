@@ -21,8 +21,15 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		if i = skipPlain(s, i); i == len(s) {
-			break
+		if i+8 <= len(s) {
+			// A word at a time, inlined (a call per eight bytes, as
+			// skipPlain's was, took a third of the time).
+			m := specialIn(load64(s, i))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3
 		}
 		c := s[i]
 		if c >= utf8.RuneSelf {
@@ -99,7 +106,7 @@ var escapes = [utf8.RuneSelf]byte{
 // of the fewer than eight bytes left.
 func skipPlain(s string, i int) int {
 	for i+8 <= len(s) {
-		if m := special8(s, i); m != 0 {
+		if m := specialIn(load64(s, i)); m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
 		i += 8
@@ -107,19 +114,25 @@ func skipPlain(s string, i int) int {
 	return i
 }
 
-// special8 marks, with its high bit, each byte of s[i:i+8] that is not
-// plain ASCII needing no escape: below 0x20, at or above 0x80, '"' or
-// '\\'. Each test is the word-at-a-time "does some byte ..." test; a
-// borrow can mark a plain byte above a marked one, never one below it, so
-// the lowest mark is exactly the first such byte.
-func special8(s string, i int) uint64 {
+// specialIn marks, with its high bit, each byte of the word w (eight
+// bytes of a string, the first lowest) that is not plain ASCII needing no
+// escape: below 0x20, at or above 0x80, '"' or '\\'. Each test is the
+// word-at-a-time "does some byte ..." test; a borrow can mark a plain byte
+// above a marked one, never one below it, so the lowest mark is exactly
+// the first such byte.
+func specialIn(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	b := s[i : i+8] // one bounds check, and the eight loads become one
-	w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 	quote, backslash := w^(ones*'"'), w^(ones*'\\')
 	below := (w - ones*0x20) &^ w // a byte below 0x20 sets its high bit
 	zeroQ := (quote - ones) &^ quote
 	zeroB := (backslash - ones) &^ backslash
 	return (w | below | zeroQ | zeroB) & highs
+}
+
+// load64 is s[i:i+8] as a little-endian word: one bounds check, and the
+// eight loads become one.
+func load64(s string, i int) uint64 {
+	b := s[i : i+8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }

@@ -93,35 +93,53 @@ func FuzzAppendString(f *testing.F) {
 	})
 }
 
-// BenchmarkAppendString encodes a 100-line window of a real Go file, what
-// a read result carries.
-func BenchmarkAppendString(b *testing.B) {
+// benchWindows is 64 windows of 100 lines of a real Go file (net/http's
+// server.go), each a list of its lines: what read results carry. The
+// benchmarks take a window of their own each iteration, so that they time
+// text the branch predictor has not learnt.
+func benchWindows(b *testing.B) [][]string {
 	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	lines := strings.SplitAfter(string(src), "\n")
-	text := strings.Join(lines[1000:1100], "")
-	b.SetBytes(int64(len(text)))
-	buf := make([]byte, 0, 2*len(text))
+	out := make([][]string, 64)
+	for i := range out {
+		from := (i * 53) % (len(lines) - 100)
+		out[i] = lines[from : from+100]
+	}
+	return out
+}
+
+// BenchmarkAppendString encodes a 100-line window as one string, what a
+// read result's text is.
+func BenchmarkAppendString(b *testing.B) {
+	var texts []string
+	size := 0
+	for _, w := range benchWindows(b) {
+		texts = append(texts, strings.Join(w, ""))
+		size += len(texts[len(texts)-1])
+	}
+	b.SetBytes(int64(size / len(texts)))
+	buf := make([]byte, 0, 4*size/len(texts))
+	i := 0
 	for b.Loop() {
-		buf = AppendString(buf[:0], text)
+		buf = AppendString(buf[:0], texts[i%len(texts)])
+		i++
 	}
 }
 
-// BenchmarkAppendLines encodes the same window line by line into one
-// growing buffer, as a read card's lines and a value's strings are.
+// BenchmarkAppendLines encodes a window line by line into one buffer, as
+// a read card's lines are.
 func BenchmarkAppendLines(b *testing.B) {
-	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	lines := strings.SplitAfter(string(src), "\n")[1000:1100]
-	b.ReportAllocs()
+	windows := benchWindows(b)
+	buf := make([]byte, 0, 64<<10)
+	i := 0
 	for b.Loop() {
-		var dst []byte
-		for _, l := range lines {
-			dst = AppendString(dst, l)
+		buf = buf[:0]
+		for _, l := range windows[i%len(windows)] {
+			buf = AppendString(buf, l)
 		}
+		i++
 	}
 }
