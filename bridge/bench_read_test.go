@@ -40,6 +40,12 @@ import (
 // CPU figures: on a machine whose speed drifts from minute to minute, only
 // prompts interleaved like this compare.
 //
+// With DSH_BENCH_PROMPTS=1 (or 25) each iteration plays only that kind of
+// prompt, and only its CPU per prompt is reported: two profiles of the
+// bridge (DSH_BENCH_PROFILE), one of each kind over the same number of
+// iterations, differ by 24 reads, place by place (how BENCHMARKS.md splits
+// a read's CPU since the fifteenth session).
+//
 // In the same iterations, the same turns (1 call, then 25) are streamed to
 // two clients that only read them, a Go one through net/http and curl
 // (floorClient): their CPU per call is the floor the model's stream sets
@@ -57,6 +63,7 @@ func BenchmarkReadCPU(b *testing.B) {
 		m, ca = newFakeModelTLS(b)
 	}
 	m.pace = benchPace(b)
+	playOne, playMany := benchPrompts(b, many)
 	var mu sync.Mutex
 	reads, iter, seq, subject := 1, 0, 0, 0
 	m.respond = func(req chatRequest) fakeTurn {
@@ -120,8 +127,12 @@ func BenchmarkReadCPU(b *testing.B) {
 	for round := 0; b.Loop(); round++ {
 		for j := range subjects {
 			k := (j + round) % len(subjects) // the order swaps every iteration
-			play(k, 1, true)
-			play(k, many, true)
+			if playOne {
+				play(k, 1, true)
+			}
+			if playMany {
+				play(k, many, true)
+			}
 		}
 		for j := range floors {
 			f := floors[(j+round)%len(floors)]
@@ -134,14 +145,20 @@ func BenchmarkReadCPU(b *testing.B) {
 		if k > 0 {
 			prefix = "peer-"
 		}
+		if !playOne || !playMany {
+			s.reportPrompts(b, prefix, many)
+			continue
+		}
 		s.report(b, prefix, many)
 	}
 	for _, f := range floors {
 		perCall := f.marginal(b.N, many-1)
 		b.ReportMetric(perCall, "floor-"+f.name+"-cpu-µs/call")
-		b.ReportMetric(subjects[0].cpuPerRead(b.N, many)/perCall, "ratio-bridge-read/floor-"+f.name)
+		if playOne && playMany {
+			b.ReportMetric(subjects[0].cpuPerRead(b.N, many)/perCall, "ratio-bridge-read/floor-"+f.name)
+		}
 	}
-	if len(subjects) == 2 {
+	if len(subjects) == 2 && playOne && playMany {
 		b.ReportMetric(subjects[0].cpuPerRead(b.N, many)/subjects[1].cpuPerRead(b.N, many), "ratio-bridge-cpu/read")
 		b.ReportMetric(subjects[0].withHelperPerRead(b.N, many)/subjects[1].withHelperPerRead(b.N, many), "ratio-with-helper-cpu/read")
 	}
@@ -212,6 +229,34 @@ func (s *readSubject) cpuPerRead(n, many int) float64 {
 func (s *readSubject) withHelperPerRead(n, many int) float64 {
 	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(n) }
 	return s.cpuPerRead(n, many) + (per(s.hAll)-per(s.hOne))/float64(many-1)
+}
+
+// benchPrompts is which of BenchmarkReadCPU's prompts its iterations
+// play: both, or with DSH_BENCH_PROMPTS only the 1-read or the many-read
+// one.
+func benchPrompts(b *testing.B, many int) (one, all bool) {
+	switch v := os.Getenv("DSH_BENCH_PROMPTS"); v {
+	case "":
+		return true, true
+	case "1":
+		return true, false
+	case strconv.Itoa(many):
+		return false, true
+	default:
+		b.Fatalf("DSH_BENCH_PROMPTS=%q: want 1 or %d", v, many)
+		return false, false
+	}
+}
+
+// reportPrompts reports the CPU per prompt of the one kind of prompt
+// played (DSH_BENCH_PROMPTS): no marginal figure can be made of it.
+func (s *readSubject) reportPrompts(b *testing.B, prefix string, many int) {
+	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(b.N) }
+	if s.all > 0 {
+		b.ReportMetric(per(s.all), fmt.Sprintf("%sbridge-cpu-µs/%d-read-prompt", prefix, many))
+	} else {
+		b.ReportMetric(per(s.one), prefix+"bridge-cpu-µs/1-read-prompt")
+	}
 }
 
 func (s *readSubject) report(b *testing.B, prefix string, many int) {
