@@ -58,9 +58,11 @@ func BenchmarkReadCPU(b *testing.B) {
 	}
 	lines := strings.SplitAfter(string(src), "\n")
 	const many = 25
-	m, ca := newFakeModel(b), ""
+	var m *fakeModel
 	if os.Getenv("DSH_BENCH_TLS") == "1" {
-		m, ca = newFakeModelTLS(b)
+		m = newFakeModelTLS(b)
+	} else {
+		m = newFakeModel(b)
 	}
 	m.pace = benchPace(b)
 	playOne, playMany := benchPrompts(b, many)
@@ -80,8 +82,8 @@ func BenchmarkReadCPU(b *testing.B) {
 		return fakeTurn{calls: calls}
 	}
 	env := []string{"DSH_BASE_URL=" + m.srv.URL, "DSH_LOG_LEVEL=error", "DSH_CPUPROFILE=" + os.Getenv("DSH_BENCH_PROFILE")}
-	if ca != "" {
-		env = append(env, "SSL_CERT_FILE="+ca) // the bridge trusts the fake as it trusts the real service's CA
+	if m.ca != "" {
+		env = append(env, "SSL_CERT_FILE="+m.ca) // the bridge trusts the fake as it trusts the real service's CA
 	}
 	subjects := []*readSubject{{e: startEditorStdio(b, binary, benchStdio(b), env...), m: m}}
 	if peer := os.Getenv("DSH_BENCH_PEER"); peer != "" {

@@ -135,20 +135,19 @@ func newFakeModel(t testing.TB, turns ...fakeTurn) *fakeModel {
 
 // newFakeModelTLS is newFakeModel served over HTTPS, as the real service
 // is: every client then decrypts each streamed event and encrypts each
-// request body. caFile is the server's certificate in PEM, for the
+// request body. Its ca is the server's certificate in PEM, for the
 // clients to trust (SSL_CERT_FILE for Go's, --cacert for curl).
-func newFakeModelTLS(t testing.TB) (f *fakeModel, caFile string) {
-	f = &fakeModel{key: "test-key"}
+func newFakeModelTLS(t testing.TB) *fakeModel {
+	f := &fakeModel{key: "test-key"}
 	f.srv = httptest.NewUnstartedServer(http.HandlerFunc(f.serve))
 	f.srv.StartTLS()
 	t.Cleanup(f.srv.Close)
-	caFile = filepath.Join(t.TempDir(), "fake-model-ca.pem")
-	f.ca = caFile
+	f.ca = filepath.Join(t.TempDir(), "fake-model-ca.pem")
 	cert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: f.srv.Certificate().Raw})
-	if err := os.WriteFile(caFile, cert, 0o644); err != nil {
+	if err := os.WriteFile(f.ca, cert, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return f, caFile
+	return f
 }
 
 func (f *fakeModel) add(turns ...fakeTurn) {

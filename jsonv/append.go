@@ -189,8 +189,7 @@ func appendNilOrBytes(dst []byte, rv reflect.Value) ([]byte, error) {
 	if rv.IsNil() {
 		return append(dst, "null"...), nil
 	}
-	data, err := json.Marshal(rv.Interface())
-	return append(dst, data...), err
+	return appendMarshaled(dst, rv)
 }
 
 // appendMap writes a map with string keys, its keys sorted; other maps go

@@ -69,12 +69,18 @@ func packedUpdate(callID string, packed highlight.Packed) ToolCallUpdate {
 // tokens [ProgramTokens] can make: a caller with nothing to tokenize
 // starts nothing.
 func ShowsProgram(view card.CallView) bool {
+	_, _, ok := shownProgram(view)
+	return ok
+}
+
+// shownProgram is the card that shows a program, and the program.
+func shownProgram(view card.CallView) (*card.Generic, string, bool) {
 	g, ok := view.(*card.Generic)
 	if !ok || g.Lang == "" {
-		return false
+		return nil, "", false
 	}
-	_, ok = g.RawInput.(string)
-	return ok
+	src, ok := g.RawInput.(string)
+	return g, src, ok
 }
 
 // ProgramTokens returns the update that adds syntax tokens to the program
@@ -83,11 +89,10 @@ func ShowsProgram(view card.CallView) bool {
 // never delays the announcement. False when the card shows no program,
 // env has no Tokenizer, or the tokenizer cannot say.
 func ProgramTokens(ctx context.Context, env Env, callID string, view card.CallView) (ToolCallUpdate, bool) {
-	if !ShowsProgram(view) || env.Tokenizer == nil {
+	g, src, ok := shownProgram(view)
+	if !ok || env.Tokenizer == nil {
 		return ToolCallUpdate{}, false
 	}
-	g := view.(*card.Generic)
-	src := g.RawInput.(string)
 	tokens, err := env.Tokenizer.Tokens(ctx, "", g.Lang, strings.Split(src, "\n"))
 	if err != nil || tokens == nil {
 		return ToolCallUpdate{}, false
