@@ -164,7 +164,11 @@ func TestBash_NothingLeftRunning(t *testing.T) {
 
 func TestJobs(t *testing.T) {
 	e := newEnv(t, LocalHost{})
-	r := e.call("bash", bashArgsJSON("echo first; sleep 0.3; echo second; sleep 30", `,"run_in_background":true`))
+	// The job's sleep has a length no other test's has: the kill check
+	// looks for it among every process on the machine, and the packages'
+	// tests run at once (the bridge's Code Mode test sleeps 30 too).
+	proctest.Sweep(t, "sleep\x007779")
+	r := e.call("bash", bashArgsJSON("echo first; sleep 0.3; echo second; sleep 7779", `,"run_in_background":true`))
 	if got := wantOK(t, r); got != "started background job job-1" {
 		t.Fatalf("start: %q", got)
 	}
@@ -200,7 +204,7 @@ func TestJobs(t *testing.T) {
 		if !strings.HasSuffix(got, "[status: killed, done testing]") {
 			t.Errorf("after kill %q", got)
 		}
-		if !processGone("sleep\x0030") {
+		if !processGone("sleep\x007779") {
 			t.Errorf("the job's process is still running")
 		}
 		got = wantOK(t, e.call("job_kill", `{"job_id":"job-1"}`))
