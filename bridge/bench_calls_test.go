@@ -86,6 +86,32 @@ func benchPace(b *testing.B) time.Duration {
 	return d
 }
 
+// benchFakeModel is the benchmarks' model: paced (benchPace), over HTTPS
+// with DSH_BENCH_TLS=1 (HTTP/1.1, as a proxy in front of a model often
+// serves it; every client, the floors included, then decrypts each event
+// and encrypts each request), else plain HTTP.
+func benchFakeModel(b *testing.B) *fakeModel {
+	var f *fakeModel
+	if os.Getenv("DSH_BENCH_TLS") == "1" {
+		f = newFakeModelTLS(b)
+	} else {
+		f = newFakeModel(b)
+	}
+	f.pace = benchPace(b)
+	return f
+}
+
+// benchEnv is a benchmarked bridge's environment for the model f: its
+// address, the CA it trusts (as it trusts the real service's), the CPU
+// profile DSH_BENCH_PROFILE names, then more.
+func (f *fakeModel) benchEnv(more ...string) []string {
+	env := []string{"DSH_BASE_URL=" + f.srv.URL, "DSH_CPUPROFILE=" + os.Getenv("DSH_BENCH_PROFILE")}
+	if f.ca != "" {
+		env = append(env, "SSL_CERT_FILE="+f.ca)
+	}
+	return append(env, more...)
+}
+
 // benchStdio is the stdio the benchmarks' bridges get: pipes (Go's
 // os/exec, as Zed's Rust does), or with DSH_BENCH_STDIO=socket stream
 // socket pairs (as VS Code's Node and Neovim give theirs).
@@ -336,6 +362,9 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 // turn (the request is rebuilt from the cached history each time), alone
 // and with its dsh-highlight helper's (each request follows a read).
 //
+// With DSH_BENCH_TLS=1 the model is served over HTTPS (HTTP/1.1), as in
+// BenchmarkReadCPU.
+//
 // Then the floor under that figure: the long turn's middle request (its
 // median body) is posted again by clients that only send it and read the
 // answer (floorClient, the Go one and curl), answered as the bridge was,
@@ -352,8 +381,7 @@ func BenchmarkLongSession(b *testing.B) {
 	floors := floorClients(b)
 	const rounds, more = 5, 10 // the floor clients' runs of 1 and 1+more requests
 	for b.Loop() {
-		m := newFakeModel(b)
-		m.pace = benchPace(b)
+		m := benchFakeModel(b)
 		var mu sync.Mutex
 		n, perTurn := 0, 25
 		m.respond = func(req chatRequest) fakeTurn {
@@ -366,7 +394,7 @@ func BenchmarkLongSession(b *testing.B) {
 			n++
 			return fakeTurn{calls: []fakeCall{{fmt.Sprintf("c%d", n), "read", args("file_path", fmt.Sprintf("f%d.go", n%25))}}}
 		}
-		e := startEditor(b, "DSH_BASE_URL="+m.srv.URL, "DSH_LOG_LEVEL=debug", "DSH_MAX_TURN_REQUESTS=600", "DSH_CPUPROFILE="+os.Getenv("DSH_BENCH_PROFILE"))
+		e := startEditor(b, m.benchEnv("DSH_LOG_LEVEL=debug", "DSH_MAX_TURN_REQUESTS=600")...)
 		e.noValidate = true
 		e.initialize(benchCaps())
 		s := e.newSession(dir)

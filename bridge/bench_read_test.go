@@ -58,13 +58,7 @@ func BenchmarkReadCPU(b *testing.B) {
 	}
 	lines := strings.SplitAfter(string(src), "\n")
 	const many = 25
-	var m *fakeModel
-	if os.Getenv("DSH_BENCH_TLS") == "1" {
-		m = newFakeModelTLS(b)
-	} else {
-		m = newFakeModel(b)
-	}
-	m.pace = benchPace(b)
+	m := benchFakeModel(b)
 	playOne, playMany := benchPrompts(b, many)
 	var mu sync.Mutex
 	reads, iter, seq, subject := 1, 0, 0, 0
@@ -81,10 +75,7 @@ func BenchmarkReadCPU(b *testing.B) {
 		}
 		return fakeTurn{calls: calls}
 	}
-	env := []string{"DSH_BASE_URL=" + m.srv.URL, "DSH_LOG_LEVEL=error", "DSH_CPUPROFILE=" + os.Getenv("DSH_BENCH_PROFILE")}
-	if m.ca != "" {
-		env = append(env, "SSL_CERT_FILE="+m.ca) // the bridge trusts the fake as it trusts the real service's CA
-	}
+	env := m.benchEnv("DSH_LOG_LEVEL=error")
 	subjects := []*readSubject{{e: startEditorStdio(b, binary, benchStdio(b), env...), m: m}}
 	if peer := os.Getenv("DSH_BENCH_PEER"); peer != "" {
 		subjects = append(subjects, &readSubject{e: startEditorStdio(b, peer, benchStdio(b), env...), m: m})

@@ -5,6 +5,7 @@ import (
 	"encoding/pem"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -78,9 +80,10 @@ type fakeModel struct {
 	sent map[string]time.Time
 	// respond, when set, computes each request's turn.
 	respond func(chatRequest) fakeTurn
-	key     string // the accepted API key (default "test-key"); "-" accepts any
-	ca      string // newFakeModelTLS: the PEM file of its certificate
-	window  int    // the context window in tokens; 0: unlimited
+	key     string       // the accepted API key (default "test-key"); "-" accepts any
+	ca      string       // newFakeModelTLS: the PEM file of its certificate
+	window  int          // the context window in tokens; 0: unlimited
+	conns   atomic.Int64 // the connections clients opened
 	// summary, when set, answers summary requests (no tools, thinking
 	// disabled) without taking a scripted turn.
 	summary string
@@ -128,9 +131,22 @@ var (
 
 func newFakeModel(t testing.TB, turns ...fakeTurn) *fakeModel {
 	f := &fakeModel{turns: turns, key: "test-key"}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.srv = f.server()
+	f.srv.Start()
 	t.Cleanup(f.srv.Close)
 	return f
+}
+
+// server is the fake's server, not started, counting the connections it
+// accepts (conns).
+func (f *fakeModel) server() *httptest.Server {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(f.serve))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			f.conns.Add(1)
+		}
+	}
+	return srv
 }
 
 // newFakeModelTLS is newFakeModel served over HTTPS, as the real service
@@ -139,7 +155,7 @@ func newFakeModel(t testing.TB, turns ...fakeTurn) *fakeModel {
 // clients to trust (SSL_CERT_FILE for Go's, --cacert for curl).
 func newFakeModelTLS(t testing.TB) *fakeModel {
 	f := &fakeModel{key: "test-key"}
-	f.srv = httptest.NewUnstartedServer(http.HandlerFunc(f.serve))
+	f.srv = f.server()
 	f.srv.StartTLS()
 	t.Cleanup(f.srv.Close)
 	f.ca = filepath.Join(t.TempDir(), "fake-model-ca.pem")

@@ -116,6 +116,37 @@ func TestLiveModel_ToolLoops(t *testing.T) {
 	}
 }
 
+// TestLiveModel_OneConnection: over HTTPS, as the real service is served,
+// the model list and every request of two prompts (tool rounds between
+// them) go over one connection: each answer's body is read to its end
+// after [DONE], which comes in a TLS record of its own, so the connection
+// goes back to the pool instead of costing the next request a handshake.
+func TestLiveModel_OneConnection(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\n"), 0o644)
+	m := newFakeModelTLS(t)
+	m.add(fakeTurn{calls: []fakeCall{readCall("r1")}}, fakeTurn{calls: []fakeCall{readCall("r2")}}, fakeTurn{text: "first done"},
+		fakeTurn{calls: []fakeCall{readCall("r3")}}, fakeTurn{text: "second done"})
+	e := startEditor(t, "DSH_BASE_URL="+m.srv.URL, "SSL_CERT_FILE="+m.ca, "DSH_STATE_DIR="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir())
+	e.initialize(nil)
+	s := e.newSession(dir)
+	for _, p := range []string{"read a.txt twice", "once more"} {
+		if stop := e.prompt(s, p); stop != "end_turn" {
+			t.Fatalf("%s: stop %q", p, stop)
+		}
+		time.Sleep(20 * time.Millisecond) // the editor's user reads the answer
+	}
+	if txt := e.agentText(); !strings.Contains(txt, "second done") || strings.Contains(txt, "[model error]") {
+		t.Fatalf("the turns failed: %q", txt)
+	}
+	if n := len(m.recorded()); n != 5 {
+		t.Fatalf("%d requests, want 5", n)
+	}
+	if got := m.conns.Load(); got != 1 {
+		t.Errorf("the model list and 5 requests opened %d connections, want 1", got)
+	}
+}
+
 // configOptions decodes the configOptions of a result.
 func configOptions(t *testing.T, raw json.RawMessage) map[string]string {
 	t.Helper()

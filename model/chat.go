@@ -27,8 +27,11 @@ type Chat struct {
 	maxWait   time.Duration
 	sleep     func(context.Context, time.Duration) error
 
-	tools    toolCache
-	toolsLen atomic.Int64
+	tools     toolCache
+	toolsLen  atomic.Int64
+	drains    sync.WaitGroup // release's goroutines
+	drainWait time.Duration
+	lastDrain atomic.Pointer[chan struct{}] // the last release's, until it ends
 }
 
 // ChatConfig configures a Chat client.
@@ -72,7 +75,7 @@ func NewChat(c ChatConfig) (*Chat, error) {
 		base = "https://api.deepseek.com"
 	}
 	return &Chat{base: base, key: c.APIKey, keySource: c.KeySource, model: c.Model, http: hc,
-		retries: retries, maxWait: wait, sleep: sleepCtx}, nil
+		retries: retries, maxWait: wait, sleep: sleepCtx, drainWait: drainWait}, nil
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -99,10 +102,26 @@ func (c *Chat) Complete(ctx context.Context, req Request, h Handler) (Response, 
 		modelID = c.model
 	}
 	parts, size := c.bodyParts(&req, modelID)
+	// The request lives as long as ctx until the answer's [DONE]; then
+	// the drain (release) owns it, and the end of ctx (a turn that ends
+	// with this answer) no longer cuts the connection it is freeing.
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
 	var resp *http.Response
+	released := false
+	defer func() {
+		if !released { // failed, cancelled, cut, or a handler panicked
+			stop()
+			cancel()
+			if resp != nil {
+				resp.Body.Close()
+			}
+		}
+	}()
+	c.awaitDrain(ctx)
 	for attempt := 0; ; attempt++ {
 		var err error
-		resp, err = c.post(ctx, "/chat/completions", parts, size)
+		resp, err = c.post(rctx, "/chat/completions", parts, size)
 		if ctx.Err() != nil {
 			return Response{}, ctx.Err()
 		}
@@ -124,10 +143,12 @@ func (c *Chat) Complete(ctx context.Context, req Request, h Handler) (Response, 
 			return Response{}, err
 		}
 	}
-	defer resp.Body.Close()
-	stop := context.AfterFunc(ctx, func() { resp.Body.Close() })
-	defer stop()
 	out, err := readStream(resp.Body, h)
+	if stop() && err == nil {
+		released = true
+		c.release(resp.Body, cancel)
+		return out, nil
+	}
 	if ctx.Err() != nil {
 		return out, ctx.Err()
 	}
@@ -198,7 +219,16 @@ func redact(s, key string) string {
 
 // Models lists the endpoint's models (GET /models), in the order given.
 func (c *Chat) Models(ctx context.Context) ([]string, error) {
-	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/models", nil)
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx)) // as Complete's
+	stop := context.AfterFunc(ctx, cancel)
+	released := false
+	defer func() {
+		if !released {
+			stop()
+			cancel()
+		}
+	}()
+	hr, err := http.NewRequestWithContext(rctx, http.MethodGet, c.base+"/models", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -210,15 +240,21 @@ func (c *Chat) Models(ctx context.Context) ([]string, error) {
 	if resp.StatusCode/100 != 2 {
 		return nil, c.readError(resp)
 	}
-	defer resp.Body.Close()
 	var list struct {
 		Data []struct {
 			ID string `json:"id"`
 		} `json:"data"`
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(&list); err != nil {
+	err = json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(&list)
+	if !stop() || err != nil {
+		resp.Body.Close()
+		if err == nil {
+			err = ctx.Err()
+		}
 		return nil, fmt.Errorf("reading the model list: %w", err)
 	}
+	released = true
+	c.release(resp.Body, cancel) // the decoder may stop short of the body's end
 	ids := make([]string, 0, len(list.Data))
 	for _, m := range list.Data {
 		if m.ID != "" {

@@ -7,7 +7,10 @@
 //     DeepSeek's thinking mode (reasoning_content sent back on tool-call
 //     messages, thinking and reasoning_effort) only to models whose id says
 //     DeepSeek, retries 429 and 5xx honouring Retry-After, and turns error
-//     bodies into APIError values a person can act on.
+//     bodies into APIError values a person can act on. An answer's body
+//     is read to its end after [DONE] while the turn goes on (release), so
+//     its connection serves the next request instead of a new one and,
+//     over TLS, a new handshake.
 //   - Script replays a JSONL script with no network.
 //   - The catalogue (Lookup) knows each model family's context window,
 //     maximum output, thinking support and prices; Settings override it
