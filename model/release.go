@@ -41,9 +41,8 @@ func (c *Chat) release(body io.ReadCloser, cancel context.CancelFunc) {
 	go func() {
 		defer c.drains.Done()
 		t := time.AfterFunc(c.drainWait, func() { body.Close() })
-		n, _ := io.Copy(io.Discard, io.LimitReader(body, drainMaxBytes))
+		io.Copy(io.Discard, io.LimitReader(body, drainMaxBytes))
 		t.Stop()
-		drained.Add(n)
 		body.Close()
 		cancel()
 		c.lastDrain.CompareAndSwap(&done, nil)

@@ -71,10 +71,9 @@ func (c partsConn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// partsWrites counts the bodies partsConn wrote from their parts,
-// rawReads the reads it made itself, and drained the bytes release read
-// after answers' [DONE] (tests).
-var partsWrites, rawReads, drained atomic.Int64
+// partsWrites counts the bodies partsConn wrote from their parts, and
+// rawReads the reads it made itself (tests).
+var partsWrites, rawReads atomic.Int64
 
 // ReadFrom implements io.ReaderFrom. net/http hands a body of known length
 // to the connection as an *io.LimitedReader over the request's body.
