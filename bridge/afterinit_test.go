@@ -97,6 +97,77 @@ func TestServer_WritesAllBeforeReturning(t *testing.T) {
 	}
 }
 
+// TestServer_OneProducerIsNotHeldByTheWriter: a turn streams its answer
+// as many small updates, one after the other, from one goroutine, to an
+// editor that reads slowly; the turn queues them and goes on, so those
+// queued meanwhile go out together. (Concurrent replies batch even when
+// each waits for its write: only a single producer tells the two apart.)
+func TestServer_OneProducerIsNotHeldByTheWriter(t *testing.T) {
+	text := strings.Repeat("twelve bytes", 60) // the script streams 12 bytes a piece
+	script, err := model.ParseScript("long answer", []byte(fmt.Sprintf(`{"text":%q}`+"\n", text)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	out := &countingWriter{w: outW, delay: 5 * time.Millisecond}
+	srv := bridge.NewServer(bridge.Config{Model: script})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, inR, out) }()
+	lines := &countingReader{r: outR}
+	rpc := rpctest.New(lines, inW)
+	rpc.Call(t, 1, "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`)
+	created := rpc.Call(t, 2, "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, t.TempDir()))
+	_, rest, _ := strings.Cut(created, `"sessionId":"`)
+	sid, _, _ := strings.Cut(rest, `"`)
+	w0, l0 := out.writes.Load(), lines.newlines()
+	if got := rpc.Call(t, 3, "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"hi"}]}`, sid)); !strings.Contains(got, "end_turn") {
+		t.Fatalf("prompt: %s", got)
+	}
+	writes, written := out.writes.Load()-w0, lines.newlines()-l0
+	if written < 60 {
+		t.Fatalf("the turn wrote %d lines, want at least 60 (its pieces)", written)
+	}
+	if writes > int32(written/2) {
+		t.Errorf("%d lines of one turn took %d writes, want at most %d", written, writes, written/2)
+	}
+	inW.Close()
+	go io.Copy(io.Discard, outR)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	outW.Close()
+}
+
+// countingWriter passes writes on, each after delay, and counts them.
+type countingWriter struct {
+	w      io.Writer
+	delay  time.Duration
+	writes atomic.Int32
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.writes.Add(1)
+	time.Sleep(c.delay)
+	return c.w.Write(p)
+}
+
+// countingReader counts the newlines read through it.
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(strings.Count(string(p[:n]), "\n")))
+	return n, err
+}
+
+func (c *countingReader) newlines() int { return int(c.n.Load()) }
+
 // slowWriter is a syncBuffer whose every Write takes delay; it counts
 // them.
 type slowWriter struct {
