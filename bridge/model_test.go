@@ -342,6 +342,10 @@ func TestLiveModel_Errors(t *testing.T) {
 		{"503 retried", nil, []fakeTurn{{status: 503, retryAfter: "0.1"}, {text: "recovered"}}, []string{"recovered"}, 2, 0},
 		{"stream cut", nil, []fakeTurn{{text: "partial answ", cut: true}},
 			[]string{"partial answ", "cut off", "What arrived is kept"}, 1, 0},
+		// DeepSeek's streams sometimes stop without ending: the bridge cuts
+		// one quiet for DSH_STREAM_IDLE instead of waiting forever.
+		{"stream goes quiet", []string{"DSH_STREAM_IDLE=300ms"}, []fakeTurn{{text: "partial answ", hang: true}},
+			[]string{"partial answ", "cut off", "no data from the model for 300ms", "What arrived is kept"}, 1, 300 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newLiveWorld(t, "", tc.turns...)

@@ -31,6 +31,7 @@ type Chat struct {
 	toolsLen  atomic.Int64
 	drains    sync.WaitGroup // release's goroutines
 	drainWait time.Duration
+	idle      time.Duration                 // ChatConfig.StreamIdle
 	lastDrain atomic.Pointer[chan struct{}] // the last release's, until it ends
 }
 
@@ -47,7 +48,11 @@ type ChatConfig struct {
 	MaxRetries int
 	// MaxRetryWait caps one wait, Retry-After included (default 60 s).
 	MaxRetryWait time.Duration
-	HTTPClient   *http.Client // nil: a client with no overall timeout (streams are long)
+	// StreamIdle is how long an answer's stream may bring no byte before
+	// it is cut (ErrStreamCut); 0: StreamIdleDeepSeek for DeepSeek's
+	// models, StreamIdleOther for the rest; negative: never.
+	StreamIdle time.Duration
+	HTTPClient *http.Client // nil: a client with no overall timeout (streams are long)
 }
 
 // NewChat returns a client; it fails without an API key.
@@ -75,7 +80,7 @@ func NewChat(c ChatConfig) (*Chat, error) {
 		base = "https://api.deepseek.com"
 	}
 	return &Chat{base: base, key: c.APIKey, keySource: c.KeySource, model: c.Model, http: hc,
-		retries: retries, maxWait: wait, sleep: sleepCtx, drainWait: drainWait}, nil
+		retries: retries, maxWait: wait, sleep: sleepCtx, drainWait: drainWait, idle: c.StreamIdle}, nil
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -143,7 +148,11 @@ func (c *Chat) Complete(ctx context.Context, req Request, h Handler) (Response, 
 			return Response{}, err
 		}
 	}
-	out, err := readStream(resp.Body, h)
+	body, quiet := c.watch(resp.Body, modelID, cancel)
+	out, err := readStream(body, h)
+	if quiet() && err != nil { // the watchdog cut it (a complete answer stands)
+		err = fmt.Errorf("%w: no data from the model for %s", ErrStreamCut, c.streamIdle(modelID))
+	}
 	if stop() && err == nil {
 		released = true
 		c.release(resp.Body, cancel)

@@ -10,7 +10,9 @@
 //     bodies into APIError values a person can act on. An answer's body
 //     is read to its end after [DONE] while the turn goes on (release), so
 //     its connection serves the next request instead of a new one and,
-//     over TLS, a new handshake.
+//     over TLS, a new handshake. A stream that brings no byte for its idle
+//     limit (ChatConfig.StreamIdle) is cut, as DeepSeek's sometimes stop
+//     without ending.
 //   - Script replays a JSONL script with no network.
 //   - The catalogue (Lookup) knows each model family's context window,
 //     maximum output, thinking support and prices; Settings override it

@@ -15,6 +15,8 @@
 //	--max-turn-requests DSH_MAX_TURN_REQUESTS  model requests per prompt turn (default 50)
 //	--state-dir DSH_STATE_DIR  session logs (default $XDG_STATE_HOME/dsh-bridge, i.e. ~/.local/state/dsh-bridge)
 //	--token-hold DSH_TOKEN_HOLD  how long a read's syntax tokens may wait for the other calls of its batch (default 16ms)
+//	--stream-idle DSH_STREAM_IDLE  how long a model's answer may bring no byte before it is cut
+//	                           (default 1m30s for DeepSeek's models, 5m0s for others; 0: never)
 //
 // stdout carries only protocol bytes; logs go to stderr (DSH_LOG_LEVEL:
 // debug, info, warn, error). DSH_CPUPROFILE=path writes a CPU profile;
@@ -141,6 +143,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	codeOutput := fs.Int("code-max-output", atoi(env("DSH_CODE_MAX_OUTPUT"), codemode.DefaultMaxOutputBytes), "bytes of logs plus result one run_code program may produce")
 	stateDir := fs.String("state-dir", or(env("DSH_STATE_DIR"), defaultStateDir()), "directory of the session logs")
 	tokenHold := fs.Duration("token-hold", durationEnv("DSH_TOKEN_HOLD", bridge.DefaultTokenHold), "how long a read's syntax tokens may wait for the other calls of its batch")
+	streamIdle := fs.String("stream-idle", env("DSH_STREAM_IDLE"), "how long a model's answer may bring no byte before it is cut (default 1m30s for DeepSeek's models, 5m0s for others; 0: never)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -162,6 +165,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "dsh-bridge: --token-hold must be positive")
 		return 2
 	}
+	idle, ok := parseStreamIdle(*streamIdle)
+	if !ok {
+		fmt.Fprintf(stderr, "dsh-bridge: --stream-idle must be a duration of 0 (never) or more (got %q)\n", *streamIdle)
+		return 2
+	}
 	cfg := bridge.Config{ToolsMode: registry.Presentation(*toolsMode), CodeMode: codemode.Config{Timeout: *codeTimeout, MaxOutputBytes: *codeOutput}, ModelName: *modelName, MaxTurnRequests: *maxReqs, Version: version, Log: log, StateDir: *stateDir, TokenHold: *tokenHold}
 	// Read when the first session needs them: initialize does not.
 	cfg.LoadModelSettings = func() model.Settings {
@@ -180,7 +188,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if path, ok := strings.CutPrefix(*modelName, "script:"); ok {
 		client, err = model.LoadScript(path)
 	} else {
-		client, err = model.NewChat(model.ChatConfig{BaseURL: *baseURL, APIKey: *apiKey, KeySource: keySource, Model: *modelName})
+		client, err = model.NewChat(model.ChatConfig{BaseURL: *baseURL, APIKey: *apiKey, KeySource: keySource, Model: *modelName, StreamIdle: idle})
 	}
 	if err != nil {
 		log.Warn("no model available; prompts will explain why", "err", err)
@@ -299,6 +307,23 @@ func printTools(stdout, stderr io.Writer) int {
 
 // durationEnv reads a duration (for example 90s) from the environment;
 // def when it is unset or unreadable.
+// parseStreamIdle reads --stream-idle as model.ChatConfig.StreamIdle
+// wants it: "" is 0 (the models' defaults), "0" is -1 (never), a positive
+// duration is itself; anything else is not ok.
+func parseStreamIdle(v string) (time.Duration, bool) {
+	if v == "" {
+		return 0, true
+	}
+	d, err := time.ParseDuration(v)
+	switch {
+	case err != nil || d < 0:
+		return 0, false
+	case d == 0:
+		return -1, true
+	}
+	return d, true
+}
+
 func durationEnv(name string, def time.Duration) time.Duration {
 	if d, err := time.ParseDuration(env(name)); err == nil {
 		return d

@@ -30,6 +30,8 @@ func TestRun(t *testing.T) {
 		{"version", []string{"version"}, 0, versionText(buildSettings()), ""},
 		{"--version", []string{"--version"}, 0, versionText(buildSettings()), ""},
 		{"a token hold of zero", []string{"--token-hold", "0s"}, 2, "", "--token-hold must be positive"},
+		{"a negative stream idle", []string{"--stream-idle", "-5s"}, 2, "", `--stream-idle must be a duration of 0 (never) or more (got "-5s")`},
+		{"a stream idle that is no duration", []string{"--stream-idle", "soon"}, 2, "", `(got "soon")`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
@@ -56,6 +58,28 @@ func TestRun(t *testing.T) {
 			}
 			if tc.wantCode == 0 && tc.wantStdout == "" && !json.Valid(out.Bytes()) {
 				t.Errorf("stdout is not JSON")
+			}
+		})
+	}
+}
+
+// TestParseStreamIdle maps the flag onto model.ChatConfig.StreamIdle.
+func TestParseStreamIdle(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"", 0, true},
+		{"0", -1, true},
+		{"0s", -1, true},
+		{"45s", 45 * time.Second, true},
+		{"-1s", 0, false},
+		{"later", 0, false},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			if got, ok := parseStreamIdle(tc.in); got != tc.want || ok != tc.ok {
+				t.Errorf("%v %v, want %v %v", got, ok, tc.want, tc.ok)
 			}
 		})
 	}
