@@ -76,11 +76,12 @@ func TestServer_WritesAllBeforeReturning(t *testing.T) {
 	}
 	// A client that reads slowly: the answers are still being written
 	// when the input has ended and the requests are done.
-	out := &slowWriter{delay: 30 * time.Millisecond}
+	var buf syncBuffer
+	out := &slowWriter{w: &buf, delay: 30 * time.Millisecond}
 	if err := bridge.NewServer(bridge.Config{}).Serve(context.Background(), strings.NewReader(in.String()), out); err != nil {
 		t.Fatal(err)
 	}
-	got := out.String()
+	got := buf.String()
 	for id := 1; id <= n; id++ {
 		if !strings.Contains(got, fmt.Sprintf(`"id":%d,`, id)) {
 			t.Errorf("no answer to request %d once Serve returned (%d lines written)", id, strings.Count(got, "\n"))
@@ -110,7 +111,7 @@ func TestServer_OneProducerIsNotHeldByTheWriter(t *testing.T) {
 	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	out := &countingWriter{w: outW, delay: 5 * time.Millisecond}
+	out := &slowWriter{w: outW, delay: 5 * time.Millisecond}
 	srv := bridge.NewServer(bridge.Config{Model: script})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -122,15 +123,15 @@ func TestServer_OneProducerIsNotHeldByTheWriter(t *testing.T) {
 	created := rpc.Call(t, 2, "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, t.TempDir()))
 	_, rest, _ := strings.Cut(created, `"sessionId":"`)
 	sid, _, _ := strings.Cut(rest, `"`)
-	w0, l0 := out.writes.Load(), lines.newlines()
+	w0, l0 := out.count(), lines.newlines()
 	if got := rpc.Call(t, 3, "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"hi"}]}`, sid)); !strings.Contains(got, "end_turn") {
 		t.Fatalf("prompt: %s", got)
 	}
-	writes, written := out.writes.Load()-w0, lines.newlines()-l0
+	writes, written := out.count()-w0, lines.newlines()-l0
 	if written < 60 {
 		t.Fatalf("the turn wrote %d lines, want at least 60 (its pieces)", written)
 	}
-	if writes > int32(written/2) {
+	if writes > written/2 {
 		t.Errorf("%d lines of one turn took %d writes, want at most %d", written, writes, written/2)
 	}
 	inW.Close()
@@ -139,19 +140,6 @@ func TestServer_OneProducerIsNotHeldByTheWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	outW.Close()
-}
-
-// countingWriter passes writes on, each after delay, and counts them.
-type countingWriter struct {
-	w      io.Writer
-	delay  time.Duration
-	writes atomic.Int32
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	c.writes.Add(1)
-	time.Sleep(c.delay)
-	return c.w.Write(p)
 }
 
 // countingReader counts the newlines read through it.
@@ -168,10 +156,9 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 func (c *countingReader) newlines() int { return int(c.n.Load()) }
 
-// slowWriter is a syncBuffer whose every Write takes delay; it counts
-// them.
+// slowWriter passes writes on to w, each after delay, and counts them.
 type slowWriter struct {
-	syncBuffer
+	w      io.Writer
 	delay  time.Duration
 	writes atomic.Int32
 }
@@ -179,7 +166,7 @@ type slowWriter struct {
 func (w *slowWriter) Write(p []byte) (int, error) {
 	w.writes.Add(1)
 	time.Sleep(w.delay)
-	return w.syncBuffer.Write(p)
+	return w.w.Write(p)
 }
 
 func (w *slowWriter) count() int { return int(w.writes.Load()) }
