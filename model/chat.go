@@ -110,8 +110,7 @@ func (c *Chat) Complete(ctx context.Context, req Request, h Handler) (Response, 
 	// The request lives as long as ctx until the answer's [DONE]; then
 	// the drain (release) owns it, and the end of ctx (a turn that ends
 	// with this answer) no longer cuts the connection it is freeing.
-	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	stop := context.AfterFunc(ctx, cancel)
+	rctx, cancel, stop := follow(ctx)
 	var resp *http.Response
 	released := false
 	defer func() {
@@ -228,8 +227,7 @@ func redact(s, key string) string {
 
 // Models lists the endpoint's models (GET /models), in the order given.
 func (c *Chat) Models(ctx context.Context) ([]string, error) {
-	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx)) // as Complete's
-	stop := context.AfterFunc(ctx, cancel)
+	rctx, cancel, stop := follow(ctx) // as Complete's
 	released := false
 	defer func() {
 		if !released {

@@ -18,6 +18,15 @@ const (
 	drainGrace = 10 * time.Millisecond
 )
 
+// follow returns a request's own context: ended by ctx until stop is
+// called (stop reports whether ctx had not ended by then), and by cancel
+// in any case, which its owner calls exactly once. Complete and Models
+// stop following once the body's content is read, and release ends it.
+func follow(ctx context.Context) (rctx context.Context, cancel context.CancelFunc, stop func() bool) {
+	rctx, cancel = context.WithCancel(context.WithoutCancel(ctx))
+	return rctx, cancel, context.AfterFunc(ctx, cancel)
+}
+
 // release hands a body whose content has been read (an answer through its
 // [DONE], the model list once decoded) to a goroutine that reads it to its
 // end, closes it and calls cancel (the request's); it returns at once.
