@@ -43,16 +43,16 @@ func (ss *Session) compactIfNeeded(ctx context.Context, fixed int, force bool) b
 	s := ss.srv
 	cfg := s.settings().Compaction
 	ss.mu.Lock()
-	hist := ss.history
 	m := ss.model
 	ss.mu.Unlock()
 	info := s.modelInfo(m.id)
 	tpb := m.tokensPerByte()
 	estimate := func(h []model.Message) float64 { return float64(fixed+model.HistoryBytes(h)) * tpb }
 	limit := cfg.Threshold * float64(info.Window)
-	if !force && estimate(hist) <= limit {
+	if !force && float64(fixed+ss.history.Bytes())*tpb <= limit { // as estimate, kept as messages come
 		return false
 	}
+	hist := ss.history.Messages()
 	// The last batch's syntax tokens go out first, so that the updates
 	// come in the same order every run (as before a model's answer).
 	ss.tokens.Wait()
@@ -91,9 +91,7 @@ func (ss *Session) compactIfNeeded(ctx context.Context, fixed int, force bool) b
 		ss.announceCompaction(ctx, compactionUpdate{CompactionID: id, Status: status, Error: msg})
 		return false
 	}
-	ss.mu.Lock()
-	ss.history = out
-	ss.mu.Unlock()
+	ss.history.Replace(out)
 	ss.record(store.Event{Kind: store.KindCompaction, Compaction: &store.Compaction{ID: id, Shrunk: shrunk, Through: through, Summary: summary}})
 	ss.announceCompaction(ctx, compactionUpdate{CompactionID: id, Status: "completed",
 		Summary: []card.Content{card.Text(compactionText(len(shrunk), through, summary))}})

@@ -230,7 +230,7 @@ func (s *Server) loadSession(ctx context.Context, req *jsonrpc2.Request, replay 
 	ss.restoreConfig(st.config)
 	ss.model.cost, ss.model.priced = st.cost, st.priced
 	ss.title = st.title
-	ss.history = ss.rebuildHistory(turns)
+	ss.history.Replace(ss.rebuildHistory(turns))
 	if replay {
 		ss.replay(ctx, turns)
 		ss.tokens.Wait() // the whole replay goes out before the answer

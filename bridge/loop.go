@@ -52,7 +52,7 @@ func (s *Server) prompt(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		return nil, ErrBusy
 	}
 	ss.cancel = cancel
-	ss.history = append(ss.history, model.Message{Role: "user", Content: text})
+	ss.history.Append(model.Message{Role: "user", Content: text})
 	ss.turns.Add(1)
 	ss.mu.Unlock()
 	defer func() {
@@ -86,9 +86,7 @@ func (ss *Session) logTurnEnd(ctx context.Context, stop string) {
 	if !ss.srv.log.Enabled(ctx, slog.LevelDebug) {
 		return
 	}
-	ss.mu.Lock()
-	n, bytes := len(ss.history), model.Footprint(ss.history)
-	ss.mu.Unlock()
+	n, bytes := ss.history.Len(), ss.history.Footprint()
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(sample)
 	var live uint64
@@ -108,9 +106,7 @@ func (s *Server) historyBytes() int {
 	s.mu.Unlock()
 	n := 0
 	for _, ss := range sessions {
-		ss.mu.Lock()
-		n += model.Footprint(ss.history)
-		ss.mu.Unlock()
+		n += ss.history.Footprint()
 	}
 	return n
 }
@@ -201,13 +197,13 @@ func (ss *Session) turn(ctx context.Context) string {
 			return stopCancelled
 		}
 		ss.mu.Lock()
-		req := model.Request{Model: ss.model.id, System: system, Messages: ss.history, Tools: tools, Thinking: ss.model.thinking}
+		req := model.Request{Model: ss.model.id, System: system, History: &ss.history, Tools: tools, Thinking: ss.model.thinking}
 		listed := ss.model.listed
 		ss.mu.Unlock()
 		if !s.modelInfo(req.Model).Thinking {
 			req.Thinking = model.ThinkingDefault
 		}
-		size := fixed + model.HistoryBytes(req.Messages)
+		size := fixed + ss.history.Bytes()
 		// The last batch's syntax tokens go out before anything of this
 		// answer (a scripted model answers at once), so that the order of
 		// updates is the same every time; a real model's first event comes
@@ -400,17 +396,19 @@ func (ss *Session) commitAssistant(resp model.Response, results []registry.Resul
 			return
 		}
 	}
-	ss.history = append(ss.history, model.Message{Role: "assistant", Content: resp.Text, Reasoning: resp.Reasoning, ToolCalls: resp.ToolCalls})
+	add := make([]model.Message, 0, 1+len(results))
+	add = append(add, model.Message{Role: "assistant", Content: resp.Text, Reasoning: resp.Reasoning, ToolCalls: resp.ToolCalls})
 	var contexts []string
 	for i, r := range results {
-		ss.history = append(ss.history, model.Message{Role: "tool", ToolCallID: resp.ToolCalls[i].ID, Content: ss.resultText(r)})
+		add = append(add, model.Message{Role: "tool", ToolCallID: resp.ToolCalls[i].ID, Content: ss.resultText(r)})
 		for _, c := range r.AdditionalContexts {
 			contexts = append(contexts, blocksText(c.Content))
 		}
 	}
 	for _, c := range contexts {
-		ss.history = append(ss.history, model.Message{Role: "user", Content: c})
+		add = append(add, model.Message{Role: "user", Content: c})
 	}
+	ss.history.Append(add...)
 }
 
 // resultText is what the model reads of a result, capped at the

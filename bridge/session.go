@@ -56,13 +56,17 @@ type Session struct {
 	tokens           sync.WaitGroup // syntax-token updates still being computed
 	tokenHold        tokenHold      // holds token work while the calls that made it run
 
-	mu      sync.Mutex
-	mode    string
-	history []model.Message
-	model   modelState
-	mcp     mcpNotices
-	cancel  context.CancelFunc // the running turn's; nil when idle
-	calls   map[string]*callInfo
+	// history is the conversation, under its own lock: read by every
+	// session's turn end (Server.historyBytes) while a request over it
+	// is being written.
+	history model.History
+
+	mu     sync.Mutex
+	mode   string
+	model  modelState
+	mcp    mcpNotices
+	cancel context.CancelFunc // the running turn's; nil when idle
+	calls  map[string]*callInfo
 	// judged holds each decided call's judgement of its files until the
 	// call dispatches (keyed by the execution's token).
 	judged map[registry.Token]tools.Judged

@@ -7,12 +7,8 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/registry"
 )
 
-// Message is one chat message of the conversation history.
-//
-// A Message caches its wire encoding once a Chat client has written it
-// (see Request.Messages); the cache is keyed by dialect and never changes
-// the message's meaning. Copying a Message copies the cache pointer, which
-// is safe: the cache is immutable once set.
+// Message is one chat message of the conversation history. It is a plain
+// value: a History keeps the encodings of its messages.
 type Message struct {
 	Role    string // "user", "assistant" or "tool" (the system prompt is Request.System)
 	Content string // text
@@ -22,8 +18,6 @@ type Message struct {
 	Reasoning  string
 	ToolCalls  []ToolCall // assistant tool calls
 	ToolCallID string     // the call a "tool" message answers
-
-	wire *encoded
 }
 
 // ToolCall is one complete tool call the model made.
@@ -50,15 +44,25 @@ const (
 type Request struct {
 	Model  string // the model id; empty uses the client's default
 	System string // the system prompt, sent first
-	// Messages is the history after the system prompt. Complete caches each
-	// message's encoding in the slice's elements, so the caller passes its
-	// own history slice (not a copy) and must not use it concurrently
-	// with Complete.
+	// History is the conversation after the system prompt: a session's,
+	// whose encodings Complete keeps there, so that each request encodes
+	// only the messages added since the last. When it is nil, Messages is
+	// the conversation, encoded whole.
+	History  *History
 	Messages []Message
 	Tools    []registry.ToolSchema
 	Thinking Thinking
 	// MaxTokens caps the completion (0: the model's default).
 	MaxTokens int
+}
+
+// Conversation is the messages after the system prompt: History's when
+// set, else Messages. The caller must not change them.
+func (r *Request) Conversation() []Message {
+	if r.History != nil {
+		return r.History.Messages()
+	}
+	return r.Messages
 }
 
 // Usage is a request's token usage. CacheHit and CacheMiss split the prompt

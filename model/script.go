@@ -102,7 +102,7 @@ func (s *Script) Complete(ctx context.Context, req Request, h Handler) (Response
 	t, index := s.turns[s.next], s.next
 	s.next++
 	s.mu.Unlock()
-	if err := check(t.Expect, req.Messages); err != nil {
+	if err := check(t.Expect, req.Conversation()); err != nil {
 		return Response{}, fmt.Errorf("%s turn %d: %w", s.name, index+1, err)
 	}
 	return s.play(ctx, t, h, index)

@@ -30,6 +30,9 @@ type mutation struct {
 	Pkg  string `json:"pkg"`
 	Run  string `json:"run"`
 	Make string `json:"make"`
+	// Race runs the tests with the race detector (make test always
+	// does): for a mutation that only a data race shows.
+	Race bool `json:"race,omitempty"`
 }
 
 func main() {
@@ -97,6 +100,9 @@ func plant(dir string, m mutation, timeout time.Duration) (caught, stale bool, d
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	args := []string{"test", "-count=1", m.Pkg}
+	if m.Race {
+		args = append(args, "-race")
+	}
 	if m.Run != "" {
 		args = append(args, "-run", m.Run)
 	}
