@@ -76,7 +76,7 @@ type Config struct {
 	// AfterTurn, when set, is called after each prompt turn has ended
 	// (its updates are out, its answer not yet), from the goroutine that
 	// served the prompt, with what every session's history holds (text
-	// and cached encodings, model.Footprint); calls may overlap.
+	// and cached encodings, model.History.Footprint); calls may overlap.
 	AfterTurn func(historyBytes int)
 	Version   string
 	Log       *slog.Logger

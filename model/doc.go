@@ -3,7 +3,9 @@
 //
 //   - Chat is a small client for any OpenAI-compatible chat completions API
 //     (DeepSeek by default), over net/http and the SSE framing. It writes
-//     each request in one pass from cached per-message encodings, speaks
+//     each request in one pass from per-message encodings, which a
+//     session's History keeps with its messages (so a request encodes and
+//     sizes only the messages added since the last one), speaks
 //     DeepSeek's thinking mode (reasoning_content sent back on tool-call
 //     messages, thinking and reasoning_effort) only to models whose id says
 //     DeepSeek, retries 429 and 5xx honouring Retry-After, and turns error
