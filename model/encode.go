@@ -39,7 +39,7 @@ func Footprint(msgs []Message) int {
 // keeps what it returns for its messages.
 //
 // The encoding is written into a pooled scratch buffer and copied out at
-// its exact size, since it is kept as long as the message: sizing it
+// its exact size, since a History keeps it as long as the message: sizing it
 // first (a scan of every string for its escapes) cost more than the
 // copy, 6.4 µs against 3.7 µs for a 100-line read's result
 // (BenchmarkWireOf).
