@@ -49,6 +49,9 @@ func (ss *Session) compactIfNeeded(ctx context.Context, fixed int, force bool) b
 	tpb := m.tokensPerByte()
 	estimate := func(h []model.Message) float64 { return float64(fixed+model.HistoryBytes(h)) * tpb }
 	limit := cfg.Threshold * float64(info.Window)
+	if m.maxBody > 0 { // the endpoint refused a body that size: stay under it as under the window
+		limit = min(limit, cfg.Threshold*float64(m.maxBody)*tpb)
+	}
 	if !force && float64(fixed+ss.history.Bytes())*tpb <= limit { // as estimate, kept as messages come
 		return false
 	}
@@ -182,6 +185,21 @@ func (ss *Session) account(ctx context.Context, resp model.Response, bytes int, 
 	if conversation {
 		s.notify(ctx, ss.id, upd)
 	}
+}
+
+// refusedBody notes that the endpoint refused a request body of n bytes
+// as too large (HTTP 413): from now on the session's requests are
+// compacted to stay under the smallest such size.
+func (ss *Session) refusedBody(n int) {
+	if n <= 0 {
+		return
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.model.maxBody == 0 || n < ss.model.maxBody {
+		ss.model.maxBody = n
+	}
+	ss.srv.log.Warn("the model endpoint refused a request as too large; requests will be compacted below it", "session", ss.id, "bytes", n)
 }
 
 // roundUSD rounds an amount of dollars to the nanodollar. Prices are per

@@ -131,6 +131,73 @@ func TestLiveModel_Compaction(t *testing.T) {
 	})
 }
 
+// TestLiveModel_BodyTooLarge: an endpoint that refuses a request's body
+// as too large (HTTP 413, the openresty page api.deepseek.com and many
+// relays send, before the body is read) gets the conversation compacted
+// and the request once more; later requests are compacted to stay under
+// that size before they are sent; and when nothing brings a request
+// under it, the person reads what happened, not the page's markup.
+func TestLiveModel_BodyTooLarge(t *testing.T) {
+	caps := map[string]any{"session": map[string]any{"compaction": map[string]any{}}}
+	big := strings.Repeat("Please keep this requirement in mind. ", 500) // ~19 KB
+	t.Run("compacted, sent again, and kept under", func(t *testing.T) {
+		w := newLiveWorld(t, "", fakeTurn{text: "noted"}, fakeTurn{text: "noted again"}, fakeTurn{text: "noted a third time"})
+		w.model.summary = "SUMMARY OF THE FIRST TURN"
+		e := w.editor(caps)
+		s := e.newSession(w.dir)
+		if stop := e.prompt(s, big); stop != "end_turn" {
+			t.Fatalf("stop %q", stop)
+		}
+		first := len(w.model.rawBodies()[0])
+		w.model.mu.Lock()
+		w.model.maxBody = first + 8<<10 // the second prompt's request is larger
+		w.model.mu.Unlock()
+		for i, p := range []string{big, big} {
+			if stop := e.prompt(s, p); stop != "end_turn" {
+				t.Fatalf("prompt %d: stop %q", i+2, stop)
+			}
+		}
+		if txt := e.agentText(); strings.Contains(txt, "[model error]") || !strings.Contains(txt, "noted a third time") {
+			t.Fatalf("the answers: %q", txt)
+		}
+		w.model.mu.Lock()
+		large := w.model.large
+		w.model.mu.Unlock()
+		if large != 1 {
+			t.Errorf("%d requests refused as too large, want 1: the third prompt's must be compacted before it is sent", large)
+		}
+		if cs := compactions(e); len(cs) < 2 || cs[1]["status"] != "completed" {
+			t.Errorf("compaction updates %v", cs)
+		}
+		bodies := w.model.rawBodies()
+		if last := bodies[len(bodies)-1]; len(last) > first+8<<10 || !bytes.Contains(last, []byte("Summary of the earlier part of this conversation")) {
+			t.Errorf("the last request (%d bytes, the cap %d) is not the compacted conversation: %.200s", len(last), first+8<<10, last)
+		}
+		e.close()
+	})
+	t.Run("nothing brings it under", func(t *testing.T) {
+		w := newLiveWorld(t, "", fakeTurn{text: "never"})
+		w.model.maxBody = 1 << 10 // below the system prompt and the tools alone
+		e := w.editor(caps)
+		s := e.newSession(w.dir)
+		if stop := e.prompt(s, "hello"); stop != "end_turn" {
+			t.Fatalf("stop %q", stop)
+		}
+		txt := e.agentText()
+		if !strings.Contains(txt, "[model error]") || !strings.Contains(txt, "HTTP 413") || !strings.Contains(txt, "413 Request Entity Too Large") ||
+			strings.Contains(txt, "<") || strings.Contains(txt, "script") {
+			t.Errorf("the person reads %q", txt)
+		}
+		w.model.mu.Lock()
+		large := w.model.large
+		w.model.mu.Unlock()
+		if large != 2 {
+			t.Errorf("%d requests refused, want 2 (the request, then once more after compacting)", large)
+		}
+		e.close()
+	})
+}
+
 // TestLiveModel_HugeToolResult: a result larger than the cap reaches the
 // model truncated, with a note on how to read the rest.
 func TestLiveModel_HugeToolResult(t *testing.T) {

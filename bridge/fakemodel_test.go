@@ -50,6 +50,10 @@ type fakeTurn struct {
 //     units, as the real cache works), with 4 bytes to a token;
 //   - a request longer than window tokens (when set) gets the real
 //     context-length 400;
+//   - a body longer than maxBody bytes (when set) gets, before it is
+//     read, the 413 HTML page api.deepseek.com's openresty sends (its
+//     cap is some tens of MB; relays in front of it often cap at nginx's
+//     default, 1 MB);
 //   - the answer streams as the real one does: every chunk with its whole
 //     envelope (id, created, model, system_fingerprint, logprobs), and
 //     reasoning, text and each call's arguments a token at a time, a call's
@@ -83,6 +87,8 @@ type fakeModel struct {
 	key     string       // the accepted API key (default "test-key"); "-" accepts any
 	ca      string       // newFakeModelTLS: the PEM file of its certificate
 	window  int          // the context window in tokens; 0: unlimited
+	maxBody int          // the largest request body in bytes; 0: unlimited
+	large   int          // requests refused as larger than maxBody
 	conns   atomic.Int64 // the connections clients opened
 	// summary, when set, answers summary requests (no tools, thinking
 	// disabled) without taking a scripted turn.
@@ -191,6 +197,17 @@ func (f *fakeModel) rawBodies() [][]byte {
 }
 
 // apiError writes an error body shaped as DeepSeek's.
+// openresty413 is the page api.deepseek.com's front sends for a body over
+// its cap (as reported by its users, Cloudflare's script shortened).
+const openresty413 = `<html>
+<head><title>413 Request Entity Too Large</title></head>
+<body>
+<center><h1>413 Request Entity Too Large</h1></center>
+<hr><center>openresty</center>
+<script>(function(){var a=document.createElement('iframe');a.height=1;a.width=1;document.body.appendChild(a)})();</script></body>
+</html>
+`
+
 func apiError(w http.ResponseWriter, status int, typ, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -218,6 +235,18 @@ func (f *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
+	f.mu.Lock()
+	maxBody := f.maxBody
+	if maxBody > 0 && r.ContentLength > int64(maxBody) {
+		f.large++
+		f.mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Connection", "close")
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+		io.WriteString(w, openresty413)
+		return
+	}
+	f.mu.Unlock()
 	body, _ := io.ReadAll(r.Body)
 	var req chatRequest
 	if err := json.Unmarshal(body, &req); err != nil {

@@ -231,7 +231,10 @@ func (ss *Session) turn(ctx context.Context) string {
 		}
 		if err != nil {
 			var apiErr *model.APIError
-			if errors.As(err, &apiErr) && apiErr.ContextTooLong() && !refused {
+			if errors.As(err, &apiErr) && (apiErr.ContextTooLong() || apiErr.TooLarge()) && !refused {
+				if apiErr.TooLarge() {
+					ss.refusedBody(apiErr.RequestBytes)
+				}
 				refused = true // compact whatever it takes, then try once more
 				continue
 			}

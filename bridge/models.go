@@ -81,8 +81,12 @@ type modelState struct {
 
 	lastPrompt int64 // prompt tokens of the last request
 	lastBytes  int   // the estimated size of that request
-	cost       float64
-	priced     bool // at least one request had a known price
+	// maxBody is the size of the smallest request body the endpoint
+	// refused as too large (HTTP 413; 0: none was): requests are
+	// compacted to stay under it, as under the context window.
+	maxBody int
+	cost    float64
+	priced  bool // at least one request had a known price
 }
 
 // initModel chooses the session's model.

@@ -139,7 +139,7 @@ func (c *Chat) Complete(ctx context.Context, req Request, h Handler) (Response, 
 		if apiErr == nil {
 			break
 		}
-		apiErr.Attempts = attempt + 1
+		apiErr.Attempts, apiErr.RequestBytes = attempt+1, size
 		if !apiErr.Retryable() || attempt >= c.retries {
 			return Response{}, apiErr
 		}
@@ -210,6 +210,8 @@ func (c *Chat) readError(resp *http.Response) *APIError {
 		}
 	} else if body.Message != "" {
 		e.Message = body.Message
+	} else if page := htmlText(resp.Header.Get("Content-Type"), data); page != "" {
+		e.Message = page
 	} else {
 		e.Message = strings.TrimSpace(string(data))
 	}

@@ -19,6 +19,10 @@ type APIError struct {
 	Transport  bool   // the request never got an HTTP answer
 	Attempts   int    // how many times the request was sent
 	KeySource  string // where the API key came from (for 401)
+	// RequestBytes is the size of the refused request's body (0 when
+	// not known): what a server that refuses large bodies (TooLarge)
+	// would not take.
+	RequestBytes int
 }
 
 func (e *APIError) Error() string {
@@ -49,6 +53,13 @@ func (e *APIError) ContextTooLong() bool {
 		strings.Contains(m, "context_length_exceeded") || e.Code == "context_length_exceeded")
 }
 
+// TooLarge reports whether the server refused the request's body for its
+// size (HTTP 413), before any model read it: the API's own front, or a
+// proxy before it, caps request bodies below what the context window
+// holds (api.deepseek.com's openresty answers so above some tens of MB;
+// relays often at nginx's default, 1 MB).
+func (e *APIError) TooLarge() bool { return e.Status == http.StatusRequestEntityTooLarge }
+
 // Explain is the message a person reads in the conversation: what went
 // wrong, what to do, and the API's own words. listed, when known, names
 // the models the endpoint serves.
@@ -74,6 +85,8 @@ func (e *APIError) Explain(modelID string, listed []string) string {
 		if len(listed) > 0 {
 			s += " It lists: " + strings.Join(listed, ", ") + ". Pick one in the model selector, or set DSH_MODEL."
 		}
+	case e.TooLarge():
+		s = fmt.Sprintf("The request (%s) is larger than the model API, or a proxy in front of it, accepts (HTTP 413), even after compacting the conversation. Start a new session, or lower compaction.threshold in the settings. The server said: %q", sizeText(e.RequestBytes), api)
 	case e.Status == http.StatusTooManyRequests:
 		s = fmt.Sprintf("The API is rate limiting this key (HTTP 429) and still was after %d attempts. The API said: %q", e.Attempts, api)
 	case e.Status >= 500:
@@ -82,6 +95,43 @@ func (e *APIError) Explain(modelID string, listed []string) string {
 		s = fmt.Sprintf("The API refused the request (HTTP %d): %q", e.Status, api)
 	}
 	return s
+}
+
+// sizeText writes a body size for a person: "2.4 MB".
+func sizeText(n int) string {
+	switch {
+	case n <= 0:
+		return "its size unknown"
+	case n < 1<<20:
+		return fmt.Sprintf("%d KB", (n+1023)>>10)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+}
+
+// htmlText is what a person needs of an HTML error page (a proxy's or a
+// CDN's, sent instead of the API's JSON error): its title, else its first
+// heading, never its markup or scripts; "" when body is not HTML.
+func htmlText(contentType string, body []byte) string {
+	s := strings.TrimSpace(string(body))
+	if !strings.Contains(strings.ToLower(contentType), "html") && !strings.HasPrefix(s, "<") {
+		return ""
+	}
+	lower := strings.ToLower(s)
+	for _, tag := range []string{"title", "h1"} {
+		i := strings.Index(lower, "<"+tag)
+		if i < 0 {
+			continue
+		}
+		j := strings.IndexByte(lower[i:], '>')
+		k := strings.Index(lower[i:], "</"+tag)
+		if j < 0 || k < j {
+			continue
+		}
+		if t := strings.Join(strings.Fields(s[i+j+1:i+k]), " "); t != "" {
+			return t + " (an HTML page, not the API's answer)"
+		}
+	}
+	return "an HTML page, not the API's answer"
 }
 
 // ErrStreamCut means the answer stopped before its end (the connection

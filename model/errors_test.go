@@ -199,3 +199,43 @@ func TestParseRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+// TestChat_HTMLErrorPage: an error page a proxy or CDN sends instead of
+// the API's JSON reaches the person as its title (or first heading),
+// never as markup or script; a 413 is TooLarge, with the request's size.
+func TestChat_HTMLErrorPage(t *testing.T) {
+	for _, tc := range []struct {
+		name, contentType, body string
+		status                  int
+		want                    string
+	}{
+		{"openresty 413", "text/html", "<html>\n<head><title>413 Request Entity Too Large</title></head>\n<body><center><h1>413 Request Entity Too Large</h1></center><hr><center>openresty</center><script>var a=1;</script></body></html>", 413,
+			"413 Request Entity Too Large (an HTML page, not the API's answer)"},
+		{"a heading only, no content type", "", "<body><H1>\n  502 Bad\n Gateway </H1></body>", 502, "502 Bad Gateway (an HTML page, not the API's answer)"},
+		{"neither", "text/html; charset=utf-8", "<html><body><p>nope</p><script>x()</script></body></html>", 503, "an HTML page, not the API's answer"},
+		{"plain text stays", "text/plain", "upstream connect error", 503, "upstream connect error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newChat(t, func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				if tc.contentType != "" {
+					w.Header().Set("Content-Type", tc.contentType)
+				}
+				w.WriteHeader(tc.status)
+				io.WriteString(w, tc.body)
+			}, ChatConfig{APIKey: "k", Model: "deepseek-flash", MaxRetries: -1})
+			_, err := c.Complete(context.Background(), Request{Messages: []Message{{Role: "user", Content: "hello there"}}}, Handler{})
+			var apiErr *APIError
+			if !errors.As(err, &apiErr) || apiErr.Message != tc.want {
+				t.Fatalf("error %v, want the message %q", err, tc.want)
+			}
+			if apiErr.TooLarge() != (tc.status == 413) || apiErr.RequestBytes < len("hello there") {
+				t.Errorf("TooLarge %v, RequestBytes %d", apiErr.TooLarge(), apiErr.RequestBytes)
+			}
+			if got := apiErr.Explain("deepseek-flash", nil); strings.Contains(got, "<") || !strings.Contains(got, tc.want) ||
+				tc.status == 413 && !strings.Contains(got, "larger than the model API") {
+				t.Errorf("the person reads %q", got)
+			}
+		})
+	}
+}
