@@ -160,10 +160,7 @@ func TestLiveModel_BodyTooLarge(t *testing.T) {
 		if txt := e.agentText(); strings.Contains(txt, "[model error]") || !strings.Contains(txt, "noted a third time") {
 			t.Fatalf("the answers: %q", txt)
 		}
-		w.model.mu.Lock()
-		large := w.model.large
-		w.model.mu.Unlock()
-		if large != 1 {
+		if large := w.model.tooLarge(); large != 1 {
 			t.Errorf("%d requests refused as too large, want 1: the third prompt's must be compacted before it is sent", large)
 		}
 		if cs := compactions(e); len(cs) < 2 || cs[1]["status"] != "completed" {
@@ -188,10 +185,7 @@ func TestLiveModel_BodyTooLarge(t *testing.T) {
 			strings.Contains(txt, "<") || strings.Contains(txt, "script") {
 			t.Errorf("the person reads %q", txt)
 		}
-		w.model.mu.Lock()
-		large := w.model.large
-		w.model.mu.Unlock()
-		if large != 2 {
+		if large := w.model.tooLarge(); large != 2 {
 			t.Errorf("%d requests refused, want 2 (the request, then once more after compacting)", large)
 		}
 		e.close()

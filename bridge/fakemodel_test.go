@@ -197,6 +197,13 @@ func (f *fakeModel) rawBodies() [][]byte {
 }
 
 // apiError writes an error body shaped as DeepSeek's.
+// tooLarge is how many requests were refused as larger than maxBody.
+func (f *fakeModel) tooLarge() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.large
+}
+
 // openresty413 is the page api.deepseek.com's front sends for a body over
 // its cap (as reported by its users, Cloudflare's script shortened).
 const openresty413 = `<html>
