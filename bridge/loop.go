@@ -231,10 +231,10 @@ func (ss *Session) turn(ctx context.Context) string {
 		}
 		if err != nil {
 			var apiErr *model.APIError
-			if errors.As(err, &apiErr) && (apiErr.ContextTooLong() || apiErr.TooLarge()) && !refused {
-				if apiErr.TooLarge() {
-					ss.refusedBody(apiErr.RequestBytes)
-				}
+			if errors.As(err, &apiErr) && apiErr.TooLarge() {
+				ss.refusedBody(apiErr.RequestBytes) // whenever it comes: later requests stay under it
+			}
+			if apiErr != nil && (apiErr.ContextTooLong() || apiErr.TooLarge()) && !refused {
 				refused = true // compact whatever it takes, then try once more
 				continue
 			}

@@ -39,12 +39,13 @@ func (h *History) Append(msgs ...Message) {
 }
 
 // Replace makes msgs the whole history (the History keeps msgs and never
-// changes its elements). The encodings are dropped: the next request
-// encodes every message again.
+// changes its elements; its appends never write into msgs' spare
+// capacity). The encodings are dropped: the next request encodes every
+// message again.
 func (h *History) Replace(msgs []Message) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.msgs, h.bytes = msgs, HistoryBytes(msgs)
+	h.msgs, h.bytes = msgs[:len(msgs):len(msgs)], HistoryBytes(msgs)
 	h.dropWires()
 }
 

@@ -95,7 +95,7 @@ func TestHistory_KeepsEncodings(t *testing.T) {
 
 // TestHistory_MessagesStay: a slice Messages returned neither changes when
 // the history grows or is replaced, nor changes the history when appended
-// to.
+// to; a slice given to Replace is not written beyond its length.
 func TestHistory_MessagesStay(t *testing.T) {
 	var h History
 	h.Append(toolHistory[:3]...)
@@ -109,6 +109,13 @@ func TestHistory_MessagesStay(t *testing.T) {
 	h.Replace([]Message{{Role: "user", Content: "new"}})
 	if len(got) != 4 || got[0].Content != "u" {
 		t.Errorf("the slice returned before changed: %v", got)
+	}
+	given := make([]Message, 1, 4) // a replacement with room to spare
+	given[0] = Message{Role: "user", Content: "given"}
+	h.Replace(given)
+	h.Append(Message{Role: "user", Content: "appended"})
+	if spare := given[:2]; spare[1].Content != "" {
+		t.Errorf("an append wrote into the replacement's spare capacity: %q", spare[1].Content)
 	}
 }
 
