@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"html"
 	"net/http"
 	"strconv"
 	"strings"
@@ -116,7 +117,7 @@ func htmlText(contentType string, body []byte) string {
 	if !strings.Contains(strings.ToLower(contentType), "html") && !strings.HasPrefix(s, "<") {
 		return ""
 	}
-	lower := strings.ToLower(s)
+	lower := asciiLower(s) // offsets into lower are offsets into s
 	for _, tag := range []string{"title", "h1"} {
 		i := strings.Index(lower, "<"+tag)
 		if i < 0 {
@@ -127,11 +128,25 @@ func htmlText(contentType string, body []byte) string {
 		if j < 0 || k < j {
 			continue
 		}
-		if t := strings.Join(strings.Fields(s[i+j+1:i+k]), " "); t != "" {
+		if t := strings.Join(strings.Fields(html.UnescapeString(s[i+j+1:i+k])), " "); t != "" {
 			return t + " (an HTML page, not the API's answer)"
 		}
 	}
 	return "an HTML page, not the API's answer"
+}
+
+// asciiLower lowers s's ASCII letters only, so that it keeps s's length
+// and every byte's offset: strings.ToLower changes the length of some
+// letters ("İ") and of invalid UTF-8, which a page may hold before its
+// title.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // ErrStreamCut means the answer stopped before its end (the connection

@@ -214,6 +214,11 @@ func TestChat_HTMLErrorPage(t *testing.T) {
 		{"a heading only, no content type", "", "<body><H1>\n  502 Bad\n Gateway </H1></body>", 502, "502 Bad Gateway (an HTML page, not the API's answer)"},
 		{"neither", "text/html; charset=utf-8", "<html><body><p>nope</p><script>x()</script></body></html>", 503, "an HTML page, not the API's answer"},
 		{"plain text stays", "text/plain", "upstream connect error", 503, "upstream connect error"},
+		// Letters whose lower case is longer (İ), and bytes that are not
+		// UTF-8, before the title must not shift where it is cut.
+		{"non-ASCII before the title", "text/html", "<html><!-- İİİİİİİİ \xff\xfe --><TITLE>Attention Required! | Cloudflare</TITLE></html>", 403,
+			"Attention Required! | Cloudflare (an HTML page, not the API's answer)"},
+		{"entities in the title", "text/html", "<title>Bad &amp; gone &#8212; try later</title>", 502, "Bad & gone — try later (an HTML page, not the API's answer)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newChat(t, func(w http.ResponseWriter, r *http.Request) {
