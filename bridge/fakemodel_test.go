@@ -196,7 +196,6 @@ func (f *fakeModel) rawBodies() [][]byte {
 	return append([][]byte(nil), f.bodies...)
 }
 
-// apiError writes an error body shaped as DeepSeek's.
 // tooLarge is how many requests were refused as larger than maxBody.
 func (f *fakeModel) tooLarge() int {
 	f.mu.Lock()
@@ -215,6 +214,7 @@ const openresty413 = `<html>
 </html>
 `
 
+// apiError writes an error body shaped as DeepSeek's.
 func apiError(w http.ResponseWriter, status int, typ, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
