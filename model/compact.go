@@ -31,14 +31,16 @@ func HistoryBytes(msgs []Message) int {
 }
 
 // ShrinkToolResults replaces old tool results by placeholders until the
-// results left weigh at most keep bytes, newest first. The results that
-// answer the last assistant message are always kept: the model has not
-// seen them yet. It returns the new history (msgs is not modified) and the
-// ids of the calls whose results were replaced, oldest first.
+// results left weigh at most keep bytes, newest first. A result is seen
+// once any assistant message follows it, with or without tool calls; the
+// results after the last assistant message are unseen and always kept
+// (they count against keep). It returns the new history (msgs is not
+// modified) and the ids of the calls whose results were replaced, oldest
+// first.
 func ShrinkToolResults(msgs []Message, keep int) ([]Message, []string) {
 	last := -1
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == "assistant" && len(msgs[i].ToolCalls) > 0 {
+		if msgs[i].Role == "assistant" {
 			last = i
 			break
 		}
@@ -50,7 +52,7 @@ func ShrinkToolResults(msgs []Message, keep int) ([]Message, []string) {
 		if m.Role != "tool" || isPlaceholder(m.Content) {
 			continue
 		}
-		if last >= 0 && i > last {
+		if i > last {
 			kept += len(m.Content)
 			continue
 		}

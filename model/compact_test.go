@@ -52,6 +52,51 @@ func TestShrinkToolResults(t *testing.T) {
 	}
 }
 
+func TestShrinkToolResults_Seen(t *testing.T) {
+	big := strings.Repeat("x", 1000)
+	user := func(s string) Message { return Message{Role: "user", Content: s} }
+	answer := func(s string) Message { return Message{Role: "assistant", Content: s} }
+	twoCalls := []Message{
+		{Role: "assistant", ToolCalls: []ToolCall{{ID: "p", Name: "read"}, {ID: "q", Name: "read"}}},
+		{Role: "tool", ToolCallID: "p", Content: big},
+		{Role: "tool", ToolCallID: "q", Content: big},
+	}
+	cat := func(parts ...[]Message) []Message {
+		var out []Message
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		hist []Message
+		want string // the calls whose results are shed, oldest first
+	}{
+		{"a result answered in text is shed",
+			cat([]Message{user("go")}, toolTurn("a", big), []Message{answer("done"), user("next")}), "a"},
+		{"a result answered in text, as the last message, is shed",
+			cat([]Message{user("go")}, toolTurn("a", big), []Message{answer("done")}), "a"},
+		{"the result after the last assistant message is kept",
+			cat([]Message{user("go")}, toolTurn("a", big), []Message{answer("done"), user("next")}, toolTurn("b", big)), "a"},
+		{"the very last message is a result",
+			cat([]Message{user("go")}, toolTurn("a", big)), ""},
+		{"every result of the last calls is kept",
+			cat([]Message{user("go")}, toolTurn("a", big), twoCalls), "a"},
+		{"a result followed by more calls is shed",
+			cat([]Message{user("go")}, toolTurn("a", big), toolTurn("b", big)), "a"},
+		{"no assistant message: nothing is seen",
+			[]Message{user("go"), {Role: "tool", ToolCallID: "z", Content: big}}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, ids := ShrinkToolResults(tc.hist, 0)
+			if got := strings.Join(ids, ","); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestTurnEndsAndSummarised(t *testing.T) {
 	hist := []Message{{Role: "user", Content: "1"}, {Role: "assistant", Content: "a1"}}
 	hist = append(hist, Message{Role: "user", Content: "2"})
