@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -211,8 +210,8 @@ func (s *Server) loadSession(ctx context.Context, req *jsonrpc2.Request, replay 
 	if cwd == "" {
 		cwd = events[0].Cwd
 	}
-	if !filepath.IsAbs(cwd) {
-		return nil, invalidParams("session/load: cwd must be an absolute path, got %q", cwd)
+	if err := checkDirs(req.Method, cwd, p.AdditionalDirectories); err != nil {
+		return nil, err
 	}
 	turns, st, cutOff := completeTurns(events)
 	ss, err := s.openSession(p.SessionID, cwd, p.AdditionalDirectories)

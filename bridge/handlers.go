@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -56,13 +55,8 @@ func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, er
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
-	if !filepath.IsAbs(p.Cwd) {
-		return nil, invalidParams("session/new: cwd must be an absolute path, got %q", p.Cwd)
-	}
-	for _, d := range p.AdditionalDirectories {
-		if !filepath.IsAbs(d) {
-			return nil, invalidParams("session/new: additionalDirectories must be absolute, got %q", d)
-		}
+	if err := checkDirs("session/new", p.Cwd, p.AdditionalDirectories); err != nil {
+		return nil, err
 	}
 	ss, err := s.openSession(newSessionID(), p.Cwd, p.AdditionalDirectories)
 	if err != nil {
