@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -151,6 +152,9 @@ type editor struct {
 	done    chan struct{}     // closed when stdout ends
 	exited  chan struct{}     // closed when the process has been waited for
 	waitErr error             // how the process ended; set before exited closes
+	// closing is set by closeInput before it closes stdin; from then on
+	// the editor sends nothing (see sendRaw).
+	closing atomic.Bool
 
 	// Hooks for the bridge's requests.
 	onPermission func(params json.RawMessage) any // result
@@ -265,8 +269,11 @@ func startEditorStdio(t testing.TB, bin string, stdio func(testing.TB, *exec.Cmd
 	return e
 }
 
+// close closes the bridge's stdin (closeInput), waits for the bridge to
+// exit (killing it after 10 s) and for its output to be read. It may be
+// called more than once.
 func (e *editor) close() {
-	e.stdin.Close()
+	e.closeInput()
 	select {
 	case <-e.exited:
 	case <-time.After(10 * time.Second):
@@ -278,6 +285,16 @@ func (e *editor) close() {
 	if e.t.Failed() {
 		e.t.Logf("bridge stderr:\n%s", e.stderr.String())
 	}
+}
+
+// closeInput closes the editor's end of the bridge's stdin, as an editor
+// that goes away does. From the call on, the editor sends nothing: what
+// its reader, its terminal goroutines or the test would still send (a
+// reply finished late, a notification) is dropped, not written, so no
+// write ever meets the closed pipe. It may be called more than once.
+func (e *editor) closeInput() {
+	e.closing.Store(true)
+	e.stdin.Close()
 }
 
 func (e *editor) violation(format string, args ...any) {
@@ -499,10 +516,18 @@ func (e *editor) send(v any) {
 	e.sendRaw(string(b))
 }
 
+// sendRaw writes one line to the bridge. After closeInput it writes
+// nothing; a write that fails while the editor is open fails the test.
 func (e *editor) sendRaw(line string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if _, err := io.WriteString(e.stdin, line+"\n"); err != nil {
+	if e.closing.Load() {
+		return
+	}
+	// A write under way when closeInput runs fails (the file closed under
+	// it, or the bridge gone at the end of its input): that is a write
+	// after close too.
+	if _, err := io.WriteString(e.stdin, line+"\n"); err != nil && !e.closing.Load() {
 		how := "still running"
 		select {
 		case <-e.exited:

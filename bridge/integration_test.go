@@ -651,7 +651,7 @@ func TestBridge_ExitsPromptlyWhenTheEditorGoes(t *testing.T) {
 	h.waitFor(func() bool { return h.terminalCalls() >= 2 }) // created and waiting
 	h.onTerminalMute()                                       // the editor stops answering, as a closed editor would
 	start := time.Now()
-	h.stdin.Close()
+	h.closeInput()
 	select {
 	case <-h.exited:
 		if d := time.Since(start); d > 5*time.Second {
