@@ -77,7 +77,7 @@ func BenchmarkSessionRequestBytes(b *testing.B) {
 	}
 	for _, bc := range []struct{ name, settings string }{
 		{"window=1M", ""},
-		{"window=64K", `{"models":{"deepseek-flash":{"contextWindow":64000}}}`},
+		{"window=64K", `{"models":{"deepseek-v4-flash":{"contextWindow":64000}}}`},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var mean, largest, total, hitShare float64

@@ -42,20 +42,20 @@ func TestLiveModel_Compaction(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
 		fakeWindow   int    // the API's real window (default window)
-		settings     string // the user's window for deepseek-flash
+		settings     string // the user's window for deepseek-v4-flash
 		turns        []fakeTurn
 		prompts      []string
 		wantSummary  string
 		wantInResult string
 	}{
-		{"old tool results become placeholders", 0, fmt.Sprintf(`{"models":{"deepseek-flash":{"contextWindow":%d}}}`, window),
+		{"old tool results become placeholders", 0, fmt.Sprintf(`{"models":{"deepseek-v4-flash":{"contextWindow":%d}}}`, window),
 			[]fakeTurn{{calls: []fakeCall{{"r1", "read", args("file_path", "big.txt")}}}, {text: "read once"},
 				{calls: []fakeCall{{"r2", "read", args("file_path", "big.txt")}}}, {text: "read twice"}},
 			[]string{"read big.txt", "read it again"}, "Replaced 1 old tool results", "The result of this tool call was removed to save context: read("},
-		{"old turns are summarised", 0, fmt.Sprintf(`{"models":{"deepseek-flash":{"contextWindow":%d}}}`, window),
+		{"old turns are summarised", 0, fmt.Sprintf(`{"models":{"deepseek-v4-flash":{"contextWindow":%d}}}`, window),
 			[]fakeTurn{{text: "noted"}, {text: "noted again"}},
 			[]string{big, big}, "SUMMARY OF THE FIRST TURN", "Summary of the earlier part of this conversation"},
-		{"a too-long refusal compacts and retries", 9_000, `{"models":{"deepseek-flash":{"contextWindow":100000}}}`,
+		{"a too-long refusal compacts and retries", 9_000, `{"models":{"deepseek-v4-flash":{"contextWindow":100000}}}`,
 			[]fakeTurn{{text: "noted"}, {text: "noted again"}},
 			[]string{big, big}, "SUMMARY OF THE FIRST TURN", "Summary of the earlier part of this conversation"},
 	} {
@@ -111,7 +111,7 @@ func TestLiveModel_Compaction(t *testing.T) {
 		})
 	}
 	t.Run("without the capability a notice says so", func(t *testing.T) {
-		w := newLiveWorld(t, fmt.Sprintf(`{"models":{"deepseek-flash":{"contextWindow":%d}}}`, window), fakeTurn{text: "a"}, fakeTurn{text: "b"})
+		w := newLiveWorld(t, fmt.Sprintf(`{"models":{"deepseek-v4-flash":{"contextWindow":%d}}}`, window), fakeTurn{text: "a"}, fakeTurn{text: "b"})
 		w.model.window = window
 		w.model.summary = "SUMMARY"
 		e := w.editor(nil)

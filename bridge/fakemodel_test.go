@@ -36,9 +36,12 @@ type fakeTurn struct {
 }
 
 // fakeModel is a loopback fake of DeepSeek's API as it behaves today
-// (api-docs.deepseek.com, read 2026-11-30), so that a request the real
-// service would refuse is refused here too:
-//   - GET /models lists deepseek-flash and deepseek-v4-pro;
+// (api-docs.deepseek.com, read 2026-11-30; the model names from its
+// pricing page and list-models answer, read 2026-12-04 from issue 47's
+// copies), so that a request the real service would refuse is refused
+// here too:
+//   - GET /models lists deepseek-v4-flash and deepseek-v4-pro (and
+//     qwen3-coder, another provider's model, for tests of those);
 //   - a model it does not serve (the retired deepseek-chat and
 //     deepseek-reasoner among them) gets 400 "Model Not Exist";
 //   - a wrong key gets 401;
@@ -93,6 +96,9 @@ type fakeModel struct {
 	// summary, when set, answers summary requests (no tools, thinking
 	// disabled) without taking a scripted turn.
 	summary string
+	// listed, when set, is the models this fake lists and serves instead
+	// of fakeListed and fakeModels; set it before the bridge starts.
+	listed []string
 }
 
 // fakeUsage is the usage one answer reported.
@@ -131,8 +137,8 @@ func (r chatRequest) thinking() bool { return r.Thinking == nil || r.Thinking.Ty
 
 // fakeModels are the models the fake serves; fakeListed those it lists.
 var (
-	fakeModels = []string{"deepseek-flash", "deepseek-v4-pro", "deepseek-v4-flash", "qwen3-coder"}
-	fakeListed = []string{"deepseek-flash", "deepseek-v4-pro", "qwen3-coder"}
+	fakeModels = []string{"deepseek-v4-flash", "deepseek-v4-pro", "qwen3-coder"}
+	fakeListed = []string{"deepseek-v4-flash", "deepseek-v4-pro", "qwen3-coder"}
 )
 
 func newFakeModel(t testing.TB, turns ...fakeTurn) *fakeModel {
@@ -224,7 +230,10 @@ func apiError(w http.ResponseWriter, status int, typ, msg string) {
 
 func (f *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
-	key := f.key
+	key, listed, served := f.key, fakeListed, fakeModels
+	if f.listed != nil {
+		listed, served = f.listed, f.listed
+	}
 	f.mu.Unlock()
 	if got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "); key != "-" && got != key {
 		apiError(w, http.StatusUnauthorized, "authentication_error", "Authentication Fails, Your api key: ****"+got[max(0, len(got)-4):]+" is invalid")
@@ -233,7 +242,7 @@ func (f *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/models":
 		data := []any{}
-		for _, id := range fakeListed {
+		for _, id := range listed {
 			data = append(data, map[string]any{"id": id, "object": "model", "owned_by": "deepseek"})
 		}
 		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
@@ -270,7 +279,7 @@ func (f *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 	window, summary := f.window, f.summary
 	f.mu.Unlock()
 
-	if !slices.Contains(fakeModels, req.Model) {
+	if !slices.Contains(served, req.Model) {
 		apiError(w, http.StatusBadRequest, "invalid_request_error", "Model Not Exist")
 		return
 	}

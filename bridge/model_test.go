@@ -86,7 +86,7 @@ func TestLiveModel_ToolLoops(t *testing.T) {
 		t.Fatalf("%d requests, want 4", len(reqs))
 	}
 	for i, r := range reqs {
-		if r.Model != "deepseek-flash" || !r.thinking() || r.ReasoningEffort != "high" {
+		if r.Model != "deepseek-v4-flash" || !r.thinking() || r.ReasoningEffort != "high" {
 			t.Errorf("request %d: model %q thinking %v effort %q", i, r.Model, r.thinking(), r.ReasoningEffort)
 		}
 	}
@@ -178,7 +178,7 @@ func TestLiveModel_ConfigOptions(t *testing.T) {
 		t.Fatal(rerr)
 	}
 	opts := configOptions(t, res)
-	if opts["model"] != "deepseek-flash of deepseek-flash,deepseek-v4-pro,qwen3-coder" || opts["thought_level"] != "high of off,high,max" || !strings.HasPrefix(opts["mode"], "default of") {
+	if opts["model"] != "deepseek-v4-flash of deepseek-v4-flash,deepseek-v4-pro,qwen3-coder" || opts["thought_level"] != "high of off,high,max" || !strings.HasPrefix(opts["mode"], "default of") {
 		t.Fatalf("session/new configOptions %v", opts)
 	}
 	var s struct{ SessionID string }
@@ -197,7 +197,7 @@ func TestLiveModel_ConfigOptions(t *testing.T) {
 		check     func(chatRequest) bool
 	}{
 		{"thought_level", "max", func(r chatRequest) bool {
-			return r.thinking() && r.ReasoningEffort == "max" && r.Model == "deepseek-flash"
+			return r.thinking() && r.ReasoningEffort == "max" && r.Model == "deepseek-v4-flash"
 		}},
 		{"model", "deepseek-v4-pro", func(r chatRequest) bool { return r.Model == "deepseek-v4-pro" && r.ReasoningEffort == "max" }},
 		{"thought_level", "off", func(r chatRequest) bool { return !r.thinking() && r.ReasoningEffort == "" }},
@@ -268,7 +268,7 @@ func usages(e *editor) []usageSeen {
 }
 
 func TestLiveModel_Cost(t *testing.T) {
-	w := newLiveWorld(t, `{"models":{"deepseek-flash":{"price":{"cacheHit":1,"cacheMiss":2,"output":4}}}}`,
+	w := newLiveWorld(t, `{"models":{"deepseek-v4-flash":{"price":{"cacheHit":1,"cacheMiss":2,"output":4}}}}`,
 		fakeTurn{calls: []fakeCall{readCall("r1")}}, fakeTurn{text: "one"}, fakeTurn{text: "two"})
 	// Usages whose costs add up with float noise: 100 and 126 millionths
 	// of a dollar make 0.00022600000000000002, which must not reach the
@@ -332,9 +332,9 @@ func TestLiveModel_Errors(t *testing.T) {
 		{"no balance", nil, []fakeTurn{{status: 402, message: "Insufficient Balance"}},
 			[]string{"insufficient balance", "Insufficient Balance"}, 1, 0},
 		{"unknown model", []string{"DSH_MODEL=deepseek-v9"}, nil,
-			[]string{"does not list the model \"deepseek-v9\"", "does not serve the model \"deepseek-v9\"", "Model Not Exist", "deepseek-flash, deepseek-v4-pro, qwen3-coder"}, 1, 0},
+			[]string{"does not list the model \"deepseek-v9\"", "does not serve the model \"deepseek-v9\"", "Model Not Exist", "deepseek-v4-flash, deepseek-v4-pro, qwen3-coder"}, 1, 0},
 		{"retired model", []string{"DSH_MODEL=deepseek-chat"}, nil,
-			[]string{"retired", "2026-07-24", "deepseek-flash, deepseek-v4-pro"}, 0, 0},
+			[]string{"retired", "2026-07-24", "deepseek-v4-flash, deepseek-v4-pro"}, 0, 0},
 		{"429 waits for Retry-After", nil, []fakeTurn{{status: 429, retryAfter: "1", message: "Rate Limit Reached"}, {text: "after the wait"}},
 			[]string{"after the wait"}, 2, time.Second},
 		{"429 reported after the retries", nil, []fakeTurn{{status: 429, retryAfter: "0.2"}, {status: 429, retryAfter: "0.2"}, {status: 429, retryAfter: "0.2"}, {status: 429, retryAfter: "0.2", message: "Rate Limit Reached"}},

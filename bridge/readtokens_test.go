@@ -119,7 +119,7 @@ func decodeTokens(t *testing.T, raw []byte) highlight.TokenLines {
 // before the compaction's first update, so the updates come in the same
 // order every run.
 func TestLiveModel_TokensBeforeCompaction(t *testing.T) {
-	w := newLiveWorld(t, `{"models":{"deepseek-flash":{"contextWindow":18000}}}`,
+	w := newLiveWorld(t, `{"models":{"deepseek-v4-flash":{"contextWindow":18000}}}`,
 		fakeTurn{calls: []fakeCall{{"r", "read", args("file_path", "big.py")}}}, fakeTurn{text: "ok"})
 	w.model.window = 18000
 	w.model.summary = "SUMMARY"

@@ -43,22 +43,28 @@ type family struct {
 	ids  []string
 }
 
-// builtin is DeepSeek's current line-up (api-docs.deepseek.com, "Models &
-// Pricing", read 2026-11-30): off-peak prices, doubled in peak hours.
-// deepseek-v4-flash is a legacy name now served (and billed) as
-// deepseek-flash.
+// builtin is DeepSeek's current line-up, off-peak prices (USD per 1M
+// tokens), doubled in peak hours. Source: DeepSeek's pricing page,
+// api-docs.deepseek.com/quick_start/pricing, copies of 2026-04 to 2026-07,
+// and its list-models answer (read 2026-12-04 from the issue's copies):
+// the models are deepseek-v4-flash and deepseek-v4-pro, and V4-Pro's 75 %
+// discount is its permanent price from 2026-05-31. deepseek-flash is
+// recognised as another name of Flash (the endpoint does not list it).
+// The first id of a family is its published name.
 var builtin = []family{
-	{ids: []string{"deepseek-flash", "deepseek-v4-flash"}, info: Info{Window: 1_000_000, MaxOutput: 384_000, Thinking: true,
-		Price: &Price{CacheHit: 0.003, CacheMiss: 0.15, Output: 0.60}, PeakFactor: 2}},
+	{ids: []string{"deepseek-v4-flash", "deepseek-flash"}, info: Info{Window: 1_000_000, MaxOutput: 384_000, Thinking: true,
+		Price: &Price{CacheHit: 0.0028, CacheMiss: 0.14, Output: 0.28}, PeakFactor: 2}},
 	{ids: []string{"deepseek-v4-pro"}, info: Info{Window: 1_000_000, MaxOutput: 384_000, Thinking: true,
-		Price: &Price{CacheHit: 0.022, CacheMiss: 0.66, Output: 1.98}, PeakFactor: 2}},
+		Price: &Price{CacheHit: 0.003625, CacheMiss: 0.435, Output: 0.87}, PeakFactor: 2}},
 	{ids: []string{"deepseek-chat", "deepseek-reasoner"}, info: Info{Window: DefaultWindow, Thinking: true,
-		Retired: "DeepSeek retired this model name on 2026-07-24; use deepseek-flash or deepseek-v4-pro"}},
+		Retired: "DeepSeek retired this model name on 2026-07-24; use deepseek-v4-flash or deepseek-v4-pro"}},
 }
 
-// Preferred is the default model order: the first of these that the
-// endpoint lists is used when no model is configured.
-var Preferred = []string{"deepseek-flash", "deepseek-v4-pro", "deepseek-v4-flash"}
+// Preferred is the default model order, by family: the first of these
+// whose family the endpoint lists under any of its names is used when no
+// model is configured. Flash comes first: Pro costs about three times as
+// much.
+var Preferred = []string{"deepseek-v4-flash", "deepseek-v4-pro"}
 
 // IsDeepSeek reports whether a model id names a DeepSeek model, whatever
 // host or gateway serves it ("deepseek-flash", "deepseek/deepseek-v4-pro").
@@ -80,16 +86,9 @@ type Catalog struct {
 // thinking and no price.
 func (c Catalog) Lookup(id string) Info {
 	info := Info{ID: id, Window: DefaultWindow, Thinking: IsDeepSeek(id)}
-	base := id
-	if i := strings.LastIndexByte(base, '/'); i >= 0 && IsDeepSeek(id) {
-		base = base[i+1:]
-	}
-	for _, f := range builtin {
-		if slices.Contains(f.ids, strings.ToLower(base)) {
-			info = f.info
-			info.ID, info.Known = id, true
-			break
-		}
+	if f := familyOf(id); f != nil {
+		info = f.info
+		info.ID, info.Known = id, true
 	}
 	if o, ok := c.Overrides[id]; ok {
 		info.Known = true
@@ -110,12 +109,32 @@ func (c Catalog) Lookup(id string) Info {
 	return info
 }
 
-// Default picks the model to use when none is configured: the first of
-// Preferred that listed contains, else the first listed, else Preferred[0].
+// familyOf finds the built-in family of a model id, in any case and behind
+// a gateway's prefix ("deepseek/deepseek-v4-flash"); nil when none.
+func familyOf(id string) *family {
+	base := id
+	if i := strings.LastIndexByte(base, '/'); i >= 0 && IsDeepSeek(id) {
+		base = base[i+1:]
+	}
+	base = strings.ToLower(base)
+	for i := range builtin {
+		if slices.Contains(builtin[i].ids, base) {
+			return &builtin[i]
+		}
+	}
+	return nil
+}
+
+// Default picks the model to use when none is configured: the first listed
+// id of the first family of Preferred that listed holds under any name,
+// else the first listed, else Preferred[0].
 func Default(listed []string) string {
 	for _, p := range Preferred {
-		if slices.Contains(listed, p) {
-			return p
+		want := familyOf(p)
+		for _, id := range listed {
+			if want != nil && familyOf(id) == want {
+				return id
+			}
 		}
 	}
 	if len(listed) > 0 {
@@ -124,16 +143,12 @@ func Default(listed []string) string {
 	return Preferred[0]
 }
 
-// peak reports whether t falls in DeepSeek's peak hours: Monday to Friday,
-// 09:00–12:00 and 14:00–18:00 Beijing time (UTC+8). China's public holidays,
-// which are off-peak, are not known to the bridge, so a cost figure may be
-// high on those days.
+// peak reports whether t falls in DeepSeek's peak hours: 09:00–12:00 and
+// 14:00–18:00 Beijing time (UTC+8), every day of the week. Source:
+// DeepSeek's notice of 2026-06-29 on api-docs.deepseek.com/quick_start/pricing
+// (read 2026-12-04 from the issue's copies).
 func peak(t time.Time) bool {
-	bj := t.UTC().Add(8 * time.Hour)
-	if wd := bj.Weekday(); wd == time.Saturday || wd == time.Sunday {
-		return false
-	}
-	h := bj.Hour()
+	h := t.UTC().Add(8 * time.Hour).Hour()
 	return (h >= 9 && h < 12) || (h >= 14 && h < 18)
 }
 
@@ -168,7 +183,7 @@ func (in Info) Describe() string {
 		parts = append(parts, "thinking")
 	}
 	if in.Price != nil {
-		parts = append(parts, fmt.Sprintf("$%.2f/$%.2f per M tokens in/out", in.Price.CacheMiss, in.Price.Output))
+		parts = append(parts, fmt.Sprintf("$%g/$%g per M tokens in/out", in.Price.CacheMiss, in.Price.Output))
 	}
 	return strings.Join(parts, " · ")
 }

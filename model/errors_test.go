@@ -79,7 +79,7 @@ func TestChat_Retries(t *testing.T) {
 }
 
 func TestAPIError_Explain(t *testing.T) {
-	listed := []string{"deepseek-flash", "deepseek-v4-pro"}
+	listed := []string{"deepseek-v4-flash", "deepseek-v4-pro"}
 	for _, tc := range []struct {
 		name string
 		err  APIError
@@ -88,7 +88,7 @@ func TestAPIError_Explain(t *testing.T) {
 		{"401 names the key's source", APIError{Status: 401, Message: "Authentication Fails, Your api key: ****abcd is invalid", KeySource: "DEEPSEEK_API_KEY"},
 			[]string{"refused", "DEEPSEEK_API_KEY", "Authentication Fails"}},
 		{"402 balance", APIError{Status: 402, Message: "Insufficient Balance"}, []string{"insufficient balance", "top it up", "Insufficient Balance"}},
-		{"400 model lists the models", APIError{Status: 400, Message: "Model Not Exist"}, []string{`"deepseek-chat"`, "deepseek-flash, deepseek-v4-pro", "Model Not Exist"}},
+		{"400 model lists the models", APIError{Status: 400, Message: "Model Not Exist"}, []string{`"deepseek-chat"`, "deepseek-v4-flash, deepseek-v4-pro", "Model Not Exist"}},
 		{"429 after retries", APIError{Status: 429, Message: "Rate Limit Reached", Attempts: 4}, []string{"rate limiting", "4 attempts", "Rate Limit Reached"}},
 		{"503", APIError{Status: 503, Message: "Server Overloaded", Attempts: 4}, []string{"HTTP 503", "Server Overloaded"}},
 		{"connection", APIError{Transport: true, Message: "dial tcp: connection refused"}, []string{"Could not reach", "connection refused"}},
@@ -179,10 +179,10 @@ func TestChat_Models(t *testing.T) {
 			http.NotFound(w, r)
 			return
 		}
-		fmt.Fprint(w, `{"object":"list","data":[{"id":"deepseek-flash","object":"model","owned_by":"deepseek"},{"id":"deepseek-v4-pro","object":"model","owned_by":"deepseek"}]}`)
+		fmt.Fprint(w, `{"object":"list","data":[{"id":"deepseek-v4-flash","object":"model","owned_by":"deepseek"},{"id":"deepseek-v4-pro","object":"model","owned_by":"deepseek"}]}`)
 	}, ChatConfig{})
 	got, err := c.Models(context.Background())
-	if err != nil || strings.Join(got, ",") != "deepseek-flash,deepseek-v4-pro" {
+	if err != nil || strings.Join(got, ",") != "deepseek-v4-flash,deepseek-v4-pro" {
 		t.Errorf("models %v err %v", got, err)
 	}
 }

@@ -10,8 +10,8 @@
 //
 //	--base-url  DSH_BASE_URL   OpenAI-compatible API base (default https://api.deepseek.com)
 //	--api-key   DSH_API_KEY    API key (falls back to DEEPSEEK_API_KEY, then OPENAI_API_KEY)
-//	--model     DSH_MODEL      model id (default: the first of deepseek-flash, deepseek-v4-pro,
-//	                           deepseek-v4-flash that GET /models lists), or script:PATH to replay a JSONL script
+//	--model     DSH_MODEL      model id (default: the Flash model under the name GET /models lists it by,
+//	                           else deepseek-v4-pro, else the first listed), or script:PATH to replay a JSONL script
 //	--max-turn-requests DSH_MAX_TURN_REQUESTS  model requests per prompt turn (default 50)
 //	--state-dir DSH_STATE_DIR  session logs (default $XDG_STATE_HOME/dsh-bridge, i.e. ~/.local/state/dsh-bridge)
 //	--token-hold DSH_TOKEN_HOLD  how long a read's syntax tokens may wait for the other calls of its batch (default 16ms)
