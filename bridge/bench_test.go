@@ -215,7 +215,13 @@ func BenchmarkMCPCall(b *testing.B) {
 			}
 			return fakeTurn{calls: []fakeCall{{fmt.Sprintf("c%d", time.Now().UnixNano()), "mcp__s__echo", `{"text":"x"}`}}}
 		}
-		e := startEditor(b, "DSH_BASE_URL="+m.srv.URL, "DSH_LOG_LEVEL=error")
+		// The user trusts the server's annotations, so its read-only echo
+		// runs without a permission request.
+		cfg := b.TempDir()
+		bin, _ := json.Marshal(mcpServerBin)
+		os.MkdirAll(filepath.Join(cfg, "dsh-bridge"), 0o700)
+		os.WriteFile(filepath.Join(cfg, "dsh-bridge", "settings.json"), []byte(`{"mcpServers":{"s":{"command":`+string(bin)+`,"trustAnnotations":true}}}`), 0o600)
+		e := startEditor(b, "DSH_BASE_URL="+m.srv.URL, "DSH_LOG_LEVEL=error", "XDG_CONFIG_HOME="+cfg)
 		e.noValidate = true
 		e.initialize(nil)
 		res, err := e.call("session/new", map[string]any{"cwd": dir, "mcpServers": []any{stdioServer("s")}})

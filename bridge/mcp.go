@@ -16,34 +16,65 @@ import (
 )
 
 // mcpNotices holds what the MCP servers report until the editor knows the
-// session (its session/new answer is written), then sends at once.
+// session (its session/new answer is written), then sends at once; and
+// the session's MCP manager (nil: no servers).
 type mcpNotices struct {
 	mu      sync.Mutex
 	live    bool
 	pending []noticeUpdate
+	manager *mcptools.Manager
 }
 
 // startMCP connects the session's MCP servers: the editor's, then those of
 // the user's settings and, for a trusted workspace, the workspace's (the
 // editor wins a name clash). It returns once every server has started or
 // failed; failures become notices.
+//
+// A server's tool annotations decide how its calls are judged only when
+// the user's own settings file trusts it (trustAnnotations): a
+// workspace's file never can, and a server from the editor only when the
+// user's entry of its name describes the same server, since a
+// workspace's files can feed the editor's MCP configuration too.
 func (ss *Session) startMCP(ctx context.Context, fromEditor []json.RawMessage) error {
 	editor, err := mcptools.FromACP(fromEditor)
 	if err != nil {
 		return invalidParams("%v", err)
 	}
-	settings := ss.mcpFromSettings()
-	servers := mcptools.Merge(settings, editor)
+	user, workspace := ss.mcpFromSettings()
+	editor, differ := mcptools.TrustFromUser(editor, user)
+	for _, name := range differ {
+		ss.srv.log.Warn("the editor's MCP server differs from the one the user's settings trust; its annotations are not trusted",
+			"server", name, "settings", ss.settings.UserFile)
+	}
+	servers := mcptools.Merge(mcptools.Merge(user, workspace), editor)
 	if len(servers) == 0 {
 		return nil
 	}
 	self, _ := sandbox.Self()
 	m := mcptools.Start(ctx, ss.srv.reg, ss.scope, servers, mcptools.Options{
 		Version: ss.srv.cfg.Version, Log: ss.srv.log, Supervisor: self, Scrub: ss.settings.ScrubEnv,
-		Report: ss.mcpReport, Progress: ss.mcpProgress,
+		UserSettings: ss.settings.UserFile, Report: ss.mcpReport, Progress: ss.mcpProgress,
 	})
+	ss.mcp.mu.Lock()
+	ss.mcp.manager = m
+	ss.mcp.mu.Unlock()
 	ss.disposers = append(ss.disposers, m.Close)
 	return nil
+}
+
+// mcpPlanNote is what a plan-mode refusal of tool adds when its MCP
+// server claims it only reads but is not trusted to say so, or "".
+func (ss *Session) mcpPlanNote(tool string) string {
+	ss.mu.Lock()
+	plan := ss.mode == ModePlan
+	ss.mu.Unlock()
+	ss.mcp.mu.Lock()
+	m := ss.mcp.manager
+	ss.mcp.mu.Unlock()
+	if !plan || m == nil {
+		return ""
+	}
+	return m.PlanNote(tool)
 }
 
 // mcpReport sends a server's news to the editor, or keeps it until the
@@ -86,27 +117,40 @@ func (ss *Session) flushMCPNotices(ctx context.Context) {
 
 // mcpFromSettings reads "mcpServers" from the user's settings file and,
 // when the workspace is trusted, from the workspace's (a workspace cannot
-// make dsh-bridge start programs unless the user trusts it).
-func (ss *Session) mcpFromSettings() []mcptools.Server {
-	var out []mcptools.Server
-	files := []string{ss.settings.UserFile}
-	if ss.settings.WorkspaceFile != "" {
-		if ss.settings.Trusted {
-			files = append(files, ss.settings.WorkspaceFile)
-		} else if servers, _ := readMCPSettings(ss.settings.WorkspaceFile); len(servers) > 0 {
+// make dsh-bridge start programs unless the user trusts it). A
+// workspace's trustAnnotations is ignored, with a warning in the log.
+func (ss *Session) mcpFromSettings() (user, workspace []mcptools.Server) {
+	user = ss.readMCPFile(ss.settings.UserFile)
+	if ss.settings.WorkspaceFile == "" {
+		return user, nil
+	}
+	if !ss.settings.Trusted {
+		if servers, _ := readMCPSettings(ss.settings.WorkspaceFile); len(servers) > 0 {
 			ss.mcpReport("warning", "This workspace's MCP servers were not started",
 				fmt.Sprintf("%s configures %d MCP server(s), which start programs; the workspace is not trusted (add it to trustedWorkspaces in your settings).", ss.settings.WorkspaceFile, len(servers)))
 		}
+		return user, nil
 	}
-	for _, f := range files {
-		servers, err := readMCPSettings(f)
-		if err != nil {
-			ss.mcpReport("warning", "MCP servers in a settings file were ignored", err.Error())
-			continue
+	workspace = ss.readMCPFile(ss.settings.WorkspaceFile)
+	for i := range workspace {
+		if workspace[i].TrustAnnotations {
+			ss.srv.log.Warn("trustAnnotations in a workspace's settings is ignored; only the user's settings can trust a server's annotations",
+				"server", workspace[i].Name, "file", ss.settings.WorkspaceFile)
+			workspace[i].TrustAnnotations = false
 		}
-		out = mcptools.Merge(out, servers) // the workspace's win over the user's
 	}
-	return out
+	return user, workspace
+}
+
+// readMCPFile is one settings file's servers; a problem is reported and
+// leaves none.
+func (ss *Session) readMCPFile(path string) []mcptools.Server {
+	servers, err := readMCPSettings(path)
+	if err != nil {
+		ss.mcpReport("warning", "MCP servers in a settings file were ignored", err.Error())
+		return nil
+	}
+	return servers
 }
 
 func readMCPSettings(path string) ([]mcptools.Server, error) {

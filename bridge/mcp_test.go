@@ -98,8 +98,10 @@ func TestMCP_ToolsFlowThroughThePipeline(t *testing.T) {
 			t.Errorf("%s: the model got %q, want %q", id, msgs[id], want)
 		}
 	}
-	if n := h.permissionCount(); n != 1 { // only fail: echo and add are read-only, b1 never asked
-		t.Errorf("%d permission requests, want 1 (fail)", n)
+	// The editor's server is not trusted for its annotations: echo and
+	// add ask though they claim to be read-only; b1 never asked.
+	if n := h.permissionCount(); n != 3 {
+		t.Errorf("%d permission requests, want 3 (echo, add, fail)", n)
 	}
 	var title string
 	for _, u := range h.toolUpdates("e1") {
@@ -281,10 +283,20 @@ func TestMCP_RulesNameAServer(t *testing.T) {
 }
 
 // TestMCP_DestructiveAsksInAcceptEdits: acceptEdits lets file edits run,
-// but an MCP tool marked destructive still asks.
+// but an MCP tool marked destructive still asks, even from a server the
+// user trusts for its annotations, whose read-only tool runs.
 func TestMCP_DestructiveAsksInAcceptEdits(t *testing.T) {
-	h := setupMCP(t, []any{stdioServer("test")},
+	bin, _ := json.Marshal(mcpServerBin)
+	w := newLiveWorld(t, `{"mcpServers":{"test":{"command":`+string(bin)+`,"trustAnnotations":true}}}`,
 		fakeTurn{calls: []fakeCall{{"d1", "mcp__test__delete_everything", `{}`}, {"e1", "mcp__test__echo", `{"text":"x"}`}}}, fakeTurn{text: "ok"})
+	e := w.editor(nil)
+	res, rerr := e.call("session/new", map[string]any{"cwd": w.dir, "mcpServers": []any{}})
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	var s struct{ SessionID string }
+	json.Unmarshal(res, &s)
+	h := &mcpHarness{&harness{editor: e, model: w.model, dir: w.dir, session: s.SessionID}}
 	h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "acceptEdits"})
 	h.onPermission = selectOption("reject_once")
 	h.prompt(h.session, "go")

@@ -33,6 +33,9 @@ func (ss *Session) installPolicies() {
 			}
 			d := ss.policy.Decide(ctx, tool, exec.Arguments)
 			if d.Verdict == permission.Deny {
+				if note := ss.mcpPlanNote(tool.Name); note != "" {
+					d.Reason += ". " + note
+				}
 				return pipeline.DenyCall(d.Reason), nil
 			}
 			ss.judge(exec.Token, d.Judged)
@@ -114,7 +117,7 @@ func sandboxNotice(set permission.Settings, sb *tools.Sandbox, editorTerminal bo
 	case sb == nil:
 		return "Commands run unsandboxed", "This system has no Landlock (an older kernel, or not Linux): commands are limited by the permission rules alone."
 	case editorTerminal:
-		return "Commands run in the editor's terminal, unsandboxed", "The editor runs commands in its own terminals, outside dsh-bridge's sandbox: each command still needs your approval or a rule."
+		return "Commands run in a sandbox, in the editor's terminal", sandbox.Enforced(sb.Profile) + ". The editor shows each command live; dsh-bridge confines it all the same."
 	}
 	return "Commands run in a sandbox", sandbox.Enforced(sb.Profile) + "."
 }

@@ -3,6 +3,7 @@ package mcptools
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -19,6 +20,13 @@ type Server struct {
 	Headers map[string]string
 	// Timeout bounds each tool call (default 60 s).
 	Timeout time.Duration
+	// TrustAnnotations lets the server's tool annotations (readOnlyHint,
+	// destructiveHint) decide how its calls are judged. Without it every
+	// tool is judged as one that may do anything: "clients MUST consider
+	// tool annotations to be untrusted unless they come from trusted
+	// servers" (modelcontextprotocol.io/specification/2025-11-25/server/
+	// tools, read 2026-12-04).
+	TrustAnnotations bool
 }
 
 // DefaultCallTimeout is a tool call's timeout when the server sets none.
@@ -83,6 +91,8 @@ type Settings map[string]struct {
 	URL       string            `json:"url"`
 	Headers   map[string]string `json:"headers"`
 	TimeoutMs float64           `json:"timeoutMs"`
+	// TrustAnnotations counts only in the user's own settings file.
+	TrustAnnotations bool `json:"trustAnnotations"`
 }
 
 // Servers returns the settings' servers, sorted by name.
@@ -90,7 +100,7 @@ func (st Settings) Servers() ([]Server, error) {
 	var out []Server
 	for name, c := range st {
 		s := Server{Name: name, Type: c.Type, Command: c.Command, Args: c.Args, Env: c.Env, URL: c.URL, Headers: c.Headers,
-			Timeout: time.Duration(c.TimeoutMs * float64(time.Millisecond))}
+			Timeout: time.Duration(c.TimeoutMs * float64(time.Millisecond)), TrustAnnotations: c.TrustAnnotations}
 		if s.Type == "" {
 			s.Type = "stdio"
 			if s.URL != "" {
@@ -116,6 +126,43 @@ func Merge(fromSettings, fromEditor []Server) []Server {
 		}
 	}
 	return out
+}
+
+// TrustFromUser returns the editor's servers, each trusting its
+// annotations only when the user's settings have a server of its name
+// with trustAnnotations that is the same server: the same transport and
+// command, arguments and environment (stdio) or URL (http, sse). A name
+// alone is not enough, since a workspace's files can feed an editor's
+// MCP configuration. untrusted names the editor's servers that the user's
+// settings trust under their name but that differ from that entry.
+func TrustFromUser(fromEditor, fromUser []Server) (out []Server, untrusted []string) {
+	out = slices.Clone(fromEditor)
+	for i, e := range out {
+		e.TrustAnnotations = false
+		for _, u := range fromUser {
+			if u.Name != e.Name || !u.TrustAnnotations {
+				continue
+			}
+			if e.sameAs(u) {
+				e.TrustAnnotations = true
+			} else {
+				untrusted = append(untrusted, e.Name)
+			}
+		}
+		out[i] = e
+	}
+	return out, untrusted
+}
+
+// sameAs reports whether s and o start or reach the same server.
+func (s Server) sameAs(o Server) bool {
+	if s.Type != o.Type {
+		return false
+	}
+	if s.Type == "stdio" {
+		return s.Command == o.Command && slices.Equal(s.Args, o.Args) && maps.Equal(s.Env, o.Env)
+	}
+	return s.URL == o.URL
 }
 
 func (s Server) check() error {

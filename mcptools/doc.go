@@ -16,7 +16,9 @@
 // schema reaches the model as given; when it fits the registry's enforced
 // subset (after dropping keywords that only narrow it further) the
 // arguments are checked before any policy (INVALID_ARGS), otherwise the
-// server validates them. MCP annotations set the permission effect:
-// readOnlyHint is a read, destructiveHint false an edit, anything else the
-// most careful class.
+// server validates them. MCP annotations set the permission effect only
+// for a server trusted for them (Server.TrustAnnotations, which only the
+// user's own settings grant): readOnlyHint is a read, destructiveHint
+// false an edit, anything else the most careful class. Every tool of any
+// other server is the most careful class.
 package mcptools

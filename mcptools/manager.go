@@ -19,6 +19,9 @@ type Options struct {
 	Supervisor string
 	// Scrub lists variables (besides the API keys) servers never see.
 	Scrub []string
+	// UserSettings is the user's settings file, named in the advice on
+	// trusting a server.
+	UserSettings string
 	// StartTimeout bounds each server's start (default 20 s).
 	StartTimeout time.Duration
 	// Report tells the person about a server: severity "info", "warning"
@@ -111,6 +114,29 @@ func (m *Manager) Tools() map[string][]string {
 		s.mu.Unlock()
 	}
 	return out
+}
+
+// PlanNote returns what plan mode's refusal of tool adds when the tool's
+// server says it only reads but is not trusted for its annotations: why
+// that claim does not count and how the user can trust the server. It is
+// "" for any other tool.
+func (m *Manager) PlanNote(tool string) string {
+	for _, s := range m.servers {
+		s.mu.Lock()
+		claims := s.claimsRead[tool]
+		s.mu.Unlock()
+		if !claims {
+			continue
+		}
+		where := "your user settings file"
+		if m.opts.UserSettings != "" {
+			where = m.opts.UserSettings
+		}
+		return fmt.Sprintf("The MCP server %q marks this tool read-only (readOnlyHint), but a server's annotations are only hints and are not trusted unless the user's own settings trust that server, so it is judged as a tool that may change anything. "+
+			"The user can trust this server's annotations by adding \"trustAnnotations\": true to its entry %q under mcpServers in %s (for a server the editor starts, that entry must have the same command, arguments and environment, or the same url).",
+			s.cfg.Name, s.cfg.Name, where)
+	}
+	return ""
 }
 
 // Close unregisters every tool, stops every server (a stdio server's

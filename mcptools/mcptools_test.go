@@ -6,10 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
-	"github.com/dsh-bridge/dsh-bridge/registry"
 )
 
 var validName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
@@ -75,25 +72,6 @@ func TestArgsSchema(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func TestEffects(t *testing.T) {
-	no, yes := false, true
-	for _, tc := range []struct {
-		name string
-		a    *mcp.ToolAnnotations
-		want registry.Effect
-	}{
-		{"no annotations", nil, registry.EffectUnknown},
-		{"read-only", &mcp.ToolAnnotations{ReadOnlyHint: true}, registry.EffectRead},
-		{"not destructive", &mcp.ToolAnnotations{DestructiveHint: &no}, registry.EffectEdit},
-		{"destructive", &mcp.ToolAnnotations{DestructiveHint: &yes}, registry.EffectUnknown},
-		{"destructive by default", &mcp.ToolAnnotations{}, registry.EffectUnknown},
-	} {
-		if got := effectOf(tc.a); got != tc.want {
-			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
-		}
 	}
 }
 

@@ -30,6 +30,9 @@ type server struct {
 	down     error              // why the server is unavailable (nil: up)
 	disposes []func()           // the registered tools
 	tools    []string           // their model-facing names
+	// claimsRead holds the registered tools whose readOnlyHint the
+	// server is not trusted for.
+	claimsRead map[string]bool
 }
 
 // connect starts (or reaches) the server and lists its tools.
@@ -162,15 +165,20 @@ func (s *server) refresh(ctx context.Context) error {
 		listed = append(listed, t)
 	}
 	var defs []*registry.Tool
+	claims := map[string]bool{}
 	for _, t := range listed {
-		defs = append(defs, s.define(t))
+		d := s.define(t)
+		defs = append(defs, d)
+		if !s.cfg.TrustAnnotations && t.Annotations != nil && t.Annotations.ReadOnlyHint {
+			claims[d.Name] = true
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, d := range s.disposes {
 		d()
 	}
-	s.disposes, s.tools = nil, nil
+	s.disposes, s.tools, s.claimsRead = nil, nil, claims
 	for _, d := range defs {
 		undo, err := s.m.reg.Register(d, s.m.scope)
 		if err != nil {

@@ -50,19 +50,21 @@ func (s *server) define(t *mcp.Tool) *registry.Tool {
 			return s.call(ctx, remote, name, run.Execution().CallID, args, output)
 		},
 		Timeout: timeout,
-		Effect:  effectOf(t.Annotations),
+		Effect:  effectOf(t.Annotations, s.cfg.TrustAnnotations),
 		PresentCall: func(args jsonv.Value) card.CallView {
-			return &card.Generic{Title: title, Kind: kindOf(t.Annotations), RawInput: args}
+			return &card.Generic{Title: title, Kind: kindOf(t.Annotations, s.cfg.TrustAnnotations), RawInput: args}
 		},
 	}
 }
 
 // effectOf maps MCP annotations to the permission classes: readOnlyHint is
 // a read; destructiveHint false (it defaults to true) an edit, which
-// acceptEdits lets run; anything else the most careful class.
-func effectOf(a *mcp.ToolAnnotations) registry.Effect {
+// acceptEdits lets run; anything else the most careful class. Annotations
+// count only when the server is trusted for them; otherwise every tool is
+// the most careful class (refused in plan mode, asked in the others).
+func effectOf(a *mcp.ToolAnnotations, trusted bool) registry.Effect {
 	switch {
-	case a == nil:
+	case a == nil || !trusted:
 		return registry.EffectUnknown
 	case a.ReadOnlyHint:
 		return registry.EffectRead
@@ -72,8 +74,10 @@ func effectOf(a *mcp.ToolAnnotations) registry.Effect {
 	return registry.EffectUnknown
 }
 
-func kindOf(a *mcp.ToolAnnotations) card.Kind {
-	if a != nil && a.ReadOnlyHint {
+// kindOf is the card's kind: a read only when the server is trusted to
+// say so, since the card is what the person approves.
+func kindOf(a *mcp.ToolAnnotations, trusted bool) card.Kind {
+	if trusted && a != nil && a.ReadOnlyHint {
 		return card.KindRead
 	}
 	return card.KindOther
