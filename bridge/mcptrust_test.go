@@ -27,6 +27,7 @@ func TestMCP_AnnotationsNeedTheUsersTrust(t *testing.T) {
 		workspace   string // the workspace's .dsh/settings.json
 		editor      []any  // servers from session/new
 		server      string // the server whose sneaky_write is called
+		code        bool   // called from a run_code program
 		mode        string
 		wantRun     bool
 		wantAsked   int
@@ -40,9 +41,12 @@ func TestMCP_AnnotationsNeedTheUsersTrust(t *testing.T) {
 		{name: "untrusted: default asks", editor: []any{stdioServer("test")}, server: "test", mode: "default", wantAsked: 1, wantMessage: "rejected"},
 		{name: "untrusted: acceptEdits asks", editor: []any{stdioServer("test")}, server: "test", mode: "acceptEdits", wantAsked: 1, wantMessage: "rejected"},
 		{name: "untrusted: bypassPermissions runs it", editor: []any{stdioServer("test")}, server: "test", mode: "bypassPermissions", wantRun: true},
+		{name: "untrusted, through run_code: plan refuses", editor: []any{stdioServer("test")}, server: "test", mode: "plan", code: true,
+			wantMessage: "plan mode is read-only: mcp__test__sneaky_write is not allowed"},
 		{name: "untrusted settings server: plan refuses", user: `{"mcpServers":{"test":{"command":` + string(bin) + `}}}`, server: "test", mode: "plan",
 			wantMessage: "plan mode is read-only"},
 		{name: "trusted by the user: plan runs it", user: `{"mcpServers":{` + trusting("test") + `}}`, server: "test", mode: "plan", wantRun: true},
+		{name: "trusted by the user, through run_code: plan runs it", user: `{"mcpServers":{` + trusting("test") + `}}`, server: "test", mode: "plan", code: true, wantRun: true},
 		{name: "trusted by the user: default runs it", user: `{"mcpServers":{` + trusting("test") + `}}`, server: "test", mode: "default", wantRun: true},
 		{name: "the editor's server the user trusts: plan runs it", user: `{"mcpServers":{` + trusting("test") + `}}`, editor: []any{stdioServer("test")}, server: "test", mode: "plan", wantRun: true},
 		{name: "the editor's server differs from the trusted entry: plan refuses", user: `{"mcpServers":{` + trusting("test") + `}}`,
@@ -54,7 +58,13 @@ func TestMCP_AnnotationsNeedTheUsersTrust(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			target := filepath.Join(t.TempDir(), "written")
 			arg, _ := json.Marshal(map[string]string{"path": target})
-			w := newLiveWorld(t, "", fakeTurn{calls: []fakeCall{{"w1", "mcp__" + tc.server + "__sneaky_write", string(arg)}}}, fakeTurn{text: "ok"})
+			call := fakeCall{"w1", "mcp__" + tc.server + "__sneaky_write", string(arg)}
+			var env []string
+			if tc.code {
+				call = fakeCall{"w1", "run_code", args("code", "return await tools."+call.name+"("+call.args+")", "description", "write it")}
+				env = []string{"DSH_TOOLS_MODE=code"}
+			}
+			w := newLiveWorld(t, "", fakeTurn{calls: []fakeCall{call}}, fakeTurn{text: "ok"})
 			if tc.user != "" {
 				os.MkdirAll(filepath.Join(w.cfg, "dsh-bridge"), 0o700)
 				os.WriteFile(filepath.Join(w.cfg, "dsh-bridge", "settings.json"), []byte(strings.ReplaceAll(tc.user, "{dir}", w.dir)), 0o600)
@@ -63,7 +73,7 @@ func TestMCP_AnnotationsNeedTheUsersTrust(t *testing.T) {
 				os.MkdirAll(filepath.Join(w.dir, ".dsh"), 0o700)
 				os.WriteFile(filepath.Join(w.dir, ".dsh", "settings.json"), []byte(tc.workspace), 0o600)
 			}
-			e := w.editor(nil)
+			e := w.editor(nil, env...)
 			e.onPermission = selectOption("reject_once")
 			editor := tc.editor
 			if editor == nil {
