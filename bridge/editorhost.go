@@ -87,13 +87,26 @@ func (h *editorHost) OpenText(ctx context.Context, path string) (io.ReadCloser, 
 }
 
 // OpenChecked judges and opens what OpenText would read: a local file
-// through its descriptor (tools.LocalHost's), a file the editor serves by
-// its resolved path before the editor is asked.
+// through its descriptor (tools.LocalHost's); a file the editor serves is
+// judged on this disk (tools.Pin), the editor is asked for it by the
+// name judged (every symlink resolved), and its answer is returned only
+// if that name still leads to the same file once it came.
 func (h *editorHost) OpenChecked(ctx context.Context, path, verb string, check func(string) error) (io.ReadCloser, error) {
 	if h.readsLocally(path) {
 		return h.LocalHost.OpenChecked(ctx, path, verb, check)
 	}
-	return tools.OpenRegular(ctx, h, path, verb, check)
+	pin, err := tools.Pin(path, verb, check)
+	if err != nil {
+		return nil, err
+	}
+	s, err := h.readThroughEditor(ctx, pin.Real)
+	if err != nil {
+		return nil, err
+	}
+	if err := pin.Recheck(path, verb); err != nil {
+		return nil, err
+	}
+	return io.NopCloser(strings.NewReader(s)), nil
 }
 
 // WriteChecked judges where WriteTextFile would write: a local write

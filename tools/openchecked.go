@@ -30,50 +30,19 @@ type CheckedOpener interface {
 }
 
 // OpenChecked implements CheckedOpener on the local disk, in four or five
-// system calls: the path is opened without being read (O_PATH, with none
-// of the side effects opening a device has), the file it reached is named
-// (by the path itself when no component of it is a symlink, openPlain;
-// else the open follows every symlink and /proc names the file), check
-// judges that name, fstat refuses
-// anything but a regular file, and the text is opened through the
-// descriptor itself (/proc/self/fd/N), so it is the file judged whatever
-// the path points to by then.
-//
-// When the path does not open, or /proc cannot name the file, check
-// judges the path resolved component by component (a missing file is
-// judged through its nearest existing parent) before the error is told:
-// a denied path is refused as denied, whether or not it exists.
+// system calls: openJudged opens the path without reading it, names the
+// file it reached, has check judge that name and refuses anything but a
+// regular file; the text is then opened through the descriptor itself
+// (/proc/self/fd/N), so it is the file judged whatever the path points
+// to by then.
 func (LocalHost) OpenChecked(_ context.Context, path, verb string, check func(string) error) (io.ReadCloser, error) {
-	fd, err := openPlain(path, 0)
-	plain := err == nil
-	if !plain {
-		if fd, err = openRetry(path, unix.O_PATH|unix.O_CLOEXEC); err != nil {
-			if cerr := check(Resolve(path)); cerr != nil {
-				return nil, cerr
-			}
-			return nil, fileError(&fs.PathError{Op: "open", Path: path, Err: err}, verb, path)
-		}
-	}
-	defer unix.Close(fd)
-	self := "/proc/self/fd/" + strconv.Itoa(fd)
-	real, ok := path, true // opened without a symlink: the path names it
-	if !plain {
-		if real, ok = fdPath(self); !ok {
-			real = Resolve(path) // no /proc: judge the path as resolved now
-		}
-	}
-	if err := check(real); err != nil {
+	f, err := openJudged(path, verb, check)
+	if err != nil {
 		return nil, err
 	}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return nil, fileError(&fs.PathError{Op: "stat", Path: path, Err: err}, verb, path)
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, fileError(errNotRegular, verb, path)
-	}
-	text := self
-	if !ok {
+	defer unix.Close(f.fd)
+	text := "/proc/self/fd/" + strconv.Itoa(f.fd)
+	if !f.named {
 		text = path
 	}
 	return openFile(text, path)

@@ -80,22 +80,52 @@ func (r *grepResult) add(m Match) {
 	}
 }
 
-// grepRG runs ripgrep's JSON output mode in the workspace, without a shell.
-func grepRG(ctx context.Context, rg string, w *Workspace, hide *hider, pattern, path, include string) (grepResult, error) {
+// searchRoot is where a search runs: the path the call gave, as written
+// (the workspace's directory when it gave none), and that path as it was
+// judged, every symlink resolved. A search walks Real, never Path, so a symlink on
+// Path swapped after the judgement (by a command the model runs beside
+// the call) cannot lead it into a tree nobody judged; its results are
+// shown under Path, as the model named it.
+type searchRoot struct {
+	Path, Real string
+}
+
+// rootOf is the search root of path ("" for the workspace's directory),
+// resolved now.
+func rootOf(w *Workspace, path string) searchRoot {
+	if path == "" {
+		return searchRoot{Path: w.Cwd(), Real: w.Roots()[0]}
+	}
+	return searchRoot{Path: path, Real: Resolve(w.Abs(path))}
+}
+
+// shown is p, a path the search found under r.Real, under r.Path.
+func (r searchRoot) shown(p string) string {
+	rel, err := filepath.Rel(r.Real, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return p
+	}
+	return filepath.Join(r.Path, rel)
+}
+
+// rgGrep is the ripgrep command of a grep in root: its JSON output mode,
+// without a shell, run in the workspace's resolved directory and handed
+// the resolved root (results then name files under it).
+func rgGrep(ctx context.Context, rg string, w *Workspace, hide *hider, root searchRoot, pattern, include string) *exec.Cmd {
 	args := []string{"--no-config", "--json", "--regexp=" + pattern}
 	if include != "" {
 		args = append(args, "--glob="+include)
 	}
-	root := w.Cwd()
-	if path != "" {
-		root = w.Abs(path)
-	}
-	args = append(args, hide.excludes(root)...)
-	if path != "" {
-		args = append(args, "--", path)
-	}
+	args = append(args, hide.excludes(root.Real)...)
+	args = append(args, "--", root.Real)
 	cmd := exec.CommandContext(ctx, rg, args...)
-	cmd.Dir = w.Cwd()
+	cmd.Dir = w.Roots()[0]
+	return cmd
+}
+
+// grepRG runs ripgrep (rgGrep) in root.
+func grepRG(ctx context.Context, rg string, w *Workspace, hide *hider, root searchRoot, pattern, include string) (grepResult, error) {
+	cmd := rgGrep(ctx, rg, w, hide, root, pattern, include)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
@@ -134,10 +164,14 @@ func grepRG(ctx context.Context, rg string, w *Workspace, hide *hider, pattern, 
 		}
 		p := ""
 		if rec.Data.Path.Text != nil {
-			if hide.hidden(w.Abs(*rec.Data.Path.Text)) {
+			found := *rec.Data.Path.Text // absolute: rg was handed an absolute root
+			if !filepath.IsAbs(found) {
+				found = filepath.Join(cmd.Dir, found)
+			}
+			if hide.hidden(found) {
 				continue // in a denied tree, whatever the root
 			}
-			p = relPath(w, *rec.Data.Path.Text)
+			p = relPath(w, root.shown(found))
 		}
 		res.add(Match{Path: p, LineNumber: rec.Data.LineNumber, Line: line})
 	}
@@ -162,7 +196,7 @@ func grepRG(ctx context.Context, rg string, w *Workspace, hide *hider, pattern, 
 
 // grepNative searches like ripgrep's defaults: .gitignore honoured, hidden
 // files, VCS directories and binary files skipped.
-func grepNative(ctx context.Context, w *Workspace, hide *hider, pattern, path, include string) (grepResult, error) {
+func grepNative(ctx context.Context, w *Workspace, hide *hider, root searchRoot, pattern, include string) (grepResult, error) {
 	re, err := regexp.Compile(pattern)
 	if err != nil {
 		return grepResult{}, searchError("SEARCH_INVALID_PATTERN", "invalid pattern: "+err.Error())
@@ -174,10 +208,6 @@ func grepNative(ctx context.Context, w *Workspace, hide *hider, pattern, path, i
 			return grepResult{}, searchError("SEARCH_INVALID_PATTERN", "invalid include glob: "+err.Error())
 		}
 		inc = &m
-	}
-	root := w.Cwd()
-	if path != "" {
-		root = w.Abs(path)
 	}
 	res := grepResult{Matches: []Match{}}
 	grepFile := func(abs string) error {
@@ -191,7 +221,7 @@ func grepNative(ctx context.Context, w *Workspace, hide *hider, pattern, path, i
 		if err != nil || bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 {
 			return nil // unreadable or binary
 		}
-		rel := relPath(w, abs)
+		rel := relPath(w, root.shown(abs))
 		for n, line := range bytes.SplitAfter(data, []byte("\n")) {
 			if len(line) == 0 || !re.Match(bytes.TrimRight(line, "\r\n")) {
 				continue
@@ -204,14 +234,14 @@ func grepNative(ctx context.Context, w *Workspace, hide *hider, pattern, path, i
 		}
 		return nil
 	}
-	info, err := os.Stat(root)
+	info, err := os.Stat(root.Real)
 	switch {
 	case err != nil:
-		return grepResult{}, searchError("SEARCH_FAILED", fmt.Sprintf("cannot search %q: %v", root, err))
+		return grepResult{}, searchError("SEARCH_FAILED", fmt.Sprintf("cannot search %q: %v", w.Abs(root.Path), err))
 	case !info.IsDir():
-		err = grepFile(root)
+		err = grepFile(root.Real)
 	default:
-		err = walkFiles(root, walkOptions{gitignore: true, skip: hide.skip()}, func(abs, rel string, _ fs.DirEntry) error {
+		err = walkFiles(root.Real, walkOptions{gitignore: true, skip: hide.skip()}, func(abs, rel string, _ fs.DirEntry) error {
 			if inc != nil && !inc.match(rel) {
 				return nil
 			}

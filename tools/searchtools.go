@@ -116,16 +116,16 @@ func newSearchTools(w *Workspace, native bool, rules PathRules) ([]*registry.Too
 			if err := checkInclude(a.Include); err != nil {
 				return grepResult{}, err
 			}
+			root := rootOf(w, a.Path)
 			if a.Path != "" {
-				root := w.Abs(a.Path)
-				if err := holdTo(ctx, w, root, Resolve(root), "search"); err != nil {
+				if err := holdTo(ctx, w, w.Abs(a.Path), root.Real, "search"); err != nil {
 					return grepResult{}, err
 				}
 			}
 			if rg := ripgrep(native); rg != "" {
-				return grepRG(ctx, rg, w, newHider(w, rules), a.Pattern, a.Path, a.Include)
+				return grepRG(ctx, rg, w, newHider(w, rules), root, a.Pattern, a.Include)
 			}
-			return grepNative(ctx, w, newHider(w, rules), a.Pattern, a.Path, a.Include)
+			return grepNative(ctx, w, newHider(w, rules), root, a.Pattern, a.Include)
 		},
 		Render: func(_ grepArgs, v grepResult) ([]card.Content, error) {
 			return []card.Content{card.Text(renderGrep(v))}, nil
@@ -162,23 +162,22 @@ func newSearchTools(w *Workspace, native bool, rules PathRules) ([]*registry.Too
 			if strings.TrimSpace(a.Pattern) == "" {
 				return globValue{}, errors.New("pattern must be a non-empty string")
 			}
-			root := w.Cwd()
-			if a.Path != "" {
-				root = w.Abs(a.Path)
-			}
-			if err := holdTo(ctx, w, root, Resolve(root), "search"); err != nil {
+			at := rootOf(w, a.Path)
+			at.Path = w.Abs(at.Path) // paths found are shown under it
+			root := at.Path
+			if err := holdTo(ctx, w, root, at.Real, "search"); err != nil {
 				return globValue{}, err
 			}
-			if info, err := os.Stat(root); err != nil || !info.IsDir() {
+			if info, err := os.Stat(at.Real); err != nil || !info.IsDir() {
 				return globValue{}, fsError("FS_NOT_DIRECTORY", fmt.Sprintf("cannot search %q: not a directory", root))
 			}
-			paths, err := globFiles(ctx, ripgrep(native), newHider(w, rules), root, a.Pattern)
+			paths, err := globFiles(ctx, ripgrep(native), newHider(w, rules), at.Real, a.Pattern)
 			if err != nil {
 				return globValue{}, err
 			}
 			v := globValue{Root: root, Total: len(paths), Paths: make([]string, 0, min(len(paths), 1000))}
 			for _, p := range paths[:min(len(paths), 1000)] {
-				v.Paths = append(v.Paths, relPath(w, p))
+				v.Paths = append(v.Paths, relPath(w, at.shown(p)))
 			}
 			v.Truncated = len(paths) > len(v.Paths)
 			return v, nil
