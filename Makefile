@@ -129,6 +129,7 @@ FUZZTIME ?= 30s
 fuzz:
 	$(GO) test ./jsonv -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME)
 	$(GO) test ./registry -run '^$$' -fuzz FuzzValidate -fuzztime $(FUZZTIME)
+	$(GO) test ./permission -run '^$$' -fuzz FuzzAnalyze -fuzztime $(FUZZTIME)
 
 # mutate plants the mutations of cmd/mutate/mutations.json one at a
 # time in a copy of the module and reports those no test catches (slow;

@@ -74,20 +74,24 @@ type Analysis struct {
 	// the text it stands for where it is used; shared with the analyses
 	// of nested code.
 	renamed map[string]string
+	// facts are what the script's arithmetic evaluates, judged when the
+	// whole script has been read (arith.go); shared likewise.
+	facts *arithFacts
 }
 
 // Analyze parses a bash script and lists every simple command it runs —
 // in pipelines, lists, subshells, $(…), backticks, process substitutions,
 // function bodies, and the strings of bash -c, eval, env -S and find -exec.
 func Analyze(src string) Analysis {
-	a := Analysis{renamed: map[string]string{}, Commands: make([]Simple, 0, 8)} // room for most scripts' commands: growing copies them all
+	a := Analysis{renamed: map[string]string{}, facts: &arithFacts{}, Commands: make([]Simple, 0, 8)} // room for most scripts' commands: growing copies them all
 	a.parse(src, 0)
+	a.judgeArith()
 	return a
 }
 
 // nested is an analysis of code inside a's script: it sees the names a's
 // script defined.
-func (a *Analysis) nested() Analysis { return Analysis{renamed: a.renamed} }
+func (a *Analysis) nested() Analysis { return Analysis{renamed: a.renamed, facts: a.facts} }
 
 // absorb takes in's commands as ones a's script may run (Maybe), and
 // what in could not see, or found dangerous, as a's own.
@@ -150,6 +154,7 @@ func (a *Analysis) parse(src string, depth int) {
 		return
 	}
 	syntax.Walk(f, func(n syntax.Node) bool {
+		a.arithNode(n)
 		switch n := n.(type) {
 		case *syntax.Stmt:
 			for _, r := range n.Redirs {

@@ -2,6 +2,7 @@ package permission
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,6 +143,13 @@ func TestPolicy_Commands(t *testing.T) {
 		{"busybox rm x", ModeBypass, Deny},
 		{"echo 'rm x' > s.sh; sh s.sh; rm x", ModeBypass, Deny},
 		{"rm x 'unterminated", ModeBypass, Deny}, // unparsable, but its words name rm
+		// Hidden in arithmetic and subscripts (arith.go; every form in arith_test.go).
+		{`[[ 'a[$(rm v)]' -eq 0 ]]`, ModeBypass, Deny},
+		{`printf -v 'a[$(rm v)]' x`, ModeBypass, Deny},
+		{`test -v 'a[$(rm v)]'`, ModeBypass, Deny},
+		{`declare -i n; n='a[$(rm v)]'`, ModeBypass, Deny},
+		{`read 'a[$(rm v)]' <<< x`, ModeBypass, Deny},
+		{`git status; printf -v 'a[$(touch p)]' x`, ModeDefault, Deny}, // opaque, and a deny rule exists
 		{"curl http://127.0.0.1/", ModeBypass, Deny},
 		{"git push origin main", ModeBypass, Deny},
 		{"git -C . push", ModeDefault, Ask}, // words differ: not the rule's spelling, so it asks
@@ -152,6 +160,8 @@ func TestPolicy_Commands(t *testing.T) {
 		{"ls rmdir", ModeBypass, Allow},
 		{"rmdir x", ModeBypass, Allow},
 		{"git status", ModeBypass, Allow},
+		{"[ -f go.mod ] && git status", ModeBypass, Allow}, // a [ nothing closes is no glob
+		{"/bin/[a] x", ModeBypass, Deny},
 		{"ls 'unterminated", ModeBypass, Deny}, // unparsable with deny rules: refused unless plainly written
 		// Allowed without asking when every command is covered.
 		{"git status", ModeDefault, Allow},
@@ -166,6 +176,7 @@ func TestPolicy_Commands(t *testing.T) {
 		{"cd sub && ls", ModeDefault, Allow},
 		{"set -euo pipefail; go test ./...", ModeDefault, Allow},
 		{"git status; echo done", ModeDefault, Allow},
+		{"[ -d .git ] && git status", ModeDefault, Allow},
 		{"FOO=1 go test ./...", ModeDefault, Allow},
 		{"nohup go test ./...", ModeDefault, Allow},
 		{"timeout 60 go test ./...", ModeDefault, Allow},
@@ -295,23 +306,49 @@ func TestPolicy_AskRulesAndKeys(t *testing.T) {
 	}
 }
 
-// FuzzAnalyze: the analysis never panics, and a command the parser
-// rejects is never allowed.
+// arithSinks are places bash evaluates a word as arithmetic or as a
+// variable name with a subscript (arith.go), for FuzzAnalyze.
+var arithSinks = []string{"printf -v %s x", "test -v %s", "read %s <<< x", "[[ %s -eq 0 ]]", "declare -i n; n=%s",
+	"unset %s", "let x=%s", "x=%s; (( x ))", "wait -p %s", "declare %s=1", "a=(1); echo ${a[%s]}"}
+
+// FuzzAnalyze: the analysis never panics, a command the parser rejects is
+// never allowed, and a word holding $(, ` or ${ that reaches arithmetic or
+// a subscript (each of arithSinks) is refused under bash(rm:*) denied and
+// asks under allow rules that cover the rest of the script.
 func FuzzAnalyze(f *testing.F) {
 	for _, s := range []string{"git status && touch p", "bash -c 'rm x'", "eval $x", "echo 'x", "a=$(b) c", "f(){ g; }; f", "find . -exec rm {} ;", "env -S 'a b'", "$'\\x72m'",
 		"declare -A BASH_ALIASES=([x]=rm)", "declare -n r=$x; r[a]=b", "BASH_CMDS=([$k]=$v)", ": ${BASH_CMDS[ls]:=/bin/rm}", "read -a BASH_CMDS", "alias a=b; hash -p /bin/x y"} {
 		f.Add(s)
 	}
+	for _, form := range arithForms {
+		f.Add(form.cmd)
+	}
 	p, reg, scope, _ := testPolicy(f, ModeDefault, []string{"bash(git status:*)", "bash(echo:*)", "bash"}, nil, nil)
 	bash := reg.Get("bash", scope)
+	denyRm, _, _, _ := testPolicy(f, ModeBypass, nil, nil, []string{"bash(rm:*)"})
+	readOnly, _, _, _ := testPolicy(f, ModeDefault, []string{"bash(git status:*)", "bash(test:*)", "bash(printf:*)", "bash(read:*)", "bash(let:*)", "bash(unset:*)", "bash(wait:*)", "bash(echo:*)"}, nil, nil)
 	f.Fuzz(func(t *testing.T, cmd string) {
 		a := Analyze(cmd)
 		if !utf8.ValidString(cmd) {
 			return // never an argument: arguments are lossless JSON
 		}
-		d := p.Decide(context.Background(), bash, bashArgs(cmd))
+		ctx := context.Background()
+		d := p.Decide(ctx, bash, bashArgs(cmd))
 		if a.ParseError != nil && d.Verdict == Allow {
 			t.Fatalf("unparsable %q was allowed", cmd)
+		}
+		if !strings.Contains(cmd, "$(") && !strings.Contains(cmd, "${") && !strings.Contains(cmd, "`") {
+			return
+		}
+		word := shellQuote("a[" + cmd + "]")
+		for _, sink := range arithSinks {
+			script := fmt.Sprintf(sink, word)
+			if d := denyRm.Decide(ctx, bash, bashArgs(script)); d.Verdict != Deny {
+				t.Fatalf("%s with bash(rm:*) denied: got %v, want %v", script, d.Verdict, Deny)
+			}
+			if d := readOnly.Decide(ctx, bash, bashArgs("git status; "+script)); d.Verdict == Allow {
+				t.Fatalf("git status; %s under allow rules: got %v, want %v", script, d.Verdict, Ask)
+			}
 		}
 	})
 }

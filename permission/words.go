@@ -69,13 +69,31 @@ func hasMeta(w *syntax.Word) bool {
 			switch v[j] {
 			case '\\':
 				j++
-			case '*', '?', '[':
+			case '*', '?':
 				return true
+			case '[':
+				if closes(w.Parts[i:], j+1) {
+					return true
+				}
 			case '{':
 				if strings.ContainsAny(v[j:], ",.") && strings.Contains(v[j:], "}") {
 					return true
 				}
 			}
+		}
+	}
+	return false
+}
+
+// closes reports whether a ] may follow the [ before offset j of the
+// first of parts: a [ that nothing closes is a plain character ([ -f x ]).
+func closes(parts []syntax.WordPart, j int) bool {
+	if strings.Contains(parts[0].(*syntax.Lit).Value[j:], "]") {
+		return true
+	}
+	for _, p := range parts[1:] {
+		if l, ok := p.(*syntax.Lit); !ok || strings.Contains(l.Value, "]") {
+			return true
 		}
 	}
 	return false

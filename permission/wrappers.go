@@ -124,6 +124,7 @@ func (a *Analysis) unwrap(src string, s *Simple, words []*syntax.Word, depth int
 		a.runner(src, s, r, args, depth)
 	}
 	a.later(s, args, depth)
+	a.names(s, args)
 	return nil, false
 }
 
