@@ -37,7 +37,8 @@ type Simple struct {
 // Words returns the program and its arguments.
 func (s Simple) Words() []string { return append([]string{s.Program}, s.Args...) }
 
-// Redirect is a file a script redirects to or from.
+// Redirect is a file a script redirects to or from, or one a command
+// writes by its arguments (tee, dd of=, sed -i, cp, mv, …: writes.go).
 type Redirect struct {
 	Path    string // as written (unquoted); "" when Dynamic
 	Dynamic bool
@@ -284,6 +285,7 @@ var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true
 // call records one simple command (and, through wrappers, the commands it
 // runs).
 func (a *Analysis) call(src string, words []*syntax.Word, depth int) {
+	more := false // a wrapper (xargs) gives the command more arguments
 	for len(words) > 0 {
 		s, prog, ok := newSimple(src, words)
 		if !ok {
@@ -296,8 +298,10 @@ func (a *Analysis) call(src string, words []*syntax.Word, depth int) {
 		if s.Program == "cd" || s.Program == "pushd" || s.Program == "popd" {
 			a.ChangesDir = true
 		}
+		a.writes(s.Program, words[1:], more)
 		inner, transparent := a.unwrap(src, &s, words, depth)
 		s.Transparent = transparent
+		more = more || s.MoreArgs
 		a.Commands = append(a.Commands, s)
 		if inner == nil {
 			return

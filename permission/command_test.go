@@ -69,7 +69,8 @@ func TestPolicy_Commands(t *testing.T) {
 		{"git status | sh", ModeDefault, Deny}, // sh reads code no deny rule can check
 		{"git status $(touch p)", ModeDefault, Ask},
 		{"git status `touch p`", ModeDefault, Ask},
-		{"git status > file", ModeDefault, Allow}, // inside the workspace
+		{"git status > file", ModeDefault, Ask}, // an edit, inside the workspace: edits ask in default
+		{"git status > file", ModeAccept, Allow},
 		{"git status > /tmp/outside-file", ModeDefault, Ask},
 		{"git status > ../outside", ModeDefault, Ask},
 		{"git status; touch p", ModeDefault, Ask},
@@ -181,7 +182,8 @@ func TestPolicy_Commands(t *testing.T) {
 		{"nohup go test ./...", ModeDefault, Allow},
 		{"timeout 60 go test ./...", ModeDefault, Allow},
 		{"/usr/bin/git status", ModeDefault, Allow},
-		{"ls > out.txt", ModeDefault, Allow},
+		{"ls > out.txt", ModeDefault, Ask},
+		{"ls > out.txt", ModeAccept, Allow},
 		// Asked: something is not covered.
 		{"npm test --watch", ModeDefault, Ask},
 		{"npm test; npm publish", ModeDefault, Ask},
@@ -203,11 +205,11 @@ func TestPolicy_Commands(t *testing.T) {
 		{"eval git status", ModeDefault, Ask},
 		{"trap 'git status' EXIT", ModeDefault, Ask},
 		{"git status | tee out.txt", ModeDefault, Ask},
-		{"git status | cat > out.txt", ModeDefault, Allow},
+		{"git status | cat > out.txt", ModeAccept, Allow},
 		{"git status 2>&1 | cat", ModeDefault, Allow},
 		{"git status && rm x", ModeDefault, Deny},
 		{"git status > /dev/stderr", ModeDefault, Allow},
-		{"git status &> out.txt", ModeDefault, Allow},
+		{"git status &> out.txt", ModeDefault, Ask},
 		{"git status &>> /etc/out", ModeDefault, Ask},
 		{"command -v git", ModeDefault, Ask},
 		{"xargs", ModeDefault, Ask},
@@ -227,7 +229,7 @@ func TestPolicy_Commands(t *testing.T) {
 		{"echo hi", ModeDefault, Ask},
 		{"true", ModeDefault, Ask},
 		{"", ModeDefault, Ask},
-		{"ls >& out.txt", ModeDefault, Allow},
+		{"ls >& out.txt", ModeAccept, Allow},
 		{"ls >& /tmp/elsewhere", ModeDefault, Ask},
 		{"git status > .dsh/settings.json", ModeDefault, Ask},
 		{"git status > .git/hooks/pre-commit", ModeDefault, Ask},

@@ -61,8 +61,9 @@ func (p *Policy) needsAllow(s Simple) bool {
 
 // decideCommand allows a script only when every simple command in it is
 // covered by an allow rule or an "always" answer, nothing in it is opaque
-// or dangerous, and every file it writes by redirection lies in the
-// workspace and is not protected. Otherwise it asks, listing what is not
+// or dangerous, and every file it writes (by redirection, tee, sed -i, cp,
+// …) lies in the workspace, is not protected, and could be edited without
+// asking (editAllowed). Otherwise it asks, listing what is not
 // yet allowed.
 func (p *Policy) decideCommand(c *call) Decision {
 	a := c.cmd
@@ -104,6 +105,8 @@ func (p *Policy) decideCommand(c *call) Decision {
 			case rd.Write:
 				if why := p.protected(real); why != "" {
 					blockers = append(blockers, "it writes "+real+", "+why)
+				} else if !p.editAllowed(real) {
+					blockers = append(blockers, "it writes "+real+": a write is an edit, and edits ask in the "+string(p.mode())+" mode")
 				}
 			}
 		}
@@ -147,6 +150,21 @@ func (p *Policy) decideCommand(c *call) Decision {
 		d.Keys = nil // an "always" answer cannot cover what is not a command
 	}
 	return d
+}
+
+// editAllowed reports whether a command's write of a resolved path inside
+// the workspace runs without asking, as an edit of it would: in
+// acceptEdits, or under an allow rule of edit or write.
+func (p *Policy) editAllowed(path string) bool {
+	if p.mode() == ModeAccept {
+		return true
+	}
+	for _, r := range p.allow {
+		if (r.Tool == "edit" || r.Tool == "write") && r.matchPath(path) {
+			return true
+		}
+	}
+	return false
 }
 
 // commandAllowed reports whether an allow rule or an "always" answer

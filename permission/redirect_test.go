@@ -17,7 +17,8 @@ func TestPolicy_RedirectsResolved(t *testing.T) {
 	p, reg, scope, dir := testPolicy(t, ModeDefault, []string{"bash(git status:*)"}, nil, nil)
 	// The workspace is the home: its shell files are the person's.
 	t.Setenv("HOME", dir)
-	p = New(p.ws, Settings{Allow: mustRules(t, "bash(git status:*)")}, func() Mode { return ModeDefault })
+	// acceptEdits: a write inside the workspace is an edit it allows.
+	p = New(p.ws, Settings{Allow: mustRules(t, "bash(git status:*)")}, func() Mode { return ModeAccept })
 	bash := reg.Get("bash", scope)
 	for _, d := range []string{".git/hooks", "sub"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
