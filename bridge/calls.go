@@ -104,7 +104,10 @@ func (s *Server) callEditor(ctx context.Context, method string, params, result a
 	if params == nil {
 		key = "" // JSON-RPC's params are an object or an array, or absent
 	}
-	if err := s.writeMessage(head, key, params); err != nil {
+	// What the editor writes to a file or runs goes as it is; what it
+	// shows (a permission prompt) is redacted.
+	exact := method == "fs/write_text_file" || method == "terminal/create"
+	if err := s.writeMessage(head, key, params, !exact); err != nil {
 		calls.forget(id)
 		return fmt.Errorf("%s: %w", method, err)
 	}

@@ -28,12 +28,6 @@ type editorHost struct {
 	session *Session
 }
 
-// Sandboxed reports whether commands started with ctx run in the local
-// sandbox: never in the editor's terminal.
-func (h *editorHost) Sandboxed(ctx context.Context) bool {
-	return !h.session.caps.Terminal && h.LocalHost.Sandboxed(ctx)
-}
-
 // editorReadLimit is the largest file read through the editor: a larger
 // file on this machine is read locally (an editor buffer of that size is
 // rarely open, and its reply, escaped, could pass the 64 MiB line limit).

@@ -11,6 +11,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/dsh-bridge/dsh-bridge/internal/safepath"
+	"github.com/dsh-bridge/dsh-bridge/internal/secrets"
 	"github.com/dsh-bridge/dsh-bridge/permission"
 	"github.com/dsh-bridge/dsh-bridge/store"
 	"github.com/dsh-bridge/dsh-bridge/tools"
@@ -92,7 +93,7 @@ func (ss *Session) sendNotices(ctx context.Context) {
 	}
 	title, desc := sandboxNotice(ss.settings, ss.sandbox, ss.caps.Terminal)
 	severity := "info"
-	if ss.sandbox == nil || ss.caps.Terminal {
+	if ss.sandbox == nil {
 		severity = "warning"
 	}
 	ss.srv.notify(ctx, ss.id, noticeUpdate{SessionUpdate: "notice", Severity: severity, Title: title, Description: desc})
@@ -144,6 +145,8 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 	ss.scope = s.reg.NewScope(ss.id, nil)
 	ss.settings = permission.LoadSettings(ws.Cwd())
 	ss.settings.StateDir = s.cfg.StateDir // guarded as the configuration is
+	// The values it scrubs are never sent on, whatever reads them.
+	secrets.RememberEnv(os.Environ(), ss.settings.ScrubEnv)
 	// Programs run outside the sandbox are not looked up where commands write.
 	safepath.Distrust(ws.Roots()...)
 	ss.settings.Programs = ownPrograms()

@@ -13,6 +13,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/dsh-bridge/dsh-bridge/codemode"
+	"github.com/dsh-bridge/dsh-bridge/internal/secrets"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/pipeline"
@@ -420,12 +421,14 @@ func (ss *Session) resultText(r registry.Result) string {
 	return model.CapToolResult(resultText(r), ss.srv.settings().Compaction.MaxToolResultBytes)
 }
 
+// resultText is what the model reads of a result, with every secret
+// value redacted.
 func resultText(r registry.Result) string {
 	if t := blocksText(r.Content); t != "" {
-		return t
+		return secrets.Redact(t)
 	}
 	if r.IsError && r.Error != nil {
-		return "Error: " + r.Error.Message
+		return "Error: " + secrets.Redact(r.Error.Message)
 	}
 	return "(no content)"
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/dsh-bridge/dsh-bridge/internal/bufpool"
+	"github.com/dsh-bridge/dsh-bridge/internal/secrets"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 )
 
@@ -18,8 +19,11 @@ import (
 // jsonv.AppendGo writes ("" writes none). Nothing re-reads what is
 // written: jsonrpc2 would encode the value, then the message, then the
 // line, encoding/json checking each. A value that cannot be encoded is an
-// *encodingError, and nothing is written. It is safe for concurrent use.
-func (s *Server) writeMessage(head func([]byte) []byte, key string, value any) error {
+// *encodingError, and nothing is written. With redact, every secret
+// value in the message's strings is redacted (secrets.RedactJSON): what
+// the editor shows; a file's text it writes, or a command it runs, is
+// sent as it is. It is safe for concurrent use.
+func (s *Server) writeMessage(head func([]byte) []byte, key string, value any, redact bool) error {
 	buf := bufpool.Get()
 	defer bufpool.Put(buf)
 	line := head(append(*buf, `{"jsonrpc":"2.0",`...))
@@ -34,6 +38,9 @@ func (s *Server) writeMessage(head func([]byte) []byte, key string, value any) e
 	}
 	line = append(line, '}', '\n')
 	*buf = line
+	if redact {
+		line = secrets.RedactJSON(line)
+	}
 	return s.stream.writeLine(line)
 }
 
@@ -57,7 +64,7 @@ func (s *Server) notify(_ context.Context, sessionID string, update any) {
 	default:
 	}
 	err := s.writeMessage(func(l []byte) []byte { return append(l, `"method":"session/update"`...) },
-		"params", sessionNotification{SessionID: sessionID, Update: update})
+		"params", sessionNotification{SessionID: sessionID, Update: update}, true)
 	var enc *encodingError
 	switch {
 	case errors.As(err, &enc):
@@ -79,7 +86,7 @@ func (s *Server) reply(id jsonrpc2.ID, result any, wireErr *jsonrpc2.Error) erro
 		return strconv.AppendUint(l, id.Num, 10)
 	}
 	if wireErr != nil {
-		return s.writeMessage(head, "error", wireErr)
+		return s.writeMessage(head, "error", wireErr, true)
 	}
-	return s.writeMessage(head, "result", result)
+	return s.writeMessage(head, "result", result, true)
 }

@@ -45,7 +45,9 @@ func (s *Server) RequestApproval(ctx context.Context, req pipeline.ApprovalReque
 		view = info.view
 	}
 	toolCall := views.Permission(ss.env, req.CallID, req.ToolName, view, req.Exec.Arguments)
-	terminal := tool != nil && tool.Effect == registry.EffectExecute && ss.caps.Terminal
+	// Commands in the editor's terminal are sandboxed as local ones are;
+	// without a sandbox the person is told where this one runs.
+	terminal := tool != nil && tool.Effect == registry.EffectExecute && ss.caps.Terminal && ss.sandbox == nil
 	if text := pendingText(decision, terminal); text != "" {
 		toolCall.Content = append(toolCall.Content, views.TextItem(text))
 	}

@@ -36,7 +36,11 @@ func (h *editorHost) Start(ctx context.Context, c tools.Command) (tools.Process,
 	var res struct {
 		TerminalID string `json:"terminalId"`
 	}
-	params := map[string]any{"sessionId": ss.id, "command": tools.Shell(), "args": []string{"-c", c.Script},
+	command, args, err := h.LocalHost.TerminalCommand(ctx, c.Script)
+	if err != nil {
+		return nil, err
+	}
+	params := map[string]any{"sessionId": ss.id, "command": command, "args": args,
 		"cwd": c.Dir, "outputByteLimit": terminalOutputLimit}
 	if err := ss.srv.callEditor(ctx, "terminal/create", params, &res); err != nil {
 		return nil, err

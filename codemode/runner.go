@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/dsh-bridge/dsh-bridge/codemode/coderun"
 	"github.com/dsh-bridge/dsh-bridge/internal/helperbin"
+	"github.com/dsh-bridge/dsh-bridge/internal/secrets"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 )
 
@@ -265,6 +267,7 @@ func startRunner(path string) (*runnerProc, error) {
 	// Dies with the bridge; its own process group, killed whole.
 	cmd.SysProcAttr = helperbin.SysProcAttr()
 	cmd.SysProcAttr.Setpgid = true
+	cmd.Env = secrets.Clean(os.Environ())
 	rp := &runnerProc{cmd: cmd, stderr: &head{}, msgs: make(chan []coderun.FromRunner), quit: make(chan struct{})}
 	cmd.Stderr = rp.stderr
 	stdin, stdout, err := helperbin.Start(cmd)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"os/exec"
 	"sync"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/dsh-bridge/dsh-bridge/internal/batchwrite"
 	"github.com/dsh-bridge/dsh-bridge/internal/helperbin"
+	"github.com/dsh-bridge/dsh-bridge/internal/secrets"
 )
 
 // handshakeTimeout bounds the helper's first line: a binary that is not
@@ -49,6 +51,7 @@ func start(opt Options) (*proc, error) {
 	cmd := exec.Command(opt.Path)
 	cmd.Stderr = opt.Stderr
 	cmd.SysProcAttr = helperbin.SysProcAttr()
+	cmd.Env = secrets.Clean(os.Environ())
 	stdin, stdout, err := helperbin.Start(cmd)
 	if err != nil {
 		return nil, err

@@ -14,6 +14,8 @@ import (
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+
+	"github.com/dsh-bridge/dsh-bridge/internal/secrets"
 )
 
 // HelperArg is the first argument that turns a dsh-bridge process into the
@@ -115,6 +117,9 @@ func Main(stdio Stdio) bool {
 	}
 	if len(os.Args) >= 2 && os.Args[1] == SuperviseArg {
 		runSupervisor(os.Args[2:], stdio) // never returns
+	}
+	if len(os.Args) >= 2 && os.Args[1] == TerminalArg {
+		runTerminal(os.Args[2:], stdio) // never returns
 	}
 	if len(os.Args) < 4 || os.Args[1] != HelperArg {
 		return false
@@ -236,7 +241,7 @@ func userNamespaces() bool {
 // reports whether it could change its mounts.
 func probeNamespaces(self string, caps []uintptr) bool {
 	cmd := exec.Command(self, ProbeArg, mountNamespace())
-	cmd.Env = append(os.Environ(), probeEnv+"=1")
+	cmd.Env = append(secrets.Env(os.Environ(), nil), probeEnv+"=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}},
 		GidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}},

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/dsh-bridge/dsh-bridge/internal/bufpool"
+	"github.com/dsh-bridge/dsh-bridge/internal/secrets"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/views/card"
@@ -217,7 +218,7 @@ func (l *Log) Append(events ...Event) error {
 		if len(*buf) == 0 || (len(*buf) < appendChunk && i < len(events)-1) {
 			continue
 		}
-		if err := l.write(*buf); err != nil {
+		if err := l.write(secrets.RedactJSON(*buf)); err != nil {
 			return err
 		}
 		*buf = (*buf)[:0]

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/dsh-bridge/dsh-bridge/internal/safepath"
+	"github.com/dsh-bridge/dsh-bridge/internal/secrets"
 	"github.com/dsh-bridge/dsh-bridge/sandbox"
 )
 
@@ -121,7 +122,7 @@ type Sandbox struct {
 
 // SecretEnv are the variables that hold dsh-bridge's API keys: no command
 // ever inherits them.
-var SecretEnv = []string{"DSH_API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY"}
+var SecretEnv = secrets.Names
 
 type unsandboxedKey struct{}
 
@@ -139,28 +140,43 @@ func (h LocalHost) Sandboxed(ctx context.Context) bool {
 
 // ScrubbedEnv is this process's environment without the API keys of
 // SecretEnv and the variables in scrub: what commands and MCP servers get.
-func ScrubbedEnv(scrub []string) []string {
-	env := make([]string, 0, len(os.Environ())+1)
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if !slices.Contains(SecretEnv, k) && !slices.Contains(scrub, k) {
-			env = append(env, kv)
-		}
-	}
-	return env
-}
+func ScrubbedEnv(scrub []string) []string { return secrets.Env(os.Environ(), scrub) }
 
-// commandEnv is ScrubbedEnv for a command; in the sandbox, Go's build
-// cache moves to a folder the command may write (SandboxCache), when
-// there is one.
+// commandEnv is ScrubbedEnv for a command, with envAdded.
 func (h LocalHost) commandEnv(sandboxed bool) []string {
 	env := ScrubbedEnv(h.Scrub)
+	return append(env, envAdded(env, sandboxed)...)
+}
+
+// envAdded is what a command's environment env gets: in the sandbox, Go's
+// build cache moves to a folder the command may write (SandboxCache),
+// when there is one and env names none.
+func envAdded(env []string, sandboxed bool) []string {
 	if sandboxed && !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "GOCACHE=") }) {
 		if dir, err := SandboxCache(os.TempDir()); err == nil {
-			env = append(env, "GOCACHE="+filepath.Join(dir, "go-build"))
+			return []string{"GOCACHE=" + filepath.Join(dir, "go-build")}
 		}
 	}
-	return env
+	return nil
+}
+
+// TerminalCommand is the command and arguments an editor's terminal runs
+// for script with ctx: the shell under this binary's terminal launcher
+// (sandbox.InTerminal), so that it is confined exactly as Start would
+// confine it and sees the same environment, less what the editor's has
+// of the API keys and the scrubbed variables.
+func (h LocalHost) TerminalCommand(ctx context.Context, script string) (string, []string, error) {
+	self, err := os.Executable() // the editor starts it: /proc/self/exe would be the editor's
+	if err != nil {
+		return "", nil, err
+	}
+	sandboxed := h.Sandboxed(ctx)
+	spec := sandbox.TerminalSpec{Unset: append(slices.Clone(SecretEnv), h.Scrub...), Set: envAdded(ScrubbedEnv(h.Scrub), sandboxed)}
+	if sandboxed {
+		p := h.Sandbox.Profile
+		spec.Profile = &p
+	}
+	return sandbox.InTerminal(self, spec, []string{Shell(), "-c", script})
 }
 
 // SandboxCache is the folder of sandboxed commands' caches under tmp

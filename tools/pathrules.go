@@ -55,6 +55,9 @@ func (h guardedHost) judgeHeld(ctx context.Context, path, verb string, write boo
 
 // judge is the rules' verdict on a resolved path, as a tool error.
 func (h guardedHost) judge(real string, write bool) error {
+	if why := processSecret(real); why != "" {
+		return registry.NewError("PermissionError", "FS_PERMISSION_DENIED", processSecretError(real, why).Error())
+	}
 	if err := h.rules.CheckPath(real, write); err != nil {
 		return registry.NewError("PermissionError", "FS_PERMISSION_DENIED", err.Error())
 	}
@@ -156,7 +159,8 @@ func (h *hider) hidden(abs string) bool {
 	if v, ok := h.seen[abs]; ok {
 		return v
 	}
-	v := h.rules.CheckPath(h.ws.Resolve(abs), false) != nil
+	real := h.ws.Resolve(abs)
+	v := processSecret(real) != "" || h.rules.CheckPath(real, false) != nil
 	h.seen[abs] = v
 	return v
 }

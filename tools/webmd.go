@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/dsh-bridge/dsh-bridge/internal/helperbin"
+	"github.com/dsh-bridge/dsh-bridge/internal/secrets"
 )
 
 // MarkdownFunc converts the HTML of a fetched page to Markdown. It returns
@@ -61,6 +63,7 @@ func runMarkdown(ctx context.Context, bin, html string, limit int) (string, bool
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin)
 	cmd.SysProcAttr = helperbin.SysProcAttr()
+	cmd.Env = secrets.Clean(os.Environ())
 	cmd.WaitDelay = time.Second
 	cmd.Stdin = strings.NewReader(html)
 	out := &capped{limit: limit}

@@ -50,6 +50,7 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/highlight"
 	"github.com/dsh-bridge/dsh-bridge/internal/heapgoal"
 	"github.com/dsh-bridge/dsh-bridge/internal/nowait"
+	"github.com/dsh-bridge/dsh-bridge/internal/secrets"
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/permission"
 	"github.com/dsh-bridge/dsh-bridge/registry"
@@ -63,8 +64,15 @@ func main() {
 	// The sandbox helper and the command supervisor: they never return when
 	// asked for, and then this process runs a command on these files.
 	sandbox.Main(sandbox.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
+	// Before anything reads the environment or the arguments: the API key
+	// (a variable, or --api-key) leaves /proc/<pid>/environ and cmdline,
+	// where every process of the person's could read it.
+	hideErr = secrets.HideProcess()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
+
+// hideErr is why secrets.HideProcess failed, logged once there is a log.
+var hideErr error
 
 // tuneRuntime runs the bridge's Go code on one thread unless GOMAXPROCS
 // says otherwise; the server calls it once initialize is answered. The
@@ -121,6 +129,9 @@ func logger(stderr io.Writer) *slog.Logger {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	log := logger(stderr)
 	slog.SetDefault(log)
+	if hideErr != nil {
+		log.Warn("the API key may be readable in this process's /proc entries", "err", hideErr)
+	}
 	if len(args) > 0 && args[0] == "tools" {
 		return printTools(stdout, stderr)
 	}
@@ -179,6 +190,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return ms
 	}
+	// Whatever reaches a tool's output, the key never goes on to the model,
+	// the session log or the editor.
+	secrets.Remember(*apiKey)
+	secrets.RememberEnv(os.Environ(), nil)
 	keySource := keyVar
 	if fs.Lookup("api-key").Value.String() != env(keyVar) {
 		keySource = "the --api-key flag"
