@@ -294,6 +294,7 @@ func (a *Analysis) call(src string, words []*syntax.Word, depth int) {
 			a.opaque("the program of %q is computed when it runs", s.Text)
 			return
 		}
+		s.MoreArgs = more
 		a.expand(src, prog, words, depth)
 		if s.Program == "cd" || s.Program == "pushd" || s.Program == "popd" {
 			a.ChangesDir = true

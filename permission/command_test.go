@@ -186,6 +186,10 @@ func TestPolicy_Commands(t *testing.T) {
 		{"ls > out.txt", ModeAccept, Allow},
 		// Asked: something is not covered.
 		{"npm test --watch", ModeDefault, Ask},
+		{"echo --watch | xargs npm test", ModeDefault, Ask}, // xargs adds words an exact rule cannot see
+		{"echo --watch | xargs nohup npm test", ModeDefault, Ask},
+		{"xargs -a list npm test", ModeDefault, Ask},
+		{"git status | xargs git status", ModeDefault, Allow}, // a prefix rule covers more words
 		{"npm test; npm publish", ModeDefault, Ask},
 		{"go build", ModeDefault, Ask},
 		{"git log", ModeDefault, Ask},

@@ -118,3 +118,24 @@ func TestPolicy_WritesJudgedLikeEdits(t *testing.T) {
 		})
 	}
 }
+
+// TestPolicy_ExactRuleAndMoreArgs: an exact rule never covers a command
+// xargs or find -exec … + gives more arguments to (issue 48).
+func TestPolicy_ExactRuleAndMoreArgs(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  string
+		want Verdict
+	}{
+		{"git diff", Allow},
+		{"echo --output=/tmp/x | xargs git diff", Ask},
+		{"echo --output=/tmp/x | xargs -0 timeout 5 git diff", Ask},
+		{"echo x | xargs", Allow}, // xargs alone runs echo, which a prefix rule covers
+	} {
+		t.Run(tc.cmd, func(t *testing.T) {
+			p, reg, scope, _ := testPolicy(t, ModeDefault, []string{"bash(git diff)", "bash(echo:*)"}, nil, nil)
+			if d := p.Decide(context.Background(), reg.Get("bash", scope), bashArgs(tc.cmd)); d.Verdict != tc.want {
+				t.Errorf("got %v (%s), want %v", d.Verdict, d.Reason, tc.want)
+			}
+		})
+	}
+}
