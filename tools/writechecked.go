@@ -29,13 +29,16 @@ type CheckedWriter interface {
 }
 
 // WriteJudged writes path through h once check accepted its resolved
-// path: what a Host that writes files elsewhere (through an editor) does
-// for [CheckedWriter].
+// path, and names that resolved path to h: what a Host that writes files
+// elsewhere (through an editor) does for [CheckedWriter]. A symlink on
+// the way that changes after the judgement cannot send the write
+// anywhere else.
 func WriteJudged(ctx context.Context, h Host, path, content string, check func(real string) error) error {
-	if err := check(Resolve(path)); err != nil {
+	real := Resolve(path)
+	if err := check(real); err != nil {
 		return err
 	}
-	return h.WriteTextFile(ctx, path, content)
+	return h.WriteTextFile(ctx, real, content)
 }
 
 // WriteChecked implements CheckedWriter on the local disk (WriteTextFile
