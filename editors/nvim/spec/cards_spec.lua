@@ -43,7 +43,7 @@ describe("cards", function()
         pending[b.id] = vim.deepcopy(b.dsh)
       end
     end)
-    -- the session's notice (commands run unsandboxed in the editor) comes
+    -- the session's notice (commands run sandboxed in the editor's terminal) comes
     -- right after session/new; wait for it so it stays first in the golden
     h.wait(function()
       return chat.session.blocks[1] ~= nil and chat.session.blocks[1].kind == "notice"

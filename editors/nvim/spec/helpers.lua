@@ -49,7 +49,7 @@ function M.start(script, extra)
   local dsh = require("dsh")
   dsh.reset()
   local cfg = { cmd = { M.bin, "--model", "script:" .. M.script(script) },
-    env = { DSH_STATE_DIR = M.dir .. "/.state", DSH_LOG_LEVEL = "warn" } }
+    env = { DSH_STATE_DIR = M.dir .. "/.state", DSH_LOG_LEVEL = "warn", TMPDIR = "/tmp" } }
   for k, v in pairs(extra or {}) do
     cfg[k] = v
   end

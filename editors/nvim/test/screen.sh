@@ -8,7 +8,11 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 bin="$(realpath "$1")"
-work="$(mktemp -d)"
+# A fixed folder: the session's notice names the workspace, and the screen
+# wraps it where no mask can find it.
+work=/tmp/dsh-nvim-screen
+rm -rf "$work"
+mkdir -p "$work"
 sock="dsh-screen-$$"
 cleanup() { tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
@@ -22,7 +26,7 @@ vim.o.termguicolors = false
 vim.cmd("runtime plugin/dsh.lua")
 require("dsh").setup({
   cmd = { "$bin", "--model", "script:$here/testdata/scripts/edit.jsonl" },
-  env = { DSH_STATE_DIR = "$work/state", DSH_LOG_LEVEL = "warn" },
+  env = { DSH_STATE_DIR = "$work/state", DSH_LOG_LEVEL = "warn", TMPDIR = "/tmp" },
   width = 90,
 })
 LUA
@@ -48,7 +52,7 @@ tmux -L "$sock" -f /dev/null new-session -d -s dsh -x 160 -y 48 \
 wait_for "hello world"
 keys ":DshChat" Enter
 wait_for "prompt · <CR> send"
-wait_for "Commands run in the editor" # the session's notice, first in the golden
+wait_for "Commands run in a sandbox" # the session's notice, first in the golden
 keys "i" "greet ACP, please" Escape Enter
 # the pending diff card, and Neovim's own picker for the approval
 wait_for "Type number and <Enter>"
