@@ -63,7 +63,7 @@ export async function start(dir, scriptName, decide, extra = {}) {
   const agent = await acp.AgentConnection.start({
     command: bin(),
     args: ["--model", `script:${script(scriptName)}`],
-    env: { ...process.env, DSH_STATE_DIR: path.join(dir, ".state"), DSH_LOG_LEVEL: "warn" },
+    env: { ...process.env, DSH_STATE_DIR: path.join(dir, ".state"), DSH_LOG_LEVEL: "warn", TMPDIR: "/tmp" }, // the notice names the temp folder
     cwd: dir,
     host,
     decide: decide ?? ((req) => req.respond(req.options.find((o) => o.kind === "allow_once")?.optionId)),
