@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -123,6 +125,25 @@ func rgGrep(ctx context.Context, rg string, w *Workspace, hide *hider, root sear
 	return cmd
 }
 
+// rgData is a string in ripgrep's JSON output: text when it is valid
+// UTF-8, else its bytes in base64.
+type rgData struct {
+	Text  *string `json:"text"`
+	Bytes *string `json:"bytes"`
+}
+
+// value is the string d holds, and whether it holds one.
+func (d rgData) value() (string, bool) {
+	switch {
+	case d.Text != nil:
+		return *d.Text, true
+	case d.Bytes != nil:
+		b, err := base64.StdEncoding.DecodeString(*d.Bytes)
+		return string(b), err == nil
+	}
+	return "", false
+}
+
 // grepRG runs ripgrep (rgGrep) in root.
 func grepRG(ctx context.Context, rg string, w *Workspace, hide *hider, root searchRoot, pattern, include string) (grepResult, error) {
 	cmd := rgGrep(ctx, rg, w, hide, root, pattern, include)
@@ -138,17 +159,13 @@ func grepRG(ctx context.Context, rg string, w *Workspace, hide *hider, root sear
 	res := grepResult{Matches: []Match{}}
 	sc := bufio.NewScanner(io.LimitReader(out, GrepMaxRawOutput))
 	sc.Buffer(make([]byte, 64*1024), GrepMaxRawOutput)
-	type text struct {
-		Text  *string `json:"text"`
-		Bytes *string `json:"bytes"`
-	}
 	for sc.Scan() {
 		var rec struct {
 			Type string `json:"type"`
 			Data struct {
-				Path       text `json:"path"`
-				Lines      text `json:"lines"`
-				LineNumber int  `json:"line_number"`
+				Path       rgData `json:"path"`
+				Lines      rgData `json:"lines"`
+				LineNumber int    `json:"line_number"`
 			} `json:"data"`
 		}
 		if json.Unmarshal(sc.Bytes(), &rec) != nil || rec.Type != "match" {
@@ -162,18 +179,17 @@ func grepRG(ctx context.Context, rg string, w *Workspace, hide *hider, root sear
 		if rec.Data.Lines.Text != nil {
 			line = previewLine(*rec.Data.Lines.Text)
 		}
-		p := ""
-		if rec.Data.Path.Text != nil {
-			found := *rec.Data.Path.Text // absolute: rg was handed an absolute root
-			if !filepath.IsAbs(found) {
-				found = filepath.Join(cmd.Dir, found)
-			}
-			if hide.hidden(found) {
-				continue // in a denied tree, whatever the root
-			}
-			p = relPath(w, root.shown(found))
+		found, ok := rec.Data.Path.value() // absolute: rg was handed an absolute root
+		if !ok {
+			continue // a match nobody can name is never judged, so never shown
 		}
-		res.add(Match{Path: p, LineNumber: rec.Data.LineNumber, Line: line})
+		if !filepath.IsAbs(found) {
+			found = filepath.Join(cmd.Dir, found)
+		}
+		if hide.hidden(found) {
+			continue // in a denied tree, whatever the root
+		}
+		res.add(Match{Path: relPath(w, root.shown(found)), LineNumber: rec.Data.LineNumber, Line: line})
 	}
 	if sc.Err() != nil || sc.Scan() {
 		res.Truncated = true // raw output overflow: what was counted stands
@@ -254,16 +270,21 @@ func grepNative(ctx context.Context, w *Workspace, hide *hider, root searchRoot,
 	return res, err
 }
 
-// relPath shows a path relative to the workspace when it lies inside it.
+// relPath shows a path relative to the workspace when it lies inside it,
+// quoted as Go quotes strings (strconv.Quote) when it is not valid UTF-8:
+// such a name would otherwise reach the model and the editor with its
+// bytes replaced, naming another file or none.
 func relPath(w *Workspace, p string) string {
+	shown := p
 	if !filepath.IsAbs(p) {
-		return filepath.ToSlash(filepath.Clean(p))
+		shown = filepath.ToSlash(filepath.Clean(p))
+	} else if rel, err := filepath.Rel(w.Cwd(), p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		shown = filepath.ToSlash(rel)
 	}
-	rel, err := filepath.Rel(w.Cwd(), p)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return p
+	if !utf8.ValidString(shown) {
+		return strconv.Quote(shown)
 	}
-	return filepath.ToSlash(rel)
+	return shown
 }
 
 // groupMatches groups hits by file in first-seen order.
