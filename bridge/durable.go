@@ -210,11 +210,12 @@ func (s *Server) loadSession(ctx context.Context, req *jsonrpc2.Request, replay 
 	if cwd == "" {
 		cwd = events[0].Cwd
 	}
-	if err := checkDirs(req.Method, cwd, p.AdditionalDirectories); err != nil {
+	cwd, dirs, err := checkDirs(req.Method, cwd, p.AdditionalDirectories)
+	if err != nil {
 		return nil, err
 	}
 	turns, st, cutOff := completeTurns(events)
-	ss, err := s.openSession(p.SessionID, cwd, p.AdditionalDirectories)
+	ss, err := s.openSession(p.SessionID, cwd, dirs)
 	if err != nil {
 		return nil, err
 	}

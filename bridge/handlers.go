@@ -56,10 +56,11 @@ func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, er
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
-	if err := checkDirs("session/new", p.Cwd, p.AdditionalDirectories); err != nil {
+	cwd, dirs, err := checkDirs("session/new", p.Cwd, p.AdditionalDirectories)
+	if err != nil {
 		return nil, err
 	}
-	ss, err := s.openSession(newSessionID(), p.Cwd, p.AdditionalDirectories)
+	ss, err := s.openSession(newSessionID(), cwd, dirs)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +71,7 @@ func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, er
 	}
 	close(ss.ready)
 	if st := s.store(); st != nil {
-		if ss.log, err = st.Create(ss.id, store.Event{Cwd: ss.ws.Cwd(), AdditionalDirectories: p.AdditionalDirectories}); err != nil {
+		if ss.log, err = st.Create(ss.id, store.Event{Cwd: ss.ws.Cwd(), AdditionalDirectories: dirs}); err != nil {
 			s.log.Error("creating the session log; this session will not be resumable", "session", ss.id, "err", err)
 		}
 	}
