@@ -31,6 +31,7 @@ type arithFacts struct {
 	values   map[string][]arithValue // every value the script gives each variable
 	ints     map[string]bool         // variables given the integer attribute
 	namerefs map[string]string       // declare -n name=target
+	loops    map[string][]arithValue // the words for loops give each variable (hidden.go)
 }
 
 // arithValue is one value given to a variable: its text, or unknown.
@@ -71,11 +72,16 @@ func (a *Analysis) recordWord(name string, w *syntax.Word) {
 		a.record(name, arithValue{known: true})
 		return
 	}
+	a.record(name, wordValue(w))
+}
+
+// wordValue is the value a word gives a variable.
+func wordValue(w *syntax.Word) arithValue {
 	v, ok := lit(w)
 	if !ok && numeric(w) {
 		v, ok = "0", true
 	}
-	a.record(name, arithValue{text: v, known: ok})
+	return arithValue{text: v, known: ok}
 }
 
 // numeric reports whether a computed word is always a number: $((…)),
@@ -119,17 +125,16 @@ func (a *Analysis) arithNode(n syntax.Node) {
 	case *syntax.ForClause:
 		if it, ok := n.Loop.(*syntax.WordIter); ok {
 			if n.Select || !it.InPos.IsValid() { // the person's choice; the arguments
-				a.record(it.Name.Value, arithValue{})
+				a.loopTarget(it.Name.Value, arithValue{})
 			}
 			for _, w := range it.Items {
-				if hasMeta(w) {
-					a.record(it.Name.Value, arithValue{})
-				} else {
-					a.recordWord(it.Name.Value, w)
-				}
+				v := wordValue(w)
+				v.known = v.known && !hasMeta(w)
+				a.loopTarget(it.Name.Value, v)
 			}
 		}
 	case *syntax.ParamExp:
+		a.indirect(n)
 		if w, ok := n.Index.(*syntax.Word); !ok || !isAllIndex(w) {
 			a.arithm(n.Index)
 		}
@@ -369,6 +374,9 @@ func (a *Analysis) declare(prog string, words []*syntax.Word, assigns []*syntax.
 			}
 			f.ints[name] = true
 		}
+		if nameref && (!targetKnown || target == "") {
+			a.opaque("the name reference %s is declared without a target, which its first assignment gives it", name)
+		}
 		if nameref && targetKnown {
 			if f.namerefs == nil {
 				f.namerefs = map[string]string{}
@@ -441,7 +449,11 @@ func splitDecl(v string) (name, value string, isAssign bool) {
 // name arithmetic reaches, the values of the variables named.
 func (a *Analysis) judgeArith() {
 	f := a.facts
-	if f == nil || (len(f.refs) == 0 && len(f.ints) == 0) {
+	if f == nil {
+		return
+	}
+	a.judgeHidden(f)
+	if len(f.refs) == 0 && len(f.ints) == 0 {
 		return
 	}
 	// A name reference and its target share their values and attributes.

@@ -52,11 +52,14 @@ type Analysis struct {
 	Redirects []Redirect
 	// Opaque lists the reasons some code of the script cannot be seen:
 	// eval, a program named by a variable, a shell reading commands from
-	// its input, a parse error. Opaque scripts are never allowed without
-	// asking, and are refused where a deny rule could apply.
+	// its input or a file, source, a variable that makes later commands
+	// run other code (PATH=…, PS4=…, BASH_ENV=…), a parse error. Opaque
+	// scripts are never allowed without asking, and are refused where a
+	// deny rule could apply.
 	Opaque []string
 	// Danger lists reasons the script can never be allowed without
-	// asking even when every command is covered (PATH=…, LD_PRELOAD=…).
+	// asking even when every command is covered (eval of a literal
+	// string, whose code is seen).
 	Danger []string
 	// ChangesDir reports a cd/pushd/popd: relative paths after it cannot
 	// be placed.
@@ -78,6 +81,9 @@ type Analysis struct {
 	// facts are what the script's arithmetic evaluates, judged when the
 	// whole script has been read (arith.go); shared likewise.
 	facts *arithFacts
+	// stdin is the input of the statement being read when the script
+	// gives it literally (sourced.go).
+	stdin *stdinText
 }
 
 // Analyze parses a bash script and lists every simple command it runs —
@@ -161,6 +167,7 @@ func (a *Analysis) parse(src string, depth int) {
 			for _, r := range n.Redirs {
 				a.redirect(r)
 			}
+			a.stdin = stdinOf(n)
 		case *syntax.CallExpr:
 			for _, as := range n.Assigns {
 				a.assign(as, depth)
@@ -168,6 +175,7 @@ func (a *Analysis) parse(src string, depth int) {
 			if len(n.Args) > 0 {
 				a.call(src, n.Args, depth)
 			}
+			a.stdin = nil
 		case *syntax.DeclClause:
 			a.decl(n, depth)
 		case *syntax.ParamExp: // ${name:=value} assigns name
@@ -206,7 +214,7 @@ func (a *Analysis) assign(as *syntax.Assign, depth int) {
 	case laterArrays[as.Name.Value]:
 		a.laterAssign(as, depth)
 	case dangerousVar(as.Name.Value):
-		a.Danger = append(a.Danger, "it sets "+as.Name.Value)
+		a.runsLater(as.Name.Value, "")
 	}
 }
 

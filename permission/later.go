@@ -187,7 +187,7 @@ func (a *Analysis) sets(name, how string) {
 	case laterArrays[base]:
 		a.opaque("%s sets %s", how, base)
 	case dangerousVar(base):
-		a.Danger = append(a.Danger, "it sets "+base+" ("+how+")")
+		a.runsLater(base, how)
 	}
 }
 

@@ -106,7 +106,7 @@ func TestPolicy_Runners(t *testing.T) {
 		{"watch is allowed", "watch -n 5 'ls -la'", ModeDefault, Allow},
 		{"flock is allowed", "flock /tmp/l make", ModeDefault, Allow},
 		{"strace is not", "strace ls", ModeDefault, Ask},
-		{"a dangerous setting inside still asks", "watch 'PATH=/tmp ls'", ModeDefault, Ask},
+		{"a dangerous setting inside is refused", "watch 'PATH=/tmp ls'", ModeDefault, Deny},
 		{"a redirect inside is judged", "watch 'ls > /etc/x'", ModeDefault, Ask},
 	}
 	p, reg, scope, _ := testPolicy(t, ModeDefault, allow, nil, deny)

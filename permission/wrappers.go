@@ -71,7 +71,7 @@ func (a *Analysis) unwrap(src string, s *Simple, words []*syntax.Word, depth int
 				continue
 			case strings.Contains(w, "="):
 				if name, _, _ := strings.Cut(w, "="); dangerousVar(name) {
-					a.Danger = append(a.Danger, "it sets "+name)
+					a.runsLater(name, "env")
 				}
 				i++
 				continue
@@ -100,13 +100,13 @@ func (a *Analysis) unwrap(src string, s *Simple, words []*syntax.Word, depth int
 		}
 		return nil, false
 	case "trap":
-		if len(args) > 0 {
-			if str, ok := lit(args[0]); ok && !strings.HasPrefix(str, "-") {
-				a.parse(str, depth+1)
-			} else if !ok {
-				a.opaque("trap is given a computed command")
-			}
-		}
+		a.trap(args, depth)
+		return nil, false
+	case "source", ".":
+		a.source(s.Program, args, depth)
+		return nil, false
+	case "compgen", "complete":
+		a.completion(s.Program, args, depth)
 		return nil, false
 	case "find":
 		a.findExec(src, s, args, depth)
@@ -141,9 +141,14 @@ func (a *Analysis) shell(s *Simple, args []*syntax.Word, depth int) {
 			i++
 			if i >= len(args) {
 				a.opaque("%s reads commands from its input", s.Program)
+				return
 			}
-			return // a script file: judged as the shell command itself
-		case w == "-o" || w == "+o" || w == "-O" || w == "+O" || w == "--rcfile" || w == "--init-file":
+			a.scriptFile(s.Program, args[i])
+			return
+		case w == "--rcfile" || w == "--init-file":
+			a.opaque("%s %s runs a file of shell code, which cannot be checked", s.Program, w)
+			return
+		case w == "-o" || w == "+o" || w == "-O" || w == "+O":
 			i++
 		case strings.HasPrefix(w, "-") && len(w) > 1 && !strings.HasPrefix(w, "--") && strings.ContainsRune(w, 'c'):
 			if i+1 >= len(args) {
@@ -163,10 +168,18 @@ func (a *Analysis) shell(s *Simple, args []*syntax.Word, depth int) {
 				return
 			}
 		default:
-			return // a script file
+			a.scriptFile(s.Program, args[i])
+			return
 		}
 	}
 	a.opaque("%s reads commands from its input", s.Program)
+}
+
+// scriptFile makes a shell's script file opaque: its code is not in the
+// command.
+func (a *Analysis) scriptFile(prog string, w *syntax.Word) {
+	v, _ := lit(w)
+	a.opaque("%s runs the script file %q, whose code cannot be checked", prog, v)
 }
 
 // findExec follows find's -exec, -execdir, -ok and -okdir.
