@@ -1,11 +1,15 @@
 package bridge_test
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -31,7 +35,7 @@ func openSecret(t *testing.T, caps map[string]any, turns func(pid int) []fakeTur
 	m.key = secretKey
 	m.mu.Unlock()
 	e := startEditor(t, "DSH_BASE_URL="+m.srv.URL, "DSH_API_KEY="+secretKey, "SCRUBBED_TOKEN="+secretScrubbed,
-		"DSH_STATE_DIR="+state, "XDG_CONFIG_HOME="+config)
+		"DSH_STATE_DIR="+state, "XDG_CONFIG_HOME="+config, "DSH_TOOLS_MODE=both")
 	m.mu.Lock()
 	m.turns = turns(e.cmd.Process.Pid)
 	m.mu.Unlock()
@@ -56,6 +60,9 @@ func noSecretAnywhere(t *testing.T, h *harness, state string) {
 					t.Errorf("request %d to the model holds %s in a tool result", i, s)
 				}
 			}
+		}
+		if strings.Contains(h.stderr.String(), s) {
+			t.Errorf("the bridge's log holds %s", s)
 		}
 		h.mu.Lock()
 		for _, line := range h.raw {
@@ -145,6 +152,22 @@ func TestBridge_SecretsStaySecret(t *testing.T) {
 			t.Errorf("the file itself was changed: %q", b)
 		}
 	})
+	t.Run("a program reaches no secret to turn into another spelling", func(t *testing.T) {
+		code := `const r = await tools.read({file_path: "leak.env"}); return JSON.stringify(r).split("").reverse().join("");`
+		h, state := openSecret(t, nil, func(int) []fakeTurn {
+			return []fakeTurn{{calls: []fakeCall{{"p", "run_code", args("code", code, "description", "d")}}}, {text: "ok"}}
+		})
+		h.file("leak.env", "DSH_API_KEY="+secretKey+"\n")
+		h.prompt(h.session, "x")
+		got := h.toolMessages(1)["p"]
+		if !strings.Contains(got, "]detcader[") {
+			t.Errorf("the program did not return the reversed, redacted file: %q", got)
+		}
+		if strings.Contains(got, reverse(secretKey)) {
+			t.Errorf("the program turned the key into another spelling: %q", got)
+		}
+		noSecretAnywhere(t, h, state)
+	})
 }
 
 // TestBridge_EditorTerminalIsSandboxed: a client that runs commands in
@@ -184,4 +207,92 @@ func TestBridge_EditorTerminalIsSandboxed(t *testing.T) {
 	if !told {
 		t.Error("no notice that commands in the editor's terminal are sandboxed")
 	}
+}
+
+// TestBridge_MemoryIsNotOthers: no other process of the bridge's user (an
+// MCP server, an approved unsandboxed command) may open the bridge's
+// memory or environment. As root the test runs the bridge and the probe
+// as another user, since root may read any process.
+func TestBridge_MemoryIsNotOthers(t *testing.T) {
+	touchOnce.Do(touchSources)
+	var cred *syscall.Credential
+	dir := t.TempDir()
+	bin := binary
+	if os.Getuid() == 0 {
+		cred = &syscall.Credential{Uid: 65534, Gid: 65534}
+		dir, _ = os.MkdirTemp("", "dsh-nobody-")
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		os.Chmod(dir, 0o777)
+		data, err := os.ReadFile(binary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bin = filepath.Join(dir, "dsh-bridge")
+		if err := os.WriteFile(bin, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The bridge works as before for that user: a sandboxed command and a
+	// read (the sandbox's helper and supervisor, and the file tools, use
+	// the bridge's own /proc/self entries).
+	ws := filepath.Join(dir, "ws")
+	os.Mkdir(ws, 0o777)
+	os.Chmod(ws, 0o777) // past the umask: the bridge may run as another user
+	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("alpha\n"), 0o666)
+	script := filepath.Join(dir, "turns.jsonl")
+	os.WriteFile(script, []byte(`{"tool_calls":[{"id":"b","name":"bash","arguments":{"command":"echo beta > b.txt","description":"d"}},{"id":"r","name":"read","arguments":{"file_path":"a.txt"}}]}`+"\n"+
+		`{"expect":[{"id":"b","error":false},{"id":"r","contains":"alpha"}],"text":"done"}`+"\n"), 0o644)
+	cmd := exec.Command(bin)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "DSH_API_KEY=" + secretKey, "DSH_STATE_DIR=" + dir, "XDG_CONFIG_HOME=" + dir, "DSH_MODEL=script:" + script}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); cmd.Wait() })
+	r := bufio.NewReader(out)
+	answer := func(id int, request string) string { // the answer to request id, the lines before it
+		t.Helper()
+		io.WriteString(in, request+"\n")
+		var seen strings.Builder
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				t.Fatalf("no answer to %s: %v\n%s", request, err, seen.String())
+			}
+			seen.WriteString(line)
+			if strings.HasPrefix(line, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,`, id)) {
+				return seen.String()
+			}
+		}
+	}
+	answer(1, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`)
+	got := answer(2, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"`+ws+`","mcpServers":[]}}`)
+	sid := strings.SplitN(strings.SplitN(got[strings.LastIndex(got, `"sessionId":"`)+len(`"sessionId":"`):], `"`, 2)[0], `"`, 2)[0]
+	answer(3, `{"jsonrpc":"2.0","id":3,"method":"session/set_mode","params":{"sessionId":"`+sid+`","modeId":"bypassPermissions"}}`)
+	got = answer(4, `{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"x"}]}}`)
+	if !strings.Contains(got, "done") || strings.Contains(got, "model error") {
+		t.Errorf("the session did not work for that user:\n%s", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "b.txt")); string(b) != "beta\n" {
+		t.Errorf("the command did not run: b.txt is %q\n%s", b, got)
+	}
+	pid := strconv.Itoa(cmd.Process.Pid)
+	for _, f := range []string{"mem", "environ"} {
+		probe := exec.Command("sh", "-c", "exec 3</proc/"+pid+"/"+f+" && echo opened")
+		probe.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		got, err := probe.CombinedOutput()
+		if err == nil || strings.Contains(string(got), "opened") {
+			t.Errorf("a process of the bridge's user opened /proc/%s/%s: %s", pid, f, got)
+		}
+	}
+}
+
+func reverse(s string) string {
+	b := []byte(s)
+	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+		b[i], b[j] = b[j], b[i]
+	}
+	return string(b)
 }

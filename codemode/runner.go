@@ -374,10 +374,16 @@ func (rp *runnerProc) kill() {
 }
 
 // send writes one message; an error once the runner's input is closed.
+// A sub-call's result reaches the program with every secret value
+// redacted: the program could otherwise turn it into a spelling the
+// redaction of its own result does not know (reversed, split).
 func (rp *runnerProc) send(m coderun.ToRunner) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
+	}
+	if m.Settle != nil {
+		b = secrets.RedactJSON(b)
 	}
 	rp.wmu.Lock()
 	defer rp.wmu.Unlock()

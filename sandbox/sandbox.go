@@ -119,6 +119,10 @@ func Main(stdio Stdio) bool {
 		runSupervisor(os.Args[2:], stdio) // never returns
 	}
 	if len(os.Args) >= 2 && os.Args[1] == TerminalArg {
+		// The editor's environment may hold an API key: not in this
+		// process's /proc entries either. Before os.Args is read: it
+		// moves.
+		_ = secrets.HideProcess()
 		runTerminal(os.Args[2:], stdio) // never returns
 	}
 	if len(os.Args) < 4 || os.Args[1] != HelperArg {

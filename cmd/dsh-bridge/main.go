@@ -123,7 +123,8 @@ func logger(stderr io.Writer) *slog.Logger {
 	if err := level.UnmarshalText([]byte(env("DSH_LOG_LEVEL"))); err != nil {
 		level = slog.LevelInfo
 	}
-	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	// An error text may quote the key (an endpoint's answer, a proxy's).
+	return slog.New(slog.NewTextHandler(secrets.Writer(stderr), &slog.HandlerOptions{Level: level}))
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

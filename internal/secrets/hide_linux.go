@@ -5,15 +5,21 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // HideProcess blanks this process's environment block and every argument
 // after the program's name in the memory the kernel shows as
 // /proc/<pid>/environ and /proc/<pid>/cmdline, after moving what Go reads
-// of them (os.Args, the environment) to memory of its own. Call it first
-// in main, before any goroutine reads os.Args or the environment; the
-// process then runs as before, and what it starts still gets the
-// environment it is given.
+// of them (os.Args, the environment) to memory of its own, and then makes
+// the process non-dumpable: no other process of the same user (an MCP
+// server, an approved unsandboxed command) may read its memory through
+// /proc/<pid>/mem, ptrace or process_vm_readv, where the key lives on.
+// Root still may. Call it first in main, before any goroutine reads
+// os.Args or the environment; the process then runs as before, and what
+// it starts still gets the environment it is given (a program it execs
+// is dumpable again).
 func HideProcess() error {
 	args := make([]string, len(os.Args))
 	for i, a := range os.Args {
@@ -29,6 +35,16 @@ func HideProcess() error {
 		k, v, _ := strings.Cut(kv, "=")
 		os.Setenv(k, v)
 	}
+	err := blank(len(args[0]))
+	if perr := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err == nil {
+		err = perr
+	}
+	return err
+}
+
+// blank zeroes the environment block and the arguments after the
+// first, whose length is prog.
+func blank(prog int) error {
 	stat, err := os.ReadFile("/proc/self/stat")
 	if err != nil {
 		return err
@@ -43,7 +59,7 @@ func HideProcess() error {
 	}
 	defer mem.Close()
 	var first error
-	for _, r := range b.blank(len(args[0])) {
+	for _, r := range b.blank(prog) {
 		if _, err := mem.WriteAt(make([]byte, r[1]-r[0]), int64(r[0])); err != nil && first == nil {
 			first = err
 		}

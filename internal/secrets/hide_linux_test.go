@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestParseBlocks(t *testing.T) {
@@ -62,6 +64,9 @@ func TestHideProcess(t *testing.T) {
 		}
 		if os.Getenv("DSH_API_KEY") != "sk-hidden-0123456789" || os.Getenv("SECRETS_HIDE_CHILD") != "1" {
 			t.Fatalf("the environment is gone from Go too: %q", os.Getenv("DSH_API_KEY"))
+		}
+		if d, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0); err != nil || d != 0 {
+			t.Fatalf("the process is still dumpable: %d, %v", d, err)
 		}
 		if !slicesHave(os.Args, "--api-key=sk-flag-0123456789") {
 			t.Fatalf("os.Args lost its arguments: %q", os.Args)

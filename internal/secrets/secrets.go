@@ -3,6 +3,8 @@ package secrets
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -96,6 +98,9 @@ func remember(names, values []string) {
 		n.json = append(n.json, inner)
 		if string(inner) != v {
 			n.json = append(n.json, []byte(v))
+		}
+		if std, err := json.Marshal(v); err == nil && string(std[1:len(std)-1]) != string(inner) {
+			n.json = append(n.json, std[1:len(std)-1]) // encoding/json's spelling: <, > and & escaped
 		}
 	}
 	slices.SortStableFunc(n.json, func(a, b []byte) int { return cmp.Compare(len(b), len(a)) })
@@ -200,4 +205,22 @@ func closesString(v []byte) bool {
 		}
 	}
 	return false
+}
+
+// Writer returns a writer that writes to w what it is given with every
+// remembered value redacted: for logs, whose handlers write a record in
+// one call, so a value is never split between two writes.
+func Writer(w io.Writer) io.Writer { return redactingWriter{w} }
+
+type redactingWriter struct{ w io.Writer }
+
+func (r redactingWriter) Write(p []byte) (int, error) {
+	s := Redact(string(p))
+	if len(s) == len(p) && s == string(p) {
+		return r.w.Write(p)
+	}
+	if _, err := io.WriteString(r.w, s); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

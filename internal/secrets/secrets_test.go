@@ -2,7 +2,9 @@ package secrets
 
 import (
 	"encoding/json"
+	"io"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -63,6 +65,7 @@ func TestRedactJSON_StaysValid(t *testing.T) {
 		{"inside a string", `{"text":"the key sk-0123456789abcdef here"}`, `{"text":"the key [redacted] here"}`},
 		{"as a key", `{"sk-0123456789abcdef":1}`, `{"[redacted]":1}`},
 		{"escaped as JSON spells it", `{"t":"quo\"te\\and<tag>"}`, `{"t":"[redacted]"}`},
+		{"escaped as encoding/json spells it", `{"t":"quo\"te\\and\u003ctag\u003e"}`, `{"t":"[redacted]"}`},
 		{"a number is never touched", `{"n":12345678,"s":"12345678"}`, `{"n":12345678,"s":"[redacted]"}`},
 		{"after an escaped quote", `{"t":"\"sk-0123456789abcdef\""}`, `{"t":"\"[redacted]\""}`},
 		{"two lines", "{\"a\":\"sk-0123456789abcdef\"}\n{\"b\":12345678}\n", "{\"a\":\"[redacted]\"}\n{\"b\":12345678}\n"},
@@ -127,5 +130,20 @@ func TestClean_DropsEveryScrubbedName(t *testing.T) {
 	}
 	if got := Redact("x y"); got != "x y" {
 		t.Errorf("a short value was redacted: %q", got)
+	}
+}
+
+func TestWriter_Redacts(t *testing.T) {
+	reset(t)
+	Remember("sk-0123456789abcdef")
+	var b strings.Builder
+	w := Writer(&b)
+	for _, s := range []string{"level=ERROR err=\"401 for sk-0123456789abcdef\"\n", "plain\n"} {
+		if n, err := io.WriteString(w, s); err != nil || n != len(s) {
+			t.Fatalf("wrote %d, %v; want %d", n, err, len(s))
+		}
+	}
+	if got, want := b.String(), "level=ERROR err=\"401 for [redacted]\"\nplain\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
