@@ -6,12 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 
+	"github.com/dsh-bridge/dsh-bridge/internal/safepath"
 	"github.com/dsh-bridge/dsh-bridge/mcptools"
 	"github.com/dsh-bridge/dsh-bridge/permission"
 	"github.com/dsh-bridge/dsh-bridge/sandbox"
+	"github.com/dsh-bridge/dsh-bridge/tools"
 	"github.com/dsh-bridge/dsh-bridge/views"
 )
 
@@ -46,6 +50,16 @@ func (ss *Session) startMCP(ctx context.Context, fromEditor []json.RawMessage) e
 		ss.srv.log.Warn("the editor's MCP server differs from the one the user's settings trust; its annotations are not trusted",
 			"server", name, "settings", ss.settings.UserFile)
 	}
+	neutral := mcpDir(ss.ws.Roots())
+	for i := range user {
+		user[i].Dir = neutral
+	}
+	for i := range editor {
+		editor[i].Dir = neutral // ACP's McpServerStdio has no folder of its own
+	}
+	for i := range workspace {
+		workspace[i].Dir = ss.ws.Cwd() // a trusted workspace's own programs
+	}
 	servers := mcptools.Merge(mcptools.Merge(user, workspace), editor)
 	if len(servers) == 0 {
 		return nil
@@ -60,6 +74,26 @@ func (ss *Session) startMCP(ctx context.Context, fromEditor []json.RawMessage) e
 	ss.mcp.mu.Unlock()
 	ss.disposers = append(ss.disposers, m.Close)
 	return nil
+}
+
+// mcpDir is the folder the user's and the editor's MCP servers start in:
+// the user's home, where a launcher that resolves programs from its
+// working directory (npx, python -m, uv run, node ./x) finds the user's
+// own, as in a shell the user opened, and no workspace's; "/" when the
+// home is unknown or lies in one of roots (the workspace's resolved
+// directories).
+func mcpDir(roots []string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || !filepath.IsAbs(home) {
+		return "/"
+	}
+	home = tools.Resolve(home)
+	for _, r := range roots {
+		if safepath.Within(home, r) {
+			return "/"
+		}
+	}
+	return home
 }
 
 // mcpPlanNote is what a plan-mode refusal of tool adds when its MCP

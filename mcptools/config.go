@@ -16,6 +16,13 @@ type Server struct {
 	Command string
 	Args    []string
 	Env     map[string]string
+	// Dir is the folder a stdio server starts in (absolute), and the one a
+	// relative Command with a slash is taken from; "" is "/". The
+	// bridge's own working directory is never used: editors start agents
+	// in the project, and launchers that resolve programs from their
+	// working directory (npx, python -m, uv run, node ./x) would run the
+	// workspace's code under the name of the server the user configured.
+	Dir     string
 	URL     string
 	Headers map[string]string
 	// Timeout bounds each tool call (default 60 s).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -102,7 +103,14 @@ func (s *server) transport() (mcp.Transport, error) {
 	}
 	// Looked up here, outside the folders commands may write: the
 	// supervisor would find a program a command planted on $PATH.
-	prog, err := safepath.LookPath(c.Command)
+	dir, prog := c.Dir, c.Command
+	if dir == "" {
+		dir = "/"
+	}
+	if strings.Contains(prog, "/") && !filepath.IsAbs(prog) {
+		prog = filepath.Join(dir, prog)
+	}
+	prog, err := safepath.LookPath(prog) // a bare name: $PATH's absolute folders only
 	if err != nil {
 		return nil, err
 	}
@@ -116,6 +124,7 @@ func (s *server) transport() (mcp.Transport, error) {
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.SysProcAttr = attr
+	cmd.Dir = dir
 	cmd.Env = s.m.env(c.Env)
 	cmd.Stderr = stderrLog{s}
 	return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
