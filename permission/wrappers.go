@@ -17,7 +17,7 @@ func (a *Analysis) unwrap(src string, s *Simple, words []*syntax.Word, depth int
 	args := words[1:]
 	switch s.Program {
 	case "command", "builtin", "exec", "nohup", "time", "nice", "timeout", "stdbuf", "setsid", "ionice", "chrt", "taskset":
-		i := skipOptions(s.Program, args)
+		i, alts := skipOptions(s.Program, args)
 		if s.Program == "command" && i > 0 && (flagIn(args[:i], 'v') || flagIn(args[:i], 'V')) {
 			return nil, true // command -v only looks the name up
 		}
@@ -30,12 +30,15 @@ func (a *Analysis) unwrap(src string, s *Simple, words []*syntax.Word, depth int
 		if s.Program == "chrt" && i < len(args) {
 			i++ // the priority
 		}
+		operand := s.Program == "timeout" || s.Program == "taskset" || s.Program == "chrt"
+		a.alsoRuns(src, args, alts, operand, false, depth)
 		if i >= len(args) {
 			return nil, true
 		}
 		return args[i:], true
 	case "sudo", "doas":
-		i := skipOptions(s.Program, args)
+		i, alts := skipOptions(s.Program, args)
+		a.alsoRuns(src, args, alts, false, false, depth)
 		if i >= len(args) {
 			return nil, false
 		}
@@ -83,8 +86,9 @@ func (a *Analysis) unwrap(src string, s *Simple, words []*syntax.Word, depth int
 		}
 		return args[i:], true
 	case "xargs":
-		i := skipOptions("xargs", args)
+		i, alts := skipOptions("xargs", args)
 		s.MoreArgs = true
+		a.alsoRuns(src, args, alts, false, true, depth)
 		if i >= len(args) {
 			return nil, true // xargs alone runs echo
 		}
@@ -207,48 +211,24 @@ func (a *Analysis) findExec(src string, s *Simple, args []*syntax.Word, depth in
 	}
 }
 
-// optionArgs lists, per wrapper, the short options that take a value.
-var optionArgs = map[string]string{
-	"sudo": "ughpCDrtTU", "doas": "uC", "nice": "n", "timeout": "sk", "xargs": "IEdLnPsa",
-	"stdbuf": "ioe", "ionice": "cnp", "exec": "a", "chrt": "", "taskset": "",
-}
-
-// skipOptions returns the index of the first non-option word of a
-// wrapper's arguments.
-func skipOptions(prog string, args []*syntax.Word) int {
-	withArg := optionArgs[prog]
-	for i := 0; i < len(args); i++ {
-		w, ok := lit(args[i])
-		if !ok {
-			return i
-		}
-		if w == "--" {
-			return i + 1
-		}
-		if !strings.HasPrefix(w, "-") || w == "-" {
-			return i
-		}
-		if strings.HasPrefix(w, "--") {
-			if !strings.Contains(w, "=") && longTakesArg(prog, w) {
-				i++
-			}
-			continue
-		}
-		// -n10 carries its value; -n 10 takes the next word.
-		if len(w) == 2 && strings.Contains(withArg, w[1:]) {
+// alsoRuns judges, as commands the script runs, the words a wrapper's
+// command may start at (alts) when its options leave it uncertain;
+// operand skips the word a wrapper takes before its command (timeout's
+// duration), more marks commands given more arguments (xargs).
+func (a *Analysis) alsoRuns(src string, args []*syntax.Word, alts []int, operand, more bool, depth int) {
+	for _, i := range alts {
+		if operand {
 			i++
 		}
+		if i >= len(args) {
+			continue
+		}
+		before := len(a.Commands)
+		a.call(src, args[i:], depth)
+		for k := before; k < len(a.Commands); k++ {
+			a.Commands[k].MoreArgs = a.Commands[k].MoreArgs || more
+		}
 	}
-	return len(args)
-}
-
-func longTakesArg(prog, w string) bool {
-	switch prog + " " + w {
-	case "sudo --user", "sudo --group", "sudo --chdir", "timeout --signal", "timeout --kill-after",
-		"xargs --delimiter", "xargs --max-args", "xargs --max-procs", "xargs --arg-file", "nice --adjustment":
-		return true
-	}
-	return false
 }
 
 func flagIn(args []*syntax.Word, c byte) bool {
