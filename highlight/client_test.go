@@ -264,6 +264,16 @@ func TestClient(t *testing.T) {
 					if ts, err := c.Tokens(ctx, "/w/a.py", "", []string{fmt.Sprintf("a%d = 1", i)}); !errors.Is(err, ErrUnavailable) || ts != nil {
 						t.Fatalf("got %+v, %v; want ErrUnavailable", ts, err)
 					}
+					// A helper that broke is reaped by its reader after
+					// the request has failed, and the next request
+					// replaces it without waiting: its descriptors
+					// (the pidfd) are counted once it is reaped.
+					c.mu.Lock()
+					p := c.proc
+					c.mu.Unlock()
+					if p != nil {
+						<-p.reaped
+					}
 				}
 			})
 		}
