@@ -84,6 +84,9 @@ type Analysis struct {
 	// stdin is the input of the statement being read when the script
 	// gives it literally (sourced.go).
 	stdin *stdinText
+	// fds are the files the script's redirections open its descriptors
+	// on (fdpaths.go); shared likewise.
+	fds *fdFacts
 }
 
 // Analyze parses a bash script and lists every simple command it runs —
@@ -93,12 +96,15 @@ func Analyze(src string) Analysis {
 	a := Analysis{renamed: map[string]string{}, facts: &arithFacts{}, Commands: make([]Simple, 0, 8)} // room for most scripts' commands: growing copies them all
 	a.parse(src, 0)
 	a.judgeArith()
+	a.placeShellPaths()
 	return a
 }
 
 // nested is an analysis of code inside a's script: it sees the names a's
 // script defined.
-func (a *Analysis) nested() Analysis { return Analysis{renamed: a.renamed, facts: a.facts} }
+func (a *Analysis) nested() Analysis {
+	return Analysis{renamed: a.renamed, facts: a.facts, fds: a.fdInfo()}
+}
 
 // absorb takes in's commands as ones a's script may run (Maybe), and
 // what in could not see, or found dangerous, as a's own.
@@ -264,6 +270,9 @@ func (a *Analysis) redirect(r *syntax.Redirect) {
 	case r.Op == syntax.DplOut || r.Op == syntax.DplIn:
 		// >&2 and <&- duplicate descriptors; >&file writes a file.
 		if w, ok := lit(r.Word); ok && (w == "-" || isDigits(w)) {
+			if w != "-" {
+				a.dup(r, w)
+			}
 			return
 		}
 		write = r.Op == syntax.DplOut
@@ -271,11 +280,12 @@ func (a *Analysis) redirect(r *syntax.Redirect) {
 		return // here-documents and here-strings
 	}
 	w, ok := lit(r.Word)
+	rd := Redirect{Path: w, Write: write}
 	if !ok || hasMeta(r.Word) {
-		a.Redirects = append(a.Redirects, Redirect{Dynamic: true, Write: write})
-		return
+		rd = Redirect{Dynamic: true, Write: write}
 	}
-	a.Redirects = append(a.Redirects, Redirect{Path: w, Write: write})
+	a.Redirects = append(a.Redirects, rd)
+	a.opens(r, rd)
 }
 
 func isDigits(s string) bool {

@@ -229,6 +229,9 @@ func (p *Policy) denies(r compiled, c *call) string {
 		}
 		if c.cmd != nil {
 			for i, rd := range c.cmd.Redirects {
+				if rd.Dynamic && writer && rd.Write {
+					return ": it writes to a file named when it runs, so the rule cannot be checked"
+				}
 				if rd.Dynamic || (writer && !rd.Write) {
 					continue
 				}

@@ -103,18 +103,20 @@ func compile(r Rule, root, home string) compiled {
 	switch {
 	case isPathTool(r.Tool):
 		g := r.Spec
+		// The folders a rule is relative to are literal, whatever
+		// characters their names hold ({, [, *).
 		switch {
 		case strings.HasPrefix(g, "~/"):
-			g = filepath.ToSlash(home) + "/" + g[2:]
+			g = globQuote(filepath.ToSlash(home)) + "/" + g[2:]
 		case strings.HasPrefix(g, "/"):
 		case !strings.Contains(strings.TrimPrefix(g, "./"), "/"):
-			g = filepath.ToSlash(root) + "/**/" + strings.TrimPrefix(g, "./")
+			g = globQuote(filepath.ToSlash(root)) + "/**/" + strings.TrimPrefix(g, "./")
 		default:
-			g = filepath.ToSlash(root) + "/" + strings.TrimPrefix(g, "./")
+			g = globQuote(filepath.ToSlash(root)) + "/" + strings.TrimPrefix(g, "./")
 		}
 		c.glob = resolveGlobPrefix(path.Clean(g))
 		if strings.HasSuffix(g, "/**") {
-			c.tree = strings.TrimSuffix(c.glob, "/**")
+			c.tree = globUnquote(strings.TrimSuffix(c.glob, "/**"))
 		}
 	case r.Tool == "web_fetch":
 		c.domain = CanonicalHost(strings.TrimPrefix(r.Spec, "domain:"))
@@ -130,6 +132,36 @@ func compile(r Rule, root, home string) compiled {
 		}
 	}
 	return c
+}
+
+// globQuote escapes the characters a glob gives a meaning.
+func globQuote(s string) string {
+	if !strings.ContainsAny(s, "*?[]{}\\") {
+		return s
+	}
+	var b strings.Builder
+	for _, c := range s {
+		if strings.ContainsRune("*?[]{}\\", c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// globUnquote undoes globQuote.
+func globUnquote(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // resolveGlobPrefix resolves the symlinks of a glob's literal leading
