@@ -136,8 +136,9 @@ func BenchmarkSessionRequestBytes(b *testing.B) {
 
 // BenchmarkCommandStart measures what every local command pays to start:
 // `bash -c true` plainly, under the supervisor of the real dsh-bridge
-// binary, and under the supervisor entering the sandbox (the path a
-// sandboxed command takes), interleaved in one run.
+// binary, and under the supervisor starting the sandbox helper, which
+// enters the sandbox and execs the command (the path a sandboxed command
+// takes), interleaved in one run.
 func BenchmarkCommandStart(b *testing.B) {
 	dir := b.TempDir()
 	profile := `{"write":["` + dir + `"],"network":false}`

@@ -14,7 +14,7 @@ import (
 
 // helperRun runs script under bash through the helper (this test binary)
 // with p, in dir, and returns its combined output; supervised, through
-// the supervisor, which enters the sandbox itself and forks the command.
+// the supervisor, which starts the helper as a process of its own.
 func helperRun(t *testing.T, p Profile, dir, script string, supervised bool) (string, error) {
 	t.Helper()
 	self, err := os.Executable()

@@ -85,6 +85,9 @@ func Enforced(p Profile) string {
 	default:
 		s += "; no UDP and no connecting to other programs' sockets, but TCP is NOT restricted (ABI < 4)"
 	}
+	if v < 6 {
+		s += "; a command can kill its supervisor, and what it started outside its process group then outlives it (ABI < 6)"
+	}
 	return s
 }
 

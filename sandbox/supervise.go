@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -47,12 +46,15 @@ const parentPoll = 500 * time.Millisecond
 // helper) in this process group and ends the group when the
 // parent (pid ppid) goes or a termination signal arrives. It mirrors the
 // command's exit: its code, or its signal.
+//
+// The supervisor itself never enters the sandbox: a sandboxed command is
+// started through the helper (Wrap), which enters it in a process of its
+// own, so that the command's Landlock domain is one the supervisor is
+// outside of. With signal scoping (Landlock ABI 6 or later) the command
+// can then neither signal nor trace its supervisor, which can signal it;
+// sharing the supervisor's domain, it could SIGKILL the supervisor and
+// leave a process that left the group running.
 func supervise(ppid int, argv []string, stdio Stdio) error {
-	// Landlock gives every thread its own domain, and with signal scoping a
-	// domain may only signal its own or nested ones: the command must be
-	// started, and its group killed, from the thread that entered the
-	// sandbox. This goroutine keeps that thread for the process's life.
-	runtime.LockOSThread()
 	if syscall.Getpgrp() != os.Getpid() {
 		// Never kill a group it does not lead (someone ran it by hand).
 		if err := syscall.Setpgid(0, 0); err != nil {
@@ -70,15 +72,6 @@ func supervise(ppid int, argv []string, stdio Stdio) error {
 	killGroup := func() { killAll(true) }
 	if os.Getppid() != ppid { // the parent died before the death signal was armed
 		killGroup()
-	}
-	if len(argv) >= 4 && argv[1] == HelperArg && argv[3] == "--" {
-		// A sandboxed command (Wrap): enter the sandbox here rather than
-		// start the helper as one more process. The supervisor only waits
-		// and signals its own group, which the sandbox allows.
-		if err := enter(argv[2]); err != nil {
-			return err
-		}
-		argv = argv[4:]
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio.In, stdio.Out, stdio.Err

@@ -122,9 +122,12 @@ func TestBash_NothingLeftRunning(t *testing.T) {
 		{"timed out", "echo up; sleep 7773 & sleep 7774; wait", `,"timeoutMs":1500`, false},
 		{"shell exited with a child in the background", "sleep 7775 & echo left it running", "", false},
 		{"a child that left the process group", "setsid sleep 7778 & echo left it running", "", false},
+		// Killed, the supervisor could not end a child outside the group.
+		{"cancelled with a child that left the process group", "setsid sleep 7816 & " + untilRunning("7816") + "sleep 7772; wait", "", true},
+		{"timed out with a child that left the process group", "setsid sleep 7817 & " + untilRunning("7817") + "echo up; sleep 7774; wait", `,"timeoutMs":1500`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			proctest.Sweep(t, "sleep\x007771", "sleep\x007772", "sleep\x007773", "sleep\x007774", "sleep\x007775", "sleep\x007778")
+			proctest.Sweep(t, "sleep\x007771", "sleep\x007772", "sleep\x007773", "sleep\x007774", "sleep\x007775", "sleep\x007778", "sleep\x007816", "sleep\x007817")
 			e := newEnv(t, LocalHost{})
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -138,10 +141,10 @@ func TestBash_NothingLeftRunning(t *testing.T) {
 			}
 			start := time.Now()
 			r := e.callCtx(ctx, "bash", bashArgsJSON(tc.script, tc.extra))
-			switch tc.name {
-			case "cancelled":
+			switch {
+			case tc.cancel:
 				wantErr(t, r, "ABORTED", "command aborted") // the tool's own abort error is kept
-			case "timed out":
+			case strings.HasPrefix(tc.name, "timed out"):
 				if got := wantOK(t, r); !strings.Contains(got, "up") || !strings.Contains(got, "[timed out after 1500ms]") {
 					t.Errorf("result %q", got)
 				}
@@ -160,6 +163,11 @@ func TestBash_NothingLeftRunning(t *testing.T) {
 			}
 		})
 	}
+}
+
+// untilRunning is a script's line that waits until sleep LENGTH runs.
+func untilRunning(length string) string {
+	return "until pgrep -f '^sleep " + length + "$' >/dev/null; do sleep 0.05; done; "
 }
 
 func TestJobs(t *testing.T) {

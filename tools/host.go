@@ -267,7 +267,8 @@ func (h LocalHost) Start(ctx context.Context, c Command) (Process, error) {
 	if sandboxed {
 		attr = sandbox.SysProcAttr(h.Sandbox.Profile)
 	}
-	if self := h.supervisor(); self != "" {
+	self := h.supervisor()
+	if self != "" {
 		// The supervisor leads the group and kills it when we are gone.
 		argv, attr = sandbox.Supervised(self, argv), sandbox.SupervisorAttr(attr)
 	}
@@ -282,7 +283,7 @@ func (h LocalHost) Start(ctx context.Context, c Command) (Process, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	p := &localProcess{cmd: cmd, done: make(chan struct{})}
+	p := &localProcess{cmd: cmd, done: make(chan struct{}), supervised: self != ""}
 	go p.wait()
 	return p, nil
 }
@@ -300,10 +301,11 @@ func (h LocalHost) supervisor() string {
 }
 
 type localProcess struct {
-	cmd    *exec.Cmd
-	done   chan struct{}
-	status ExitStatus
-	once   sync.Once
+	cmd        *exec.Cmd
+	done       chan struct{}
+	status     ExitStatus
+	once       sync.Once
+	supervised bool // cmd is the supervisor (sandbox.SuperviseArg)
 }
 
 func (p *localProcess) wait() {
@@ -336,8 +338,34 @@ func (p *localProcess) killGroup() {
 	}
 }
 
+// supervisorGrace is how long Kill gives a supervisor to end the
+// command's tree before the group is killed without it.
+const supervisorGrace = 2 * time.Second
+
+// Kill implements Process. A supervisor is asked first (SIGTERM): it
+// kills every descendant, those that left the group (setsid) included,
+// and then itself; a SIGKILL of the group would end it before it could,
+// and leave them running. The group is killed after supervisorGrace if
+// the supervisor has not ended by then.
+func (p *localProcess) Kill() {
+	p.once.Do(func() {
+		if !p.supervised || p.cmd.Process == nil || p.cmd.Process.Signal(syscall.SIGTERM) != nil {
+			p.killGroup()
+			return
+		}
+		go func() {
+			t := time.NewTimer(supervisorGrace)
+			defer t.Stop()
+			select {
+			case <-p.done:
+			case <-t.C:
+				p.killGroup()
+			}
+		}()
+	})
+}
+
 func (p *localProcess) Wait() ExitStatus { <-p.done; return p.status }
-func (p *localProcess) Kill()            { p.once.Do(p.killGroup) }
 func (p *localProcess) TerminalID() string {
 	return ""
 }
