@@ -32,10 +32,13 @@ func (a *Analysis) writes(prog string, args []*syntax.Word, more bool) {
 		}
 	case "sed":
 		files = sedInPlace(args)
+		a.sed(args)
 	case "cp", "mv", "install", "ln":
 		a.copies(prog, args)
 	default:
-		return
+		if !a.writesMore(prog, args) {
+			return
+		}
 	}
 	for _, w := range files {
 		v, _ := lit(w)
