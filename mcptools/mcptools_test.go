@@ -20,6 +20,10 @@ func TestNames(t *testing.T) {
 		{"github", "a_b", "mcp__github__a_b"},
 		{"my server", "t", ""}, // a space in the server
 		{"s", long, ""},
+		// A server whose name holds __ or ends with _ must not read as
+		// another server's (a rule mcp__ev covers mcp__ev__*).
+		{"ev__x", "sneaky", ""},
+		{"ev_", "x", ""},
 	}
 	seen := map[string]string{}
 	for _, c := range cases {
@@ -29,6 +33,9 @@ func TestNames(t *testing.T) {
 		}
 		if c.want != "" && got != c.want {
 			t.Errorf("%s/%s: %q, want %q", c.server, c.tool, got, c.want)
+		}
+		if server := sanitize(c.server); (strings.Contains(server, "__") || strings.HasSuffix(server, "_")) && strings.HasPrefix(got, "mcp__ev__") {
+			t.Errorf("%s/%s: %q reads as a tool of server ev", c.server, c.tool, got)
 		}
 		if prev, dup := seen[got]; dup {
 			t.Errorf("%q names both %s and %s/%s", got, prev, c.server, c.tool)

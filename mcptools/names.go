@@ -24,8 +24,22 @@ func sanitize(s string) string {
 }
 
 // ServerPrefix is the part of a tool name that names its server: the form
-// permission rules use for a whole server ("mcp__github").
-func ServerPrefix(server string) string { return "mcp__" + sanitize(server) }
+// permission rules use for a whole server ("mcp__github"). A rule for a
+// whole server covers the names that start with its prefix and "__", so a
+// server's part must never hold "__" nor end with "_" (server "ev__x"
+// would read as server "ev"): such a name is joined into one part and
+// made distinct by a hash of the server's name ("mcp__ev_x-1a2b3c4d").
+func ServerPrefix(server string) string {
+	s := sanitize(server)
+	if s != "" && !strings.Contains(s, "__") && !strings.HasSuffix(s, "_") {
+		return "mcp__" + s
+	}
+	for strings.Contains(s, "__") {
+		s = strings.ReplaceAll(s, "__", "_")
+	}
+	sum := sha256.Sum256([]byte(server))
+	return "mcp__" + strings.Trim(s, "_") + "-" + hex.EncodeToString(sum[:4])
+}
 
 // namer maps (server, tool) pairs to model-facing names: the readable
 // mcp__<server>__<tool> when it is valid and free, else a shortened form
