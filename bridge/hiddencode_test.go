@@ -15,7 +15,12 @@ import (
 func TestBridge_ArithmeticHidesNoCommand(t *testing.T) {
 	t.Run("denied in bypassPermissions", func(t *testing.T) {
 		cmds := []string{`[[ 'a[$(rm a.txt)]' -eq 0 ]]`, `printf -v 'a[$(rm a.txt)]' x`, `test -v 'a[$(rm a.txt)]'`,
-			`declare -i n; n='a[$(rm a.txt)]'`, `read 'a[$(rm a.txt)]' <<< x`}
+			`declare -i n; n='a[$(rm a.txt)]'`, `read 'a[$(rm a.txt)]' <<< x`,
+			// Issue 47: code run from values, traps, sourced input, variables
+			// that run later code, wrappers' valued options, sed's e.
+			`x='a[$(rm a.txt)]'; echo ${!x}`, `x='$(rm a.txt)'; echo ${x@P}`, `declare -n r; r='a[$(rm a.txt)]'; echo $r`,
+			`RANDOM='a[$(rm a.txt)]'`, `trap -- 'rm a.txt' EXIT`, `compgen -C 'rm a.txt' x`, `source /dev/stdin <<< 'rm a.txt'`,
+			`PS4='$(rm a.txt)'; set -x; :`, `stdbuf --output L rm a.txt`, `sed -n 'e rm a.txt' a.txt`}
 		var turns []fakeTurn
 		for i, c := range cmds {
 			turns = append(turns, bashTurn(fmt.Sprint("c", i), c))

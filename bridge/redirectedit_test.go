@@ -42,3 +42,23 @@ func TestBridge_RedirectIsAnEdit(t *testing.T) {
 		})
 	}
 }
+
+// TestBridge_ShellDescriptorIsAnEdit drives the binary over stdio: a
+// write through /dev/fd/3, which the command opened on src.txt, or
+// through /proc/self/cwd, is an edit of src.txt (issue 47 F9, F10):
+// default mode asks, and a rejection keeps the file.
+func TestBridge_ShellDescriptorIsAnEdit(t *testing.T) {
+	user := `{"permissions":{"allow":["bash(git status:*)","bash(echo:*)"]}}`
+	cmds := []string{"echo hacked 3<src.txt >/dev/fd/3", "git status > /proc/self/cwd/src.txt"}
+	turns := []fakeTurn{bashTurn("c0", cmds[0]), bashTurn("c1", cmds[1]), {text: "ok"}}
+	h := setupWorkspace(t, "", user, nil, turns...)
+	h.file("src.txt", "keep\n")
+	h.onPermission = selectOption("reject_once")
+	h.prompt(h.session, "x")
+	if h.permissionCount() != len(cmds) {
+		t.Errorf("asked %d times, want %d", h.permissionCount(), len(cmds))
+	}
+	if got := h.content("src.txt"); got != "keep\n" {
+		t.Errorf("src.txt = %q, want %q", got, "keep\n")
+	}
+}
