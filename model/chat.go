@@ -31,8 +31,11 @@ type Chat struct {
 	toolsLen  atomic.Int64
 	drains    sync.WaitGroup // release's goroutines
 	drainWait time.Duration
-	idle      time.Duration                 // ChatConfig.StreamIdle
-	lastDrain atomic.Pointer[chan struct{}] // the last release's, until it ends
+	// drainGrace is how long a request waits for the last drain
+	// (awaitDrain; tests lengthen it).
+	drainGrace time.Duration
+	idle       time.Duration                 // ChatConfig.StreamIdle
+	lastDrain  atomic.Pointer[chan struct{}] // the last release's, until it ends
 }
 
 // ChatConfig configures a Chat client.
@@ -80,7 +83,7 @@ func NewChat(c ChatConfig) (*Chat, error) {
 		base = "https://api.deepseek.com"
 	}
 	return &Chat{base: base, key: c.APIKey, keySource: c.KeySource, model: c.Model, http: hc,
-		retries: retries, maxWait: wait, sleep: sleepCtx, drainWait: drainWait, idle: c.StreamIdle}, nil
+		retries: retries, maxWait: wait, sleep: sleepCtx, drainWait: drainWait, drainGrace: drainGrace, idle: c.StreamIdle}, nil
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

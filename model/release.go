@@ -8,7 +8,8 @@ import (
 
 // The limits of a finished answer's drain (release): what the server may
 // still send after [DONE], and how long it may take (Chat.drainWait,
-// which tests shorten).
+// which tests shorten); and how long the next request waits for it
+// (Chat.drainGrace, which tests lengthen).
 const (
 	drainMaxBytes = 64 << 10
 	drainWait     = time.Second
@@ -59,7 +60,7 @@ func (c *Chat) release(body io.ReadCloser, cancel context.CancelFunc) {
 	}()
 }
 
-// awaitDrain waits, drainGrace at most, for the last answer's drain to
+// awaitDrain waits, c.drainGrace at most, for the last answer's drain to
 // end, so that its connection is back in the pool when the next request
 // asks for one: a tool that ends within a millisecond of [DONE] would
 // otherwise have the next request dial (and shake hands) beside it.
@@ -68,7 +69,7 @@ func (c *Chat) awaitDrain(ctx context.Context) {
 	if p == nil {
 		return
 	}
-	t := time.NewTimer(drainGrace)
+	t := time.NewTimer(c.drainGrace)
 	defer t.Stop()
 	select {
 	case <-*p:
