@@ -16,14 +16,18 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/registry"
 )
 
-func benchEnv(b *testing.B, dir string, native bool) (*pipeline.Pipeline, *registry.Scope) {
+func benchEnv(b *testing.B, dir string, native bool, opts ...func(*Options)) (*pipeline.Pipeline, *registry.Scope) {
 	ws, err := NewWorkspace(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
 	reg := registry.New()
 	scope := reg.NewScope("bench", nil)
-	dispose, err := Register(reg, scope, Options{Workspace: ws, NativeSearch: native})
+	o := Options{Workspace: ws, NativeSearch: native}
+	for _, f := range opts {
+		f(&o)
+	}
+	dispose, err := Register(reg, scope, o)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -32,9 +36,11 @@ func benchEnv(b *testing.B, dir string, native bool) (*pipeline.Pipeline, *regis
 }
 
 // BenchmarkGrepGoroot searches $GOROOT/src for a common identifier with
-// rg directly, through the grep tool over rg, and through the native
-// walker: same pattern, same tree, alternated in every iteration (the
-// order rotates), medians and ratios to rg reported.
+// rg directly, through the grep tool over rg, over rg in its jail (a host
+// with a sandbox, a denied tree elsewhere: the helper, its namespace and
+// Landlock), and through the native walker: same pattern, same tree,
+// alternated in every iteration (the order rotates), medians and ratios
+// to rg reported.
 func BenchmarkGrepGoroot(b *testing.B) {
 	root := filepath.Join(runtime.GOROOT(), "src")
 	const pattern = "func NewReader"
@@ -43,8 +49,8 @@ func BenchmarkGrepGoroot(b *testing.B) {
 		b.Skip("rg not installed (make deps)")
 	}
 	call := pipeline.Call{CallID: "b", Name: "grep", Arguments: []byte(`{"pattern":"` + pattern + `"}`)}
-	viaTool := func(native bool) func() {
-		p, scope := benchEnv(b, root, native)
+	viaTool := func(native bool, opts ...func(*Options)) func() {
+		p, scope := benchEnv(b, root, native, opts...)
 		c := call
 		c.Scope = scope
 		return func() {
@@ -66,6 +72,15 @@ func BenchmarkGrepGoroot(b *testing.B) {
 			}
 		}},
 		{name: "tool-rg", run: viaTool(false)},
+		{name: "tool-rg-jailed", run: viaTool(false, func(o *Options) {
+			self, err := os.Executable()
+			if err != nil {
+				b.Fatal(err)
+			}
+			secrets := filepath.Join(b.TempDir(), "secrets")
+			os.Mkdir(secrets, 0o700)
+			o.Host, o.Rules = LocalHost{Sandbox: &Sandbox{Helper: self}}, denyTree{secrets}
+		})},
 		{name: "tool-native", run: viaTool(true)},
 	}
 	for _, r := range runs {

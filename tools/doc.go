@@ -16,7 +16,9 @@
 // bash runs scripts through bash -c (sh -c without bash) in a new process
 // group; cancellation, timeouts and the end of the command kill the whole
 // group, so nothing is left running. grep and glob use ripgrep when it is on
-// PATH and a native walker otherwise, with the same result shapes.
+// PATH and a native walker otherwise, with the same result shapes; on a
+// host with a sandbox ripgrep runs confined to reading, the denied trees
+// refused (searchJail).
 //
 // Parallel-safe: read and web_fetch. Everything else is exclusive.
 package tools

@@ -82,7 +82,7 @@ func TestIgnore_AgreesWithGit(t *testing.T) {
 	}
 	want := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
 	var got []string
-	err = walkFiles(root, walkOptions{hidden: true, gitignore: true}, func(_, rel string, _ fs.DirEntry) error {
+	err = walkFiles(root, walkOptions{hidden: true, gitignore: true}, func(_, rel string, _ fs.DirEntry, _ func() (*os.File, error)) error {
 		got = append(got, rel)
 		return nil
 	})

@@ -76,7 +76,7 @@ func Register(reg *registry.Registry, scope *registry.Scope, opt Options) (dispo
 	if err != nil {
 		return nil, err
 	}
-	st, err := newSearchTools(w, opt.NativeSearch, opt.Rules)
+	st, err := newSearchTools(w, opt.NativeSearch, opt.Rules, newSearchJail(opt.Host, opt.Rules))
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,7 +55,7 @@ func ripgrep(native bool) string {
 	if native {
 		return ""
 	}
-	p, err := safepath.LookPath("rg") // it runs outside the sandbox
+	p, err := safepath.LookPath("rg") // it may run outside the sandbox
 	if err != nil {
 		return ""
 	}
@@ -144,9 +145,17 @@ func (d rgData) value() (string, bool) {
 	return "", false
 }
 
-// grepRG runs ripgrep (rgGrep) in root.
-func grepRG(ctx context.Context, rg string, w *Workspace, hide *hider, root searchRoot, pattern, include string) (grepResult, error) {
+// grepRG runs ripgrep (rgGrep) in root, in jail.
+//
+// What ripgrep writes to stderr never reaches the model: it names the
+// files it failed on, and under a swap those may lie in a denied tree. A
+// failure is reported by ripgrep's exit status alone (the pattern's own
+// errors excepted), and its stderr goes to the log.
+func grepRG(ctx context.Context, rg string, jail searchJail, w *Workspace, hide *hider, root searchRoot, pattern, include string) (grepResult, error) {
 	cmd := rgGrep(ctx, rg, w, hide, root, pattern, include)
+	if err := jail.confine(cmd); err != nil {
+		return grepResult{}, searchError("SEARCH_FAILED", "cannot confine ripgrep: "+err.Error())
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
@@ -207,7 +216,8 @@ func grepRG(ctx context.Context, rg string, w *Workspace, hide *hider, root sear
 	case res.Total > 0:
 		return res, nil // partial errors (unreadable files) with results
 	}
-	return grepResult{}, searchError("SEARCH_FAILED", "ripgrep failed: "+strings.TrimSpace(stderr.String()))
+	slog.Debug("grep: ripgrep failed", "err", err, "stderr", strings.TrimSpace(stderr.String()))
+	return grepResult{}, searchError("SEARCH_FAILED", "ripgrep failed ("+err.Error()+")")
 }
 
 // grepNative searches like ripgrep's defaults: .gitignore honoured, hidden
@@ -226,14 +236,14 @@ func grepNative(ctx context.Context, w *Workspace, hide *hider, root searchRoot,
 		inc = &m
 	}
 	res := grepResult{Matches: []Match{}}
-	grepFile := func(abs string) error {
+	grepFile := func(abs string, open func() (*os.File, error)) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if hide.hidden(abs) {
 			return nil
 		}
-		data, err := os.ReadFile(abs)
+		data, err := readOpened(open)
 		if err != nil || bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 {
 			return nil // unreadable or binary
 		}
@@ -255,19 +265,34 @@ func grepNative(ctx context.Context, w *Workspace, hide *hider, root searchRoot,
 	case err != nil:
 		return grepResult{}, searchError("SEARCH_FAILED", fmt.Sprintf("cannot search %q: %v", w.Abs(root.Path), err))
 	case !info.IsDir():
-		err = grepFile(root.Real)
+		err = grepFile(root.Real, func() (*os.File, error) { return os.Open(root.Real) })
 	default:
-		err = walkFiles(root.Real, walkOptions{gitignore: true, skip: hide.skip()}, func(abs, rel string, _ fs.DirEntry) error {
+		err = walkFiles(root.Real, walkOptions{gitignore: true, skip: hide.skip()}, func(abs, rel string, _ fs.DirEntry, open func() (*os.File, error)) error {
 			if inc != nil && !inc.match(rel) {
 				return nil
 			}
-			return grepFile(abs)
+			return grepFile(abs, open)
 		})
 	}
 	if ctx.Err() != nil {
 		return grepResult{}, registry.NewError("SearchError", "SEARCH_ABORTED", "search aborted")
 	}
 	return res, err
+}
+
+// readOpened reads the whole of the file open opens, as os.ReadFile does.
+func readOpened(open func() (*os.File, error)) ([]byte, error) {
+	f, err := open()
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var b bytes.Buffer
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		b.Grow(int(fi.Size()) + 1) // one read more sees the end
+	}
+	_, err = b.ReadFrom(f)
+	return b.Bytes(), err
 }
 
 // relPath shows a path relative to the workspace when it lies inside it,

@@ -92,7 +92,7 @@ func TestGrep_RootFlippedAfterJudgement(t *testing.T) {
 		if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		res, err := grepRG(context.Background(), fake, e.ws, newHider(e.ws, rules), root, "needle", "")
+		res, err := grepRG(context.Background(), fake, searchJail{}, e.ws, newHider(e.ws, rules), root, "needle", "")
 		if err != nil {
 			t.Fatal(err)
 		}

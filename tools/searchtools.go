@@ -101,7 +101,7 @@ func searchMeta(v grepResult) (jsonv.Value, error) {
 	}
 }
 
-func newSearchTools(w *Workspace, native bool, rules PathRules) ([]*registry.Tool, error) {
+func newSearchTools(w *Workspace, native bool, rules PathRules, jail searchJail) ([]*registry.Tool, error) {
 	grep, err := registry.Define(registry.TypedTool[grepArgs, grepResult]{
 		Name:        "grep",
 		Description: "Search file contents in the workspace with a regular expression (ripgrep). Honours .gitignore; skips hidden and binary files. Returns matching lines grouped by file.",
@@ -123,7 +123,7 @@ func newSearchTools(w *Workspace, native bool, rules PathRules) ([]*registry.Too
 				}
 			}
 			if rg := ripgrep(native); rg != "" {
-				return grepRG(ctx, rg, w, newHider(w, rules), root, a.Pattern, a.Include)
+				return grepRG(ctx, rg, jail, w, newHider(w, rules), root, a.Pattern, a.Include)
 			}
 			return grepNative(ctx, w, newHider(w, rules), root, a.Pattern, a.Include)
 		},
@@ -171,7 +171,7 @@ func newSearchTools(w *Workspace, native bool, rules PathRules) ([]*registry.Too
 			if info, err := os.Stat(at.Real); err != nil || !info.IsDir() {
 				return globValue{}, fsError("FS_NOT_DIRECTORY", fmt.Sprintf("cannot search %q: not a directory", root))
 			}
-			paths, err := globFiles(ctx, ripgrep(native), newHider(w, rules), at.Real, a.Pattern)
+			paths, err := globFiles(ctx, ripgrep(native), jail, newHider(w, rules), at.Real, a.Pattern)
 			if err != nil {
 				return globValue{}, err
 			}
@@ -222,7 +222,7 @@ func newSearchTools(w *Workspace, native bool, rules PathRules) ([]*registry.Too
 
 // globFiles lists the files under root matching pattern, least recently
 // modified first (ties by path), absolute.
-func globFiles(ctx context.Context, rg string, hide *hider, root, pattern string) ([]string, error) {
+func globFiles(ctx context.Context, rg string, jail searchJail, hide *hider, root, pattern string) ([]string, error) {
 	if rg != "" {
 		// No --sort: ripgrep sorts siblings during its walk, not globally,
 		// so the global order is established below, the same for both modes.
@@ -233,10 +233,13 @@ func globFiles(ctx context.Context, rg string, hide *hider, root, pattern string
 		args = append(args, hide.excludes(root)...)
 		cmd := exec.CommandContext(ctx, rg, args...)
 		cmd.Dir = root
+		if err := jail.confine(cmd); err != nil {
+			return nil, searchError("SEARCH_FAILED", "cannot confine ripgrep: "+err.Error())
+		}
 		out, err := cmd.Output()
 		var ee *exec.ExitError
 		if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
-			return nil, searchError("SEARCH_FAILED", "ripgrep failed: "+err.Error())
+			return nil, searchError("SEARCH_FAILED", "ripgrep failed ("+err.Error()+")") // never its stderr: grepRG
 		}
 		var hits []hit
 		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
@@ -260,7 +263,7 @@ func globFiles(ctx context.Context, rg string, hide *hider, root, pattern string
 		return nil, searchError("SEARCH_INVALID_PATTERN", "invalid glob: "+err.Error())
 	}
 	var hits []hit
-	err = walkFiles(root, walkOptions{hidden: true, skip: hide.skip()}, func(abs, rel string, d fs.DirEntry) error {
+	err = walkFiles(root, walkOptions{hidden: true, skip: hide.skip()}, func(abs, rel string, d fs.DirEntry, _ func() (*os.File, error)) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

@@ -6,9 +6,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"golang.org/x/sys/unix"
 )
 
 // vcsDirs are never searched.
@@ -79,17 +82,34 @@ type walkOptions struct {
 
 // walkFiles calls fn for every regular file under root, in lexical order,
 // with its slash path relative to root. VCS directories are skipped.
-func walkFiles(root string, opt walkOptions, fn func(abs, rel string, d fs.DirEntry) error) error {
+//
+// The walk never goes by name below root: each directory is opened
+// relative to its parent's descriptor without following a symlink
+// (openat, O_NOFOLLOW), and fn's open opens its file the same way. A name
+// swapped for a symlink meanwhile (by a command the model runs beside
+// the search) is then skipped, where a walk by path would follow it into
+// a tree nobody judged. root itself is opened by path, and skipped
+// unless the kernel names the directory it opened root.
+func walkFiles(root string, opt walkOptions, fn func(abs, rel string, d fs.DirEntry, open func() (*os.File, error)) error) error {
 	var patterns ignoreMatcher
 	if opt.gitignore {
 		patterns = loadIgnore(root, nil)
 	}
-	var walk func(abs string, parts []string) error
-	walk = func(abs string, parts []string) error {
-		entries, err := os.ReadDir(abs)
+	top, err := os.Open(root)
+	if err != nil {
+		return nil // unreadable directories are skipped, as ripgrep does
+	}
+	defer top.Close()
+	if real, ok := fdPath("/proc/self/fd/" + strconv.Itoa(int(top.Fd()))); ok && real != root {
+		return nil // root was swapped since it was resolved
+	}
+	var walk func(dir *os.File, abs string, parts []string) error
+	walk = func(dir *os.File, abs string, parts []string) error {
+		entries, err := dir.ReadDir(-1)
 		if err != nil {
-			return nil // unreadable directories are skipped, as ripgrep does
+			return nil
 		}
+		slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 		mark := len(patterns)
 		if opt.gitignore && len(parts) > 0 {
 			patterns = append(patterns, loadIgnore(abs, parts)...)
@@ -113,18 +133,40 @@ func walkFiles(root string, opt walkOptions, fn func(abs, rel string, d fs.DirEn
 				continue
 			}
 			if isDir {
-				if err := walk(childAbs, child); err != nil {
+				sub, err := openAt(dir, name, childAbs, unix.O_DIRECTORY)
+				if err != nil {
+					continue // gone, or no longer a directory
+				}
+				err = walk(sub, childAbs, child)
+				sub.Close()
+				if err != nil {
 					return err
 				}
 				continue
 			}
 			if e.Type().IsRegular() {
-				if err := fn(childAbs, strings.Join(child, "/"), e); err != nil {
+				open := func() (*os.File, error) { return openAt(dir, name, childAbs, 0) }
+				if err := fn(childAbs, strings.Join(child, "/"), e, open); err != nil {
 					return err
 				}
 			}
 		}
 		return nil
 	}
-	return walk(root, nil)
+	return walk(top, root, nil)
+}
+
+// openAt opens name in dir for reading without following a symlink
+// (flags are added: unix.O_DIRECTORY for a directory); abs names the file.
+func openAt(dir *os.File, name, abs string, flags int) (*os.File, error) {
+	for {
+		fd, err := unix.Openat(int(dir.Fd()), name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|flags, 0)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return nil, &fs.PathError{Op: "openat", Path: abs, Err: err}
+		}
+		return os.NewFile(uintptr(fd), abs), nil
+	}
 }
