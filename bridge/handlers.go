@@ -153,11 +153,13 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 	ss.settings.Programs = ownPrograms()
 	ss.settingsProblems = ss.settings.Problems
 	ss.policy = permission.New(ws, ss.settings, func() permission.Mode { return permission.Mode(ss.currentMode()) })
-	ss.sandbox = sandboxFor(ss.settings, ws, ss.policy.DeniedTrees(), ss.policy.Kept(ws.Roots()))
-	if ss.rootsWritable() {
+	ss.sandbox = sandboxFor(ss.settings, ws, ss.policy.DeniedTrees(), ss.policy.Kept)
+	if ss.sandbox != nil {
 		// What the sandbox keeps must exist before a command can make it.
-		made, err := ss.policy.MakeKept(ss.settings.Trusted)
+		made, err := ss.policy.MakeKept(ss.sandbox.Profile.Writable(), ss.settings.Trusted)
 		s.log.Debug("folders made for the sandbox to keep", "made", made, "err", err)
+	}
+	if ss.rootsWritable() {
 		ss.repos = watchNewRepos(ws.Roots())
 	}
 	host := &editorHost{session: ss, LocalHost: tools.LocalHost{Sandbox: ss.sandbox, Scrub: ss.settings.ScrubEnv}}

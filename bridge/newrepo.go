@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/dsh-bridge/dsh-bridge/internal/safepath"
 	"github.com/dsh-bridge/dsh-bridge/permission"
 )
 
@@ -61,11 +62,21 @@ func (w *newRepos) check() map[string][]string {
 }
 
 // rootsWritable reports whether the session's commands run sandboxed
-// with its roots writable (workspace-write): what the sandbox keeps, the
-// roots watched for new repositories and the warning about $PATH depend
-// on it.
+// with a root writable (workspace-write, or a root in the temp folder):
+// the roots watched for new repositories and the warning about $PATH
+// depend on it.
 func (ss *Session) rootsWritable() bool {
-	return ss.sandbox != nil && len(ss.sandbox.Profile.Kept) > 0
+	if ss.sandbox == nil {
+		return false
+	}
+	for _, r := range ss.ws.Roots() {
+		for _, w := range ss.sandbox.Profile.Writable() {
+			if safepath.Within(r, w) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // reportNewRepos tells the person about repositories commands made with

@@ -85,9 +85,10 @@ func (ss *Session) fetchDial(ctx context.Context, host string, addr netip.Addr) 
 
 // sandboxFor returns how the session's local commands are confined: nil
 // when the settings turn the sandbox off or the kernel has no Landlock.
-// deny are the trees commands may not read, kept the paths in the
-// workspace they may not change (permission.Policy.Kept).
-func sandboxFor(set permission.Settings, ws *tools.Workspace, deny, kept []string) *tools.Sandbox {
+// deny are the trees commands may not read; kept gives the paths they may
+// not change in the folders they may (permission.Policy.Kept), asked for
+// every such folder: the roots, the temp folder and the devices' folders.
+func sandboxFor(set permission.Settings, ws *tools.Workspace, deny []string, kept func(writable []string) []string) *tools.Sandbox {
 	if set.Sandbox == permission.SandboxOff || sandbox.ABI() == 0 {
 		return nil
 	}
@@ -103,9 +104,9 @@ func sandboxFor(set permission.Settings, ws *tools.Workspace, deny, kept []strin
 	}
 	if set.Sandbox == permission.SandboxWorkspaceWrite {
 		prof.Write = append(prof.Write, ws.Roots()...)
-		prof.Kept = kept
 	}
 	prof.Write = append(prof.Write, tools.Resolve(os.TempDir()))
+	prof.Kept = kept(prof.Writable())
 	return &tools.Sandbox{Helper: self, Profile: prof}
 }
 

@@ -28,15 +28,23 @@ var keptInRoot = []string{
 }
 
 // Kept returns the paths the sandbox keeps read-only for commands (see
-// sandbox.Profile.Kept), as globs: in each workspace root, keptInRoot and
-// the files of runsLater; and, when a root holds them, the shell's start
-// files and dsh-bridge's own configuration, session logs and programs.
-// Each is a path protected judges too, so that a command cannot write
-// what a file tool must ask for. Roots are resolved.
-func (p *Policy) Kept(roots []string) []string {
+// sandbox.Profile.Kept), as globs, for commands that may change the
+// folders of writable (resolved: the workspace roots in workspace-write,
+// the temp folder, the devices' folders; sandbox.Profile.Writable). In
+// each workspace root writable holds, keptInRoot and the files of
+// runsLater; and, wherever one of writable holds them, the shell's start
+// files and dsh-bridge's own configuration, session logs and programs (a
+// dsh-bridge unpacked in the temp folder is started again for the next
+// command, web page and editor terminal, outside the sandbox). Each is a
+// path protected judges too, so that a command cannot write what a file
+// tool must ask for.
+func (p *Policy) Kept(writable []string) []string {
 	var out []string
-	in := func(path string) bool { return within(path, roots) }
-	for _, r := range roots {
+	in := func(path string) bool { return within(path, writable) }
+	for _, r := range p.ws.Roots() {
+		if !in(r) {
+			continue
+		}
 		q := sandbox.GlobQuote(r)
 		for _, rel := range keptInRoot {
 			out = append(out, q+"/"+rel)
@@ -60,23 +68,24 @@ func (p *Policy) Kept(roots []string) []string {
 }
 
 // MakeKept makes, when missing, the folders whose files dsh-bridge itself
-// reads when a session starts: its configuration folder when a workspace
-// root holds it (the user's settings: trusted workspaces, allow rules, MCP
-// servers), and, in a trusted workspace, the workspace's .dsh (whose allow
-// rules and MCP servers then apply). The sandbox keeps only what exists
+// reads when a session starts: its configuration folder when one of
+// writable (the folders commands may change, as for Kept) holds it (the
+// user's settings: trusted workspaces, allow rules, MCP servers), and, in
+// a trusted workspace whose root writable holds, the workspace's .dsh
+// (whose allow rules and MCP servers then apply). The sandbox keeps only what exists
 // when a command starts, so without them a sandboxed command could create
 // either's settings.json, and the next session would apply its rules and
 // start its servers outside the sandbox. Each is made empty (git shows no
 // empty folder); a path that exists in any form, a symlink included, is
 // left as it is. It returns the folders it made, and the error of one it
 // could not make.
-func (p *Policy) MakeKept(trusted bool) (made []string, err error) {
+func (p *Policy) MakeKept(writable []string, trusted bool) (made []string, err error) {
 	var want []string
-	if p.configDir != "" && within(p.configDir, p.ws.Roots()) {
+	if p.configDir != "" && within(p.configDir, writable) {
 		want = append(want, p.configDir)
 	}
-	if trusted {
-		want = append(want, filepath.Join(p.ws.Roots()[0], ".dsh"))
+	if root := p.ws.Roots()[0]; trusted && within(root, writable) {
+		want = append(want, filepath.Join(root, ".dsh"))
 	}
 	for _, dir := range want {
 		if _, serr := os.Lstat(dir); serr == nil {

@@ -129,7 +129,7 @@ func TestMakeKept(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			made, err := New(ws, Settings{}, func() Mode { return ModeDefault }).MakeKept(tc.trusted)
+			made, err := New(ws, Settings{}, func() Mode { return ModeDefault }).MakeKept(ws.Roots(), tc.trusted)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,5 +158,60 @@ func TestMakeKept(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestKept_TempFolder: dsh-bridge's programs, configuration and session
+// logs in a folder commands may write that is not a workspace root (the
+// temp folder, where a download was unpacked) are kept, and the
+// configuration folder is made there to be kept; a root commands may not
+// write (read-only) gets nothing of its own kept.
+func TestKept_TempFolder(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	tmp := filepath.Join(base, "tmp")
+	t.Setenv("HOME", filepath.Join(base, "home"))
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(tmp, "config"))
+	root := filepath.Join(base, "project")
+	for _, d := range []string{root, filepath.Join(tmp, "bin"), filepath.Join(tmp, "config")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := tools.NewWorkspace(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config, state := filepath.Join(tmp, "config", "dsh-bridge"), filepath.Join(tmp, "state")
+	progs := []string{filepath.Join(tmp, "bin", "dsh-bridge"), filepath.Join(tmp, "bin", "dsh-markdown")}
+	p := New(ws, Settings{StateDir: state, Programs: progs}, func() Mode { return ModeDefault })
+	for _, tc := range []struct {
+		name     string
+		writable []string
+		wantRoot bool
+	}{
+		{"workspace-write", []string{root, tmp}, true},
+		{"read-only", []string{tmp}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kept := p.Kept(tc.writable)
+			for _, want := range append([]string{config, state}, progs...) {
+				if !slices.Contains(kept, sandbox.GlobQuote(want)) {
+					t.Errorf("%s is not kept (%d paths are)", want, len(kept))
+				}
+				if p.protected(want) == "" {
+					t.Errorf("a file tool may write %s without asking", want)
+				}
+			}
+			if got := slices.Contains(kept, sandbox.GlobQuote(root)+"/.git/hooks"); got != tc.wantRoot {
+				t.Errorf("the root's git hooks kept: %v, want %v", got, tc.wantRoot)
+			}
+			if slices.Contains(kept, sandbox.GlobQuote(tmp)+"/.git/hooks") {
+				t.Errorf("the temp folder is kept as a workspace root: %q", kept)
+			}
+		})
+	}
+	made, err := p.MakeKept([]string{root, tmp}, false)
+	if err != nil || !slices.Equal(made, []string{config}) {
+		t.Errorf("made %q, %v; want %q", made, err, []string{config})
 	}
 }

@@ -19,9 +19,9 @@ import (
 // .git` or `rm -r .git/hooks` cannot put a writable copy where the kept
 // path was. Landlock then forbids the command to unmount any of it.
 //
-// kept are absolute paths or globs; write are the profile's writable
-// directories; a kept path outside them is left alone (it is read-only
-// already). A path whose own directory is missing is skipped (nothing to
+// kept are absolute paths or globs; write are the directories commands
+// may change (Profile.Writable); a kept path outside them is left alone
+// (it is read-only already). A path whose own directory is missing is skipped (nothing to
 // bind); one whose parent is a file (a worktree's .git file) keeps that
 // file instead. Symbolic links are never followed: a bind would follow
 // one to its target.
@@ -148,7 +148,7 @@ func privateMounts() error {
 // (One that does not exist when the command is started has nothing to
 // bind: whatever made it since could write it too.)
 func needsNamespace(p Profile) bool {
-	return len(p.Deny) > 0 || anyKept(p.Kept, p.Write) || len(hiddenPaths(p.Hidden, p.Write)) > 0
+	return len(p.Deny) > 0 || anyKept(p.Kept, p.Writable()) || len(hiddenPaths(p.Hidden, p.Write)) > 0
 }
 
 // anyKept reports whether keep would find something to keep: a glob's

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -180,7 +181,7 @@ func enter(profile string) error {
 		if err := hide(hiddenPaths(p.Hidden, p.Write), p.ParentNS); err != nil {
 			return err
 		}
-		if err := keep(p.Kept, p.Write, p.ParentNS); err != nil {
+		if err := keep(p.Kept, p.Writable(), p.ParentNS); err != nil {
 			return err
 		}
 		if wd != "" {
@@ -350,10 +351,18 @@ func Rules(p Profile) []landlock.Rule {
 	}
 	rules = append(rules,
 		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/random", "/dev/urandom").WithIoctlDev().IgnoreIfMissing(),
-		landlock.RWDirs("/dev/pts", "/dev/shm").WithIoctlDev().IgnoreIfMissing(),
+		landlock.RWDirs(deviceDirs...).WithIoctlDev().IgnoreIfMissing(),
 	)
 	return rules
 }
+
+// deviceDirs are the folders every sandboxed command may change besides
+// its profile's (Rules).
+var deviceDirs = []string{"/dev/pts", "/dev/shm"}
+
+// Writable returns every folder a command under p may change: p.Write
+// and deviceDirs. A kept path (Profile.Kept) in any of them is kept.
+func (p Profile) Writable() []string { return append(slices.Clone(p.Write), deviceDirs...) }
 
 func rwDirs(paths ...string) landlock.FSRule { return landlock.RWDirs(paths...).WithRefer() }
 
