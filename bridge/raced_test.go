@@ -109,7 +109,9 @@ func relink(t *testing.T, target, link string) {
 // the bridge finds on PATH is a stand-in that points the link at a denied
 // tree, runs the real one, and points the link back before it prints what
 // it found (so the results are judged on the link as the call was): the
-// denied file's text never reaches the model.
+// denied file's text never reaches the model. The sandbox is off: in it
+// ripgrep runs in a read-only jail, where the stand-in could not flip
+// the link (TestBridge_GrepRipgrepJailed).
 func TestBridge_GrepRootFlippedAfterJudgement(t *testing.T) {
 	rg, err := exec.LookPath("rg")
 	if err != nil {
@@ -134,7 +136,10 @@ func TestBridge_GrepRootFlippedAfterJudgement(t *testing.T) {
 	m := newFakeModel(t, grep, fakeTurn{text: "ok"})
 	// The stand-in is looked up outside the bridge's temp folder (programs
 	// in it are never run).
-	e := startEditor(t, "DSH_BASE_URL="+m.srv.URL, "PATH="+bin+":"+os.Getenv("PATH"), "TMPDIR="+t.TempDir())
+	cfg := t.TempDir()
+	os.MkdirAll(filepath.Join(cfg, "dsh-bridge"), 0o700)
+	os.WriteFile(filepath.Join(cfg, "dsh-bridge", "settings.json"), []byte(`{"sandbox":{"mode":"off"}}`), 0o600)
+	e := startEditor(t, "DSH_BASE_URL="+m.srv.URL, "PATH="+bin+":"+os.Getenv("PATH"), "TMPDIR="+t.TempDir(), "XDG_CONFIG_HOME="+cfg)
 	e.initialize(nil)
 	h := &harness{editor: e, model: m, dir: dir, session: e.newSession(dir)}
 	h.prompt(h.session, "grep")
