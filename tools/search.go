@@ -50,12 +50,14 @@ type grepResult struct {
 
 func searchError(code, msg string) error { return registry.NewError("SearchError", code, msg) }
 
-// ripgrep returns the rg binary to use, or "" for the native walker.
+// ripgrep returns the rg binary to use, or "" for the native walker. It
+// is looked up as a program run outside the sandbox is: without a sandbox
+// (and as the helper execs it) nothing confines what it is.
 func ripgrep(native bool) string {
 	if native {
 		return ""
 	}
-	p, err := safepath.LookPath("rg") // it may run outside the sandbox
+	p, err := safepath.LookPath("rg") // it runs outside the sandbox
 	if err != nil {
 		return ""
 	}
