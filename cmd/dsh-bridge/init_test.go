@@ -184,6 +184,9 @@ func TestStartup_NoIOAtInit(t *testing.T) {
 			continue // the start itself, the runtime's threads, the exit
 		case strings.HasPrefix(call, "access(\"/etc/ld.so.preload\""):
 			continue
+		case strings.HasPrefix(call, `openat(AT_FDCWD, "/proc/self/stat", O_RDONLY|O_CLOEXEC)`),
+			strings.HasPrefix(call, `openat(AT_FDCWD, "/proc/self/mem", O_WRONLY|O_CLOEXEC)`):
+			continue // main's first step, not init's: secrets.HideProcess blanks the key's blocks
 		}
 		calls++
 		if !runtimeOnly(call) {
