@@ -226,6 +226,9 @@ func (ss *Session) turn(ctx context.Context) string {
 		})
 		settle()
 		if ctx.Err() != nil {
+			if err == nil {
+				ss.account(ctx, resp, size, true) // a whole answer is paid for, cancelled or not
+			}
 			ss.commitAssistant(resp, nil)
 			ss.failUnfinished(ctx, append(resp.ToolCalls, resp.Announced...))
 			return stopCancelled
