@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: build demo test test-stress deps vet bench fuzz mutate test-nvim deps-nvim test-vscode deps-vscode vsix code-server
+.PHONY: build demo test test-stress deps vet bench fuzz mutate mutate-independent test-nvim deps-nvim test-vscode deps-vscode vsix code-server
 
 # build puts dsh-bridge and its helpers side by side in bin/: dsh-highlight
 # (syntax tokens), dsh-code (Code Mode's runner) and dsh-markdown
@@ -136,3 +136,10 @@ fuzz:
 # not run by CI; its result is in BENCHMARKS.md).
 mutate: deps
 	$(GO) run ./cmd/mutate
+
+# mutate-independent plants cmd/mutate/independent.json: mutations written
+# from the packages' docs and non-test code by someone who had not read
+# the tests (issue 48). Its score is reported apart from mutate's, in
+# BENCHMARKS.md.
+mutate-independent: deps
+	$(GO) run ./cmd/mutate -list cmd/mutate/independent.json
