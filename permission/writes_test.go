@@ -131,9 +131,15 @@ func TestPolicy_ExactRuleAndMoreArgs(t *testing.T) {
 		{"echo --output=/tmp/x | xargs git diff", Ask},
 		{"echo --output=/tmp/x | xargs -0 timeout 5 git diff", Ask},
 		{"echo x | xargs", Allow}, // xargs alone runs echo, which a prefix rule covers
+		{"rm {}", Allow},
+		{"find . -name '*.o' -exec rm {} +", Ask},
+		{"find . -name '*.o' -exec rm {} ';'", Ask}, // {} is whatever find found
+		{"find . -exec git diff +", Ask},
+		{"find . -execdir git diff ';'", Ask},
+		{"find . -name '*.o'", Allow},
 	} {
 		t.Run(tc.cmd, func(t *testing.T) {
-			p, reg, scope, _ := testPolicy(t, ModeDefault, []string{"bash(git diff)", "bash(echo:*)"}, nil, nil)
+			p, reg, scope, _ := testPolicy(t, ModeDefault, []string{"bash(git diff)", "bash(echo:*)", "bash(rm {})", "bash(find:*)"}, nil, nil)
 			if d := p.Decide(context.Background(), reg.Get("bash", scope), bashArgs(tc.cmd)); d.Verdict != tc.want {
 				t.Errorf("got %v (%s), want %v", d.Verdict, d.Reason, tc.want)
 			}
