@@ -1,0 +1,52 @@
+package bridge_test
+
+import (
+	"math"
+	"testing"
+)
+
+// TestLiveModel_CostAfterLoad: the cost a loaded session goes on from is
+// the total of the requests made before it, each counted once (the log
+// records each request's cost, not the running total): the first usage
+// update after session/load in a new process is that total plus the new
+// request's cost, and the context used is the new request's prompt.
+func TestLiveModel_CostAfterLoad(t *testing.T) {
+	w := newLiveWorld(t, `{"models":{"deepseek-v4-flash":{"price":{"cacheHit":1,"cacheMiss":2,"output":4}}}}`,
+		fakeTurn{calls: []fakeCall{readCall("r1")}}, fakeTurn{text: "one"}, fakeTurn{text: "two"}, fakeTurn{text: "three"})
+	w.model.tokens = []fakeUsage{{prompt: 50}, {prompt: 63, completion: 2, hit: 0}, {prompt: 3000, completion: 7, hit: 128}, {prompt: 3100, completion: 5, hit: 2944}}
+	cost := func(us []fakeUsage) float64 {
+		sum := 0.0
+		for _, u := range us {
+			sum += (float64(u.hit)*1 + float64(u.miss)*2 + float64(u.completion)*4) / 1e6
+		}
+		return sum
+	}
+	e := w.editor(nil)
+	s := e.newSession(w.dir)
+	e.prompt(s, "first")
+	e.prompt(s, "second")
+	before := usages(e)
+	if len(before) != 3 || before[2].Cost == nil {
+		t.Fatalf("got usage updates %+v, want 3 priced", before)
+	}
+	if want := cost(w.model.reported()); math.Abs(before[2].Cost.Amount-want) > 1e-12 {
+		t.Fatalf("got cost %v before the load, want %v", before[2].Cost.Amount, want)
+	}
+	e.close()
+
+	e2 := w.editor(nil)
+	w.load(e2, s)
+	e2.prompt(s, "third")
+	after := usages(e2)
+	reported := w.model.reported()
+	if len(after) != 1 || after[0].Cost == nil || len(reported) != 4 {
+		t.Fatalf("got usage updates %+v after the load (%d requests), want 1 priced", after, len(reported))
+	}
+	want := cost(reported)
+	if got := after[0].Cost.Amount; math.Abs(got-want) > 1e-12 {
+		t.Errorf("got cost %v after the load, want %v (%v before it, %v for the new request)", got, want, before[2].Cost.Amount, cost(reported[3:]))
+	}
+	if after[0].Used != int64(reported[3].prompt) || after[0].Size != before[2].Size {
+		t.Errorf("got used %d of %d after the load, want %d of %d", after[0].Used, after[0].Size, reported[3].prompt, before[2].Size)
+	}
+}
