@@ -114,20 +114,78 @@ const prSetChildSubreaper = 36
 
 // killAll kills every descendant of this process — its process group and,
 // through the /proc tree, those that left it — and, with self, this
-// process too (last). It repeats while the tree still changes, for
-// descendants forked meanwhile.
+// process too (last). As a child subreaper this process inherits every
+// descendant whose parent dies, so it is done only when it has no child
+// left, zombies reaped: a process that forks and exits faster than a scan
+// of /proc (a "pid hopper") lands among its direct children, which are
+// read in one small file and killed at once, each round faster than a
+// fork. It gives up after killBound.
 func killAll(self bool) {
-	for range 5 {
-		pids := descendants(os.Getpid())
+	deadline := time.Now().Add(killBound)
+	for round := 0; time.Now().Before(deadline); round++ {
+		pids := children()
+		if pids == nil || round%16 == 0 {
+			pids = append(pids, descendants(os.Getpid())...) // grandchildren whose parents live, or no children file
+		}
 		for _, pid := range pids {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
-		if len(pids) == 0 {
-			break
+		if !reap() {
+			break // no child at all: nothing is left below this process
 		}
 	}
 	if self {
 		_ = syscall.Kill(-os.Getpid(), syscall.SIGKILL)
+	}
+}
+
+// killBound is how long killAll keeps killing a tree that keeps forking.
+const killBound = 5 * time.Second
+
+// children lists this process's direct children (every thread's), from
+// /proc/self/task/*/children; nil when the kernel has no such files.
+func children() []int {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	found := false
+	for _, t := range tasks {
+		data, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		found = true
+		for _, f := range strings.Fields(string(data)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				out = append(out, pid)
+			}
+		}
+	}
+	if !found {
+		return nil
+	}
+	if out == nil {
+		out = []int{}
+	}
+	return out
+}
+
+// reap collects every child that has ended, and reports whether any
+// child (ended or not) is left.
+func reap() bool {
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		switch {
+		case errors.Is(err, syscall.ECHILD):
+			return false
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case err != nil || pid == 0:
+			return true // children left, none ended yet
+		}
 	}
 }
 

@@ -72,3 +72,48 @@ func TestSupervise_CommandCannotEndItsSupervisor(t *testing.T) {
 		})
 	}
 }
+
+// TestSupervise_ForkHopperDies: a process that forks and exits its parent
+// as fast as it can, so that its pid is never the one a scan of /proc
+// saw, is still killed when its command ends: the supervisor, a child
+// subreaper, inherits each hop and stops only when it has no child left.
+func TestSupervise_ForkHopperDies(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	survived := filepath.Join(dir, "survived")
+	// It hops for a second, then, if still alive, says so and waits.
+	hopper := `import os, sys, time
+os.setsid()
+end = time.time() + 1
+while time.time() < end:
+    if os.fork() > 0:
+        os._exit(0)
+open(sys.argv[1], "w").write("alive")
+time.sleep(10)
+`
+	marker := "7931"
+	proctest.Sweep(t, "hopper-"+marker)
+	script := "python3 -c '" + hopper + "' " + survived + " hopper-" + marker + " & sleep 0.2; echo started"
+	argv, err := Wrap(self, Profile{Write: []string{dir}}, []string{"bash", "-c", script})
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv = Supervised(self, argv)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.SysProcAttr = SupervisorAttr(SysProcAttr(Profile{Write: []string{dir}}))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil || !strings.Contains(out.String(), "started") {
+		t.Fatalf("the command: %v\n%s", err, out.String())
+	}
+	// A hop that escaped writes survived once its second is over.
+	for range 100 {
+		if _, err := os.Stat(survived); err == nil {
+			t.Fatal("the fork hopper outlived its supervisor")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
