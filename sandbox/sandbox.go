@@ -207,11 +207,20 @@ func enter(profile string) error {
 // root gets the one capability its mounts need and drops it before the
 // command starts.
 func SysProcAttr(p Profile) *syscall.SysProcAttr {
+	return sysProcAttr(p, needsNamespace(p) && userNamespaces())
+}
+
+// sysProcAttr is SysProcAttr decided: namespace says whether the helper
+// gets a user and mount namespace. Without one (none needed, or none to
+// be had) the helper enforces the profile with Landlock alone: denied
+// trees are carved out of its rules instead of masked, and nothing is
+// kept.
+func sysProcAttr(p Profile, namespace bool) *syscall.SysProcAttr {
 	// A session of its own: the command has no controlling terminal, so it
 	// can neither read the person's keys nor type into the editor's
 	// terminal (/dev/tty fails).
 	a := &syscall.SysProcAttr{Setsid: true}
-	if needsNamespace(p) && userNamespaces() {
+	if namespace {
 		uid, gid := os.Getuid(), os.Getgid()
 		a.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
 		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
