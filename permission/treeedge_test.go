@@ -92,3 +92,35 @@ func TestPolicy_DeniedTreeSiblings(t *testing.T) {
 		})
 	}
 }
+
+// TestTrusts_Edge: a trustedWorkspaces tree entry trusts its root and
+// the folders below it, never a sibling whose name starts the same; a
+// plain entry trusts that folder alone.
+func TestTrusts_Edge(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(base, "work")
+	for _, tc := range []struct {
+		entry, cwd string
+		want       bool
+	}{
+		{work + "/**", work, true},
+		{work + "/**", filepath.Join(work, "a"), true},
+		{work + "/**", filepath.Join(work, "a", "b"), true},
+		{work + "/**", work + "-evil", false},
+		{work + "/**", work + "x", false},
+		{work + "/**", base, false},
+		{work, work, true},
+		{work, filepath.Join(work, "a"), false},
+		{work, work + "-evil", false},
+		{"work/**", work, false}, // relative entries trust nothing
+	} {
+		t.Run(tc.entry+" "+tc.cwd, func(t *testing.T) {
+			if got := trusts(tc.entry, tc.cwd); got != tc.want {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
