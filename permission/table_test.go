@@ -25,12 +25,14 @@ var decisionModes = []Mode{ModeDefault, ModeAccept, ModePlan, ModeBypass}
 // the workspace's own, under rules naming that folder. The rule kinds:
 // the tool's own rule (bash: its program's) allowing, asking or denying;
 // a read rule allowing (for bash, beside the program's own allow rule)
-// or denying.
+// or denying; the tool's own allow rule from the (trusted) workspace's
+// settings, which never reaches outside the workspace.
 func TestPolicy_DecisionTable(t *testing.T) {
 	const (
 		none      = "none"
 		allow     = "allow"
 		allowRead = "allow-read"
+		allowWS   = "allow-ws"
 		ask       = "ask"
 		deny      = "deny"
 		denyRead  = "deny-read"
@@ -43,18 +45,21 @@ func TestPolicy_DecisionTable(t *testing.T) {
 		{"read", "in", none, "allow allow allow allow"},
 		{"read", "in", allow, "allow allow allow allow"},
 		{"read", "in", allowRead, "allow allow allow allow"},
+		{"read", "in", allowWS, "allow allow allow allow"},
 		{"read", "in", ask, "ask ask ask allow"},
 		{"read", "in", deny, "deny deny deny deny"},
 		{"read", "in", denyRead, "deny deny deny deny"},
 		{"read", "beside", none, "allow allow allow allow"},
 		{"read", "beside", allow, "allow allow allow allow"},
 		{"read", "beside", allowRead, "allow allow allow allow"},
+		{"read", "beside", allowWS, "allow allow allow allow"},
 		{"read", "beside", ask, "allow allow allow allow"},
 		{"read", "beside", deny, "allow allow allow allow"},
 		{"read", "beside", denyRead, "allow allow allow allow"},
 		{"read", "out", none, "ask ask ask allow"},
 		{"read", "out", allow, "allow allow allow allow"},
 		{"read", "out", allowRead, "allow allow allow allow"},
+		{"read", "out", allowWS, "ask ask ask allow"},
 		{"read", "out", ask, "ask ask ask allow"},
 		{"read", "out", deny, "deny deny deny deny"},
 		{"read", "out", denyRead, "deny deny deny deny"},
@@ -62,18 +67,21 @@ func TestPolicy_DecisionTable(t *testing.T) {
 		{"write", "in", none, "ask allow deny allow"},
 		{"write", "in", allow, "allow allow deny allow"},
 		{"write", "in", allowRead, "ask allow deny allow"},
+		{"write", "in", allowWS, "allow allow deny allow"},
 		{"write", "in", ask, "ask ask deny allow"},
 		{"write", "in", deny, "deny deny deny deny"},
 		{"write", "in", denyRead, "deny deny deny deny"},
 		{"write", "beside", none, "ask allow deny allow"},
 		{"write", "beside", allow, "ask allow deny allow"},
 		{"write", "beside", allowRead, "ask allow deny allow"},
+		{"write", "beside", allowWS, "ask allow deny allow"},
 		{"write", "beside", ask, "ask allow deny allow"},
 		{"write", "beside", deny, "ask allow deny allow"},
 		{"write", "beside", denyRead, "ask allow deny allow"},
 		{"write", "out", none, "ask ask deny allow"},
 		{"write", "out", allow, "allow allow deny allow"},
 		{"write", "out", allowRead, "ask ask deny allow"},
+		{"write", "out", allowWS, "ask ask deny allow"},
 		{"write", "out", ask, "ask ask deny allow"},
 		{"write", "out", deny, "deny deny deny deny"},
 		{"write", "out", denyRead, "deny deny deny deny"},
@@ -81,18 +89,21 @@ func TestPolicy_DecisionTable(t *testing.T) {
 		{"edit", "in", none, "ask allow deny allow"},
 		{"edit", "in", allow, "allow allow deny allow"},
 		{"edit", "in", allowRead, "ask allow deny allow"},
+		{"edit", "in", allowWS, "allow allow deny allow"},
 		{"edit", "in", ask, "ask ask deny allow"},
 		{"edit", "in", deny, "deny deny deny deny"},
 		{"edit", "in", denyRead, "deny deny deny deny"},
 		{"edit", "beside", none, "ask allow deny allow"},
 		{"edit", "beside", allow, "ask allow deny allow"},
 		{"edit", "beside", allowRead, "ask allow deny allow"},
+		{"edit", "beside", allowWS, "ask allow deny allow"},
 		{"edit", "beside", ask, "ask allow deny allow"},
 		{"edit", "beside", deny, "ask allow deny allow"},
 		{"edit", "beside", denyRead, "ask allow deny allow"},
 		{"edit", "out", none, "ask ask deny allow"},
 		{"edit", "out", allow, "allow allow deny allow"},
 		{"edit", "out", allowRead, "ask ask deny allow"},
+		{"edit", "out", allowWS, "ask ask deny allow"},
 		{"edit", "out", ask, "ask ask deny allow"},
 		{"edit", "out", deny, "deny deny deny deny"},
 		{"edit", "out", denyRead, "deny deny deny deny"},
@@ -102,18 +113,21 @@ func TestPolicy_DecisionTable(t *testing.T) {
 		{"bash-read", "in", none, "ask ask deny allow"},
 		{"bash-read", "in", allow, "allow allow deny allow"},
 		{"bash-read", "in", allowRead, "allow allow deny allow"},
+		{"bash-read", "in", allowWS, "allow allow deny allow"},
 		{"bash-read", "in", ask, "ask ask deny allow"},
 		{"bash-read", "in", deny, "deny deny deny deny"},
 		{"bash-read", "in", denyRead, "deny deny deny deny"},
 		{"bash-read", "beside", none, "ask ask deny allow"},
 		{"bash-read", "beside", allow, "allow allow deny allow"},
 		{"bash-read", "beside", allowRead, "allow allow deny allow"},
+		{"bash-read", "beside", allowWS, "allow allow deny allow"},
 		{"bash-read", "beside", ask, "ask ask deny allow"},
 		{"bash-read", "beside", deny, "deny deny deny deny"}, // the rule is the program's
 		{"bash-read", "beside", denyRead, "ask ask deny allow"},
 		{"bash-read", "out", none, "ask ask deny allow"},
 		{"bash-read", "out", allow, "ask ask deny allow"},
 		{"bash-read", "out", allowRead, "ask ask deny allow"},
+		{"bash-read", "out", allowWS, "ask ask deny allow"},
 		{"bash-read", "out", ask, "ask ask deny allow"},
 		{"bash-read", "out", deny, "deny deny deny deny"},
 		{"bash-read", "out", denyRead, "deny deny deny deny"},
@@ -123,18 +137,21 @@ func TestPolicy_DecisionTable(t *testing.T) {
 		{"bash-write", "in", none, "ask ask deny allow"},
 		{"bash-write", "in", allow, "ask allow deny allow"},
 		{"bash-write", "in", allowRead, "ask allow deny allow"},
+		{"bash-write", "in", allowWS, "ask allow deny allow"},
 		{"bash-write", "in", ask, "ask ask deny allow"},
 		{"bash-write", "in", deny, "deny deny deny deny"},
 		{"bash-write", "in", denyRead, "deny deny deny deny"},
 		{"bash-write", "beside", none, "ask ask deny allow"},
 		{"bash-write", "beside", allow, "ask allow deny allow"},
 		{"bash-write", "beside", allowRead, "ask allow deny allow"},
+		{"bash-write", "beside", allowWS, "ask allow deny allow"},
 		{"bash-write", "beside", ask, "ask ask deny allow"},
 		{"bash-write", "beside", deny, "deny deny deny deny"},
 		{"bash-write", "beside", denyRead, "ask ask deny allow"},
 		{"bash-write", "out", none, "ask ask deny allow"},
 		{"bash-write", "out", allow, "ask ask deny allow"},
 		{"bash-write", "out", allowRead, "ask ask deny allow"},
+		{"bash-write", "out", allowWS, "ask ask deny allow"},
 		{"bash-write", "out", ask, "ask ask deny allow"},
 		{"bash-write", "out", deny, "deny deny deny deny"},
 		{"bash-write", "out", denyRead, "deny deny deny deny"},
@@ -146,7 +163,7 @@ func TestPolicy_DecisionTable(t *testing.T) {
 	}
 	for _, tool := range []string{"read", "write", "edit", "bash-read", "bash-write"} {
 		for _, where := range []string{"in", "beside", "out"} {
-			for _, rule := range []string{none, allow, allowRead, ask, deny, denyRead} {
+			for _, rule := range []string{none, allow, allowRead, allowWS, ask, deny, denyRead} {
 				if !seen[tool+"/"+where+"/"+rule] {
 					t.Errorf("the table has no row for %s %s %s", tool, where, rule)
 				}
@@ -203,6 +220,8 @@ func TestPolicy_DecisionTable(t *testing.T) {
 				switch r.rule {
 				case allow:
 					allowRules = []string{own}
+				case allowWS:
+					allowRules = []string{"ws:" + own}
 				case allowRead:
 					allowRules = []string{"read(" + tree + ")"}
 					if tool == "bash" {
@@ -240,7 +259,8 @@ func tableWorkspace(t *testing.T) string {
 	return dir
 }
 
-// policyIn is testPolicy over the workspace dir.
+// policyIn is testPolicy over the workspace dir; a rule written "ws:…"
+// comes from the workspace's settings.
 func policyIn(t *testing.T, dir string, mode Mode, allow, ask, deny []string) (*Policy, *registry.Registry, *registry.Scope) {
 	t.Helper()
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, ".config-home"))
@@ -259,7 +279,11 @@ func policyIn(t *testing.T, dir string, mode Mode, allow, ask, deny []string) (*
 		out *[]Rule
 	}{{allow, &s.Allow}, {ask, &s.Ask}, {deny, &s.Deny}} {
 		for _, text := range l.in {
-			r, err := ParseRule(text, FromUser)
+			src := FromUser
+			if rest, ok := strings.CutPrefix(text, "ws:"); ok {
+				text, src = rest, FromWorkspace
+			}
+			r, err := ParseRule(text, src)
 			if err != nil {
 				t.Fatal(err)
 			}
