@@ -170,6 +170,23 @@ func TestPolicy_DecisionTable(t *testing.T) {
 			}
 		}
 	}
+	// A read rule that allows never changes what a write or an edit gets:
+	// its row is the row without it.
+	wantOf := map[string]string{}
+	for _, r := range rows {
+		wantOf[r.tool+"/"+r.where+"/"+r.rule] = r.want
+	}
+	for _, tool := range []string{"write", "edit", "bash-write"} {
+		without := none
+		if tool == "bash-write" {
+			without = allow // the program's own rule, which allow-read adds
+		}
+		for _, where := range []string{"in", "beside", "out"} {
+			if a, b := wantOf[tool+"/"+where+"/"+allowRead], wantOf[tool+"/"+where+"/"+without]; a != b {
+				t.Errorf("the table: %s %s under a read allow rule is %q, without it %q", tool, where, a, b)
+			}
+		}
+	}
 	if len(rows) != len(seen) {
 		t.Errorf("the table has %d rows for %d combinations", len(rows), len(seen))
 	}
