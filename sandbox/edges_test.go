@@ -223,3 +223,48 @@ func TestKept_Symlinks(t *testing.T) {
 		})
 	}
 }
+
+// TestSysProcAttr_NamespacesRefused: where the namespace probe says no
+// (here the probe's own mark in the environment, which makes
+// userNamespaces answer false without probing), SysProcAttr starts the
+// helper without a namespace even for a profile that wants one, the
+// helper then keeps the denied tree with Landlock alone, and the notice
+// says that kept paths are not kept. The check runs in a second run of
+// this test binary, whose answer is its own.
+func TestSysProcAttr_NamespacesRefused(t *testing.T) {
+	if os.Getenv(probeEnv) == "" {
+		self, _ := os.Executable()
+		cmd := exec.Command(self, "-test.run", "^"+t.Name()+"$", "-test.v", "-test.count=1")
+		cmd.Env = append(os.Environ(), probeEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
+			t.Errorf("with namespaces refused: %v\n%s", err, out)
+		}
+		return
+	}
+	if ABI() == 0 {
+		t.Fatal("no Landlock")
+	}
+	if userNamespaces() {
+		t.Fatal("the probe's mark did not refuse namespaces")
+	}
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	ws := filepath.Join(base, "ws")
+	os.MkdirAll(filepath.Join(ws, "secrets"), 0o755)
+	os.MkdirAll(filepath.Join(ws, ".git", "hooks"), 0o755)
+	os.WriteFile(filepath.Join(ws, "secrets", "key"), []byte("TOPSECRET"), 0o644)
+	os.WriteFile(filepath.Join(ws, "plain"), []byte("plain"), 0o644)
+	p := Profile{Write: []string{ws}, Deny: []string{filepath.Join(ws, "secrets")}, Kept: []string{filepath.Join(ws, ".git", "hooks")}}
+	if a := SysProcAttr(p); a.Cloneflags != 0 || len(a.UidMappings) != 0 || len(a.AmbientCaps) != 0 {
+		t.Errorf("got clone flags %#x, mappings %v, caps %v; want none", a.Cloneflags, a.UidMappings, a.AmbientCaps)
+	}
+	if out, err := helperRun(t, p, ws, "cat secrets/key", false); err == nil || strings.Contains(out, "TOPSECRET") {
+		t.Errorf("the denied tree: err %v, output %q; want refused", err, out)
+	}
+	if out, err := helperRun(t, p, ws, "cat plain; echo ok > made", false); err != nil || out != "plain" {
+		t.Errorf("the rest: err %v, output %q; want %q", err, out, "plain")
+	}
+	if got := Enforced(p); !strings.Contains(got, "NOT kept read-only") {
+		t.Errorf("the notice: %q", got)
+	}
+}
