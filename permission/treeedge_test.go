@@ -124,3 +124,29 @@ func TestTrusts_Edge(t *testing.T) {
 		})
 	}
 }
+
+// TestPolicy_CheckPathKinds: at the host, a read deny rule refuses every
+// access under its tree, a write deny rule only writes, and neither
+// reaches a sibling whose name starts the same.
+func TestPolicy_CheckPathKinds(t *testing.T) {
+	p, _, _, dir := testPolicy(t, ModeDefault, nil, nil, []string{"read(secrets/**)", "write(out/**)"})
+	for _, tc := range []struct {
+		path    string
+		write   bool
+		refused bool
+	}{
+		{"secrets/key", false, true},
+		{"secrets/key", true, true},
+		{"secrets-old/key", true, false},
+		{"out/x", false, false},
+		{"out/x", true, true},
+		{"out", true, true},
+		{"out-old/x", true, false},
+	} {
+		t.Run(tc.path+map[bool]string{false: " read", true: " write"}[tc.write], func(t *testing.T) {
+			if got := p.CheckPath(filepath.Join(dir, tc.path), tc.write) != nil; got != tc.refused {
+				t.Errorf("got refused %v, want %v", got, tc.refused)
+			}
+		})
+	}
+}
