@@ -2,6 +2,7 @@
 package proctest
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,16 +12,48 @@ import (
 	"time"
 )
 
-// Running reports whether a process whose command line contains marker
-// (NUL-separated arguments, for example "sleep\x007791") runs now. It
-// panics without /proc: then nothing can be proved either way.
+// RunVar is the environment variable that marks the processes of one test
+// run: set when this package is initialised, to a value of this process's
+// own unless a parent test process set it, and inherited by every process
+// the tests start (their commands, the bridge's, and theirs). Two runs on
+// one machine (two engineers' go test, or a package's tests run twice at
+// once) start commands with the same marker; only a process that carries
+// this run's value, or whose environment cannot be read, is this run's.
+const RunVar = "DSH_PROCTEST_RUN"
+
+var runEntry = func() []byte {
+	if os.Getenv(RunVar) == "" {
+		os.Setenv(RunVar, strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
+	}
+	return []byte(RunVar + "=" + os.Getenv(RunVar))
+}()
+
+// ours reports whether the process pid belongs to this run (RunVar); a
+// process whose environment cannot be read counts as this run's.
+func ours(pid string) bool {
+	b, err := os.ReadFile(filepath.Join("/proc", pid, "environ"))
+	if err != nil {
+		return true
+	}
+	for _, kv := range bytes.Split(b, []byte{0}) {
+		if bytes.Equal(kv, runEntry) {
+			return true
+		}
+	}
+	return false
+}
+
+// Running reports whether a process of this run (RunVar) whose command
+// line contains marker (NUL-separated arguments, for example
+// "sleep\x007791") runs now. It panics without /proc: then nothing can be
+// proved either way.
 func Running(marker string) bool {
 	entries, err := os.ReadDir("/proc")
 	if err != nil || len(entries) == 0 {
 		panic("proctest: /proc cannot be read")
 	}
 	for _, e := range entries {
-		if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && strings.Contains(string(b), marker) {
+		if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && strings.Contains(string(b), marker) && ours(e.Name()) {
 			return true
 		}
 	}
@@ -40,10 +73,10 @@ func Gone(marker string) bool {
 	return false
 }
 
-// Sweep kills, when the test ends, every process whose command line still
-// holds one of the markers: a failed test (or a mutant that leaves its
-// commands behind on purpose) must not leave processes that a later run
-// of the same test would mistake for its own.
+// Sweep kills, when the test ends, every process of this run (RunVar)
+// whose command line still holds one of the markers: a failed test (or a
+// mutant that leaves its commands behind on purpose) must not leave
+// processes that a later test would mistake for its own.
 func Sweep(t interface{ Cleanup(func()) }, markers ...string) {
 	t.Cleanup(func() {
 		for _, m := range markers {
@@ -59,7 +92,7 @@ func kill(marker string) {
 		if err != nil || pid == os.Getpid() {
 			continue
 		}
-		if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && strings.Contains(string(b), marker) {
+		if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && strings.Contains(string(b), marker) && ours(e.Name()) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
