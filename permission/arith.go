@@ -230,6 +230,10 @@ func (a *Analysis) evalParts(parts []syntax.WordPart, quoted bool) {
 			}
 			a.evalText(v)
 		case *syntax.DblQuoted:
+			if p.Dollar { // translated through a message catalog when it runs
+				a.opaque("arithmetic evaluates a locale-translated string")
+				continue
+			}
 			a.evalParts(p.Parts, true)
 		case *syntax.ParamExp:
 			a.evalParam(p)

@@ -9,7 +9,9 @@ import (
 )
 
 // lit returns a word's value with its quoting removed, and false when any
-// part of it is expanded at run time ($x, $(…), $((…)), globs of extglob).
+// part of it is expanded at run time ($x, $(…), $((…)), globs of extglob,
+// and $"…", which bash translates through the message catalog that
+// TEXTDOMAIN, TEXTDOMAINDIR and the locale name when it runs).
 // Unquoted glob characters are kept: see hasMeta.
 func lit(w *syntax.Word) (string, bool) {
 	if len(w.Parts) == 1 { // most words: their one part's value, nothing built
@@ -38,6 +40,9 @@ func lit(w *syntax.Word) (string, bool) {
 			}
 			b.WriteString(v)
 		case *syntax.DblQuoted:
+			if p.Dollar {
+				return "", false
+			}
 			for _, q := range p.Parts {
 				l, ok := q.(*syntax.Lit)
 				if !ok {
@@ -151,7 +156,8 @@ func unescapeDouble(s string) string {
 }
 
 // ansiC decodes the body of $'…': \n, \t, \xHH, \NNN, \uHHHH, \cX and
-// the rest; false for what it cannot decode.
+// the rest; false for what it cannot decode. The value ends at its first
+// NUL (\0, \x00, \c@, \u0000, …), as bash's does: $'rm\0zz' is rm.
 func ansiC(s string) (string, bool) {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
@@ -221,7 +227,8 @@ func ansiC(s string) (string, bool) {
 			b.WriteByte(c)
 		}
 	}
-	return b.String(), true
+	v, _, _ := strings.Cut(b.String(), "\x00")
+	return v, true
 }
 
 func isHex(c byte) bool {
