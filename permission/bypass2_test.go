@@ -35,3 +35,20 @@ func TestPolicy_WordValues(t *testing.T) {
 		{"the word goes on after the quote", `$'r\0zz'$'m\0' v`, ModeBypass, Deny},
 	})
 }
+
+// TestPolicy_AliasLexing: bash lexes an alias's text together with the
+// rest of the line it is used on, so a text ending in a backslash or an
+// open quote changes what that rest runs (issue 47, second red team).
+func TestPolicy_AliasLexing(t *testing.T) {
+	p, reg, scope, _ := testPolicy(t, ModeBypass, nil, nil, []string{"bash(rm:*)"})
+	checkVerdicts(t, p, reg.Get("bash", scope), []verdictCase{
+		{"a backslash eats the comment", "shopt -s expand_aliases; alias b='echo \\'\nb #; rm v", ModeBypass, Deny},
+		{"through BASH_ALIASES", "shopt -s expand_aliases; BASH_ALIASES[b]='echo \\'\nb #; rm v", ModeBypass, Deny},
+		{"in bash -O expand_aliases -c", `bash -O expand_aliases -c "alias b='echo \\'` + "\n" + `b #; rm v"`, ModeBypass, Deny},
+		{"an open quote closed on the line", "shopt -s expand_aliases; alias q=\"echo '\"\nq '; rm v; ''", ModeBypass, Deny},
+		{"the comment of a continued line", "shopt -s expand_aliases; alias b='echo \\'\nb \\\n#; rm v", ModeBypass, Deny},
+		{"a blank makes the next word an alias", "shopt -s expand_aliases; alias e='echo ' r='\\'\ne r #; rm v", ModeBypass, Deny},
+		{"a plain alias use with a comment", "shopt -s expand_aliases; alias ll='ls -l'\nll x # rm v", ModeBypass, Allow},
+		{"a blank before an ordinary word", "shopt -s expand_aliases; alias e='echo '\ne x", ModeBypass, Allow},
+	})
+}

@@ -92,19 +92,46 @@ func (a *Analysis) rename(name, text string) {
 }
 
 // expand judges a use of a name the script renamed (an alias, a hash -p
-// binding) as the text it stands for followed by the words it is given:
-// "s rm x" after "alias s=strace" runs strace rm x.
+// binding) as the text it stands for followed by the rest of its source
+// line, comments included, as bash lexes an alias's text and what follows
+// it afresh: "s rm x" after "alias s=strace" runs strace rm x, and
+// "b #; rm x" after "alias b='echo \'" runs rm x. A text ending in a
+// blank makes bash expand the next word as an alias too: when that word
+// is a name the script renamed, the use is opaque.
 func (a *Analysis) expand(src, prog string, words []*syntax.Word, depth int) {
 	text, ok := a.renamed[prog]
 	if !ok {
 		return
 	}
-	if len(words) > 1 {
-		text += " " + raw(src, words[1:])
+	if strings.HasSuffix(text, " ") || strings.HasSuffix(text, "\t") {
+		if len(words) > 1 {
+			if next, ok := lit(words[1]); ok && a.renamed[next] != "" {
+				a.opaque("the alias %s ends in a blank, so the alias %s after it is expanded too", prog, next)
+			}
+		}
 	}
+	text += restOfLine(src, int(words[0].End().Offset()))
 	in := a.nested()
 	in.parse(text, depth+1)
 	a.absorb(&in)
+}
+
+// restOfLine is src from offset to the end of its line; a newline after
+// a backslash continues the line.
+func restOfLine(src string, offset int) string {
+	if offset > len(src) {
+		return ""
+	}
+	rest := src[offset:]
+	for i := 0; i < len(rest); i++ {
+		switch rest[i] {
+		case '\\':
+			i++
+		case '\n':
+			return rest[:i]
+		}
+	}
+	return rest
 }
 
 // shellQuote quotes s as one shell word.
