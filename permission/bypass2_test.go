@@ -52,3 +52,18 @@ func TestPolicy_AliasLexing(t *testing.T) {
 		{"a blank before an ordinary word", "shopt -s expand_aliases; alias e='echo '\ne x", ModeBypass, Allow},
 	})
 }
+
+// TestPolicy_TimeDashDash: bash's time keyword takes -- as the end of its
+// options; the command after it is what runs (issue 47, second red team).
+func TestPolicy_TimeDashDash(t *testing.T) {
+	p, reg, scope, _ := testPolicy(t, ModeBypass, []string{"bash(ls:*)"}, nil, []string{"bash(rm:*)"})
+	checkVerdicts(t, p, reg.Get("bash", scope), []verdictCase{
+		{"time --", "time -- rm v", ModeBypass, Deny},
+		{"time -p --", "time -p -- rm v", ModeBypass, Deny},
+		{"negated", "! time -- rm v", ModeBypass, Deny},
+		{"in a substitution", "x=$(time -- rm v)", ModeBypass, Deny},
+		{"through env", "time -- env rm v", ModeBypass, Deny},
+		{"in a pipeline", "time -- ls | time -- rm v", ModeBypass, Deny},
+		{"an allowed program", "time -- ls v", ModeDefault, Allow},
+	})
+}

@@ -169,6 +169,14 @@ func (a *Analysis) parse(src string, depth int) {
 	syntax.Walk(f, func(n syntax.Node) bool {
 		a.arithNode(n)
 		switch n := n.(type) {
+		case *syntax.TimeClause: // bash's time keyword takes -- as the end of its options
+			if n.Stmt != nil {
+				if c, ok := n.Stmt.Cmd.(*syntax.CallExpr); ok && len(c.Assigns) == 0 && len(c.Args) > 0 {
+					if v, ok := lit(c.Args[0]); ok && v == "--" {
+						c.Args = c.Args[1:]
+					}
+				}
+			}
 		case *syntax.Stmt:
 			for _, r := range n.Redirs {
 				a.redirect(r)
