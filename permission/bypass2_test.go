@@ -67,3 +67,35 @@ func TestPolicy_TimeDashDash(t *testing.T) {
 		{"an allowed program", "time -- ls v", ModeDefault, Allow},
 	})
 }
+
+// TestPolicy_EnvOptions: env's options are read as getopt reads them,
+// clusters and abbreviations too, and its split string is code (issue 47,
+// second red team).
+func TestPolicy_EnvOptions(t *testing.T) {
+	p, reg, scope, _ := testPolicy(t, ModeBypass, []string{"bash(ls:*)"}, nil, []string{"bash(rm:*)"})
+	checkVerdicts(t, p, reg.Get("bash", scope), []verdictCase{
+		{"-iS", "env -iS 'rm v'", ModeBypass, Deny},
+		{"-vS", "env -vS 'rm v'", ModeBypass, Deny},
+		{"-S attached", "env -S'rm v'", ModeBypass, Deny},
+		{"--split", "env --split 'rm v'", ModeBypass, Deny},
+		{"--sp=", "env --sp='rm v'", ModeBypass, Deny},
+		{"--split-string=", "env --split-string='rm v'", ModeBypass, Deny},
+		{"-S before the operands", "env -S rm v", ModeBypass, Deny},
+		{"-S with options in its string", "env -S '-u X rm' v", ModeBypass, Deny},
+		{"-vu", "env -vu X rm v", ModeBypass, Deny},
+		{"-iu", "env -iu X rm v", ModeBypass, Deny},
+		{"-uX attached", "env -uX rm v", ModeBypass, Deny},
+		{"--unset abbreviated", "env --uns X rm v", ModeBypass, Deny},
+		{"--chdir", "env --chdir /tmp rm v", ModeBypass, Deny},
+		{"-C in a cluster", "env -iC /tmp rm v", ModeBypass, Deny},
+		{"--block-signal takes no next word", "env --block-signal rm v", ModeBypass, Deny},
+		{"a lone -", "env - A=1 rm v", ModeBypass, Deny},
+		{"--", "env -- rm v", ModeBypass, Deny},
+		{"-S with a computed string", `env -S "$x"`, ModeBypass, Deny},
+		{"a dangerous assignment", "env -i PATH=. ls", ModeBypass, Deny},
+		{"an allowed program", "env -iu X A=1 ls v", ModeDefault, Allow},
+		{"an allowed program in -S", "env -S 'ls v'", ModeDefault, Allow},
+		{"a value that names rm", "env -u rm ls", ModeDefault, Allow},
+		{"an unknown program in -S", "env -vS 'touch v'", ModeDefault, Ask},
+	})
+}

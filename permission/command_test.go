@@ -335,7 +335,8 @@ func FuzzAnalyze(f *testing.F) {
 	for _, s := range []string{"exec 3<f; echo >/dev/fd/3", "echo > /proc/self/cwd/../x", "xargs --max-c 1 rm", "sed 's/a/b/w f'", "git -c core.pager=x log",
 		`$"ls" v`, `echo > $"q"`, `$'rm\0zz' v`, `$'rm\c@'`, `echo $(( $"x" ))`,
 		"alias b='echo \\'\nb #; rm v", "alias e='echo ' r=x\ne r \\\n#",
-		"time -- rm v", "! time -p -- rm", "time --"} {
+		"time -- rm v", "! time -p -- rm", "time --",
+		"env -iS 'rm v'", "env --sp='-u X rm' v", "env -vu X rm v", "env -S", "env --=x rm"} {
 		f.Add(s)
 	}
 	p, reg, scope, _ := testPolicy(f, ModeDefault, []string{"bash(git status:*)", "bash(echo:*)", "bash"}, nil, nil)

@@ -129,3 +129,132 @@ func (o wrapperOptions) shortTakes(w string) (takes, sure bool) {
 	}
 	return false, true
 }
+
+// envLong are env's long options (env --help, coreutils 9.1, read
+// 2026-12-05): 1 takes a value, attached with = or the next word; 2 takes
+// one only attached; 0 none. Its short options are -i, -0, -v and -u, -C,
+// -S with a value; its option string starts with +, so options end at
+// its first operand.
+var envLong = map[string]int{
+	"ignore-environment": 0, "null": 0, "unset": 1, "chdir": 1, "split-string": 1,
+	"block-signal": 2, "default-signal": 2, "ignore-signal": 2, "list-signal-handling": 0,
+	"debug": 0, "help": 0, "version": 0,
+}
+
+// envLongName resolves an env long option, abbreviated to any
+// unambiguous prefix as getopt_long allows; "" when it names none or
+// several (env then fails).
+func envLongName(w string) string {
+	if _, ok := envLong[w]; ok {
+		return w
+	}
+	found := ""
+	for name := range envLong {
+		if strings.HasPrefix(name, w) {
+			if found != "" {
+				return ""
+			}
+			found = name
+		}
+	}
+	return found
+}
+
+// env sees through env: its options as getopt reads them (clusters such
+// as -iS, abbreviated long options), its NAME=VALUE words, and the string
+// of -S/--split-string, which env splits into words put before its other
+// operands and reads options from again: judged as the command
+// "env STRING REST". It returns the words of the command env runs.
+func (a *Analysis) env(src string, args []*syntax.Word, depth int) []*syntax.Word {
+	split := func(str string, next int) {
+		code := "env " + str
+		if next < len(args) {
+			code += " " + raw(src, args[next:])
+		}
+		a.parse(code, depth+1)
+	}
+	i := 0
+options:
+	for ; i < len(args); i++ {
+		w, ok := lit(args[i])
+		switch {
+		case !ok:
+			a.opaque("env is given a computed argument")
+			return nil
+		case w == "--":
+			i++
+			break options
+		case !strings.HasPrefix(w, "-") || w == "-":
+			break options
+		case strings.HasPrefix(w, "--"):
+			name, value, attached := strings.Cut(w[2:], "=")
+			name = envLongName(name)
+			if envLong[name] == 1 && !attached {
+				if i+1 >= len(args) {
+					return nil
+				}
+				i++
+				if value, ok = lit(args[i]); !ok {
+					a.opaque("env --%s is given a computed value", name)
+					return nil
+				}
+			}
+			switch name {
+			case "split-string":
+				split(value, i+1)
+				return nil
+			case "chdir":
+				a.ChangesDir = true
+			}
+		default:
+			for j := 1; j < len(w); j++ {
+				c := w[j]
+				if strings.IndexByte("uCS", c) < 0 {
+					continue // -i, -0, -v; an unknown letter makes env fail
+				}
+				value := w[j+1:]
+				if value == "" {
+					if i+1 >= len(args) {
+						return nil
+					}
+					i++
+					if value, ok = lit(args[i]); !ok {
+						a.opaque("env -%c is given a computed value", c)
+						return nil
+					}
+				}
+				switch c {
+				case 'S':
+					split(value, i+1)
+					return nil
+				case 'C':
+					a.ChangesDir = true
+				}
+				break
+			}
+		}
+	}
+	if i < len(args) {
+		if w, ok := lit(args[i]); ok && w == "-" { // a lone - is -i
+			i++
+		}
+	}
+	for ; i < len(args); i++ {
+		w, ok := lit(args[i])
+		if !ok {
+			a.opaque("env is given a computed argument")
+			return nil
+		}
+		name, _, isAssign := strings.Cut(w, "=")
+		if !isAssign {
+			break
+		}
+		if dangerousVar(name) {
+			a.runsLater(name, "env")
+		}
+	}
+	if i >= len(args) {
+		return nil
+	}
+	return args[i:]
+}

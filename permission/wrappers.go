@@ -44,47 +44,8 @@ func (a *Analysis) unwrap(src string, s *Simple, words []*syntax.Word, depth int
 		}
 		return args[i:], false // elevation needs its own allowance
 	case "env":
-		i := 0
-		for i < len(args) {
-			w, ok := lit(args[i])
-			switch {
-			case !ok:
-				a.opaque("env is given a computed argument")
-				return nil, true
-			case w == "-S" || w == "--split-string" || strings.HasPrefix(w, "--split-string=") || (strings.HasPrefix(w, "-S") && len(w) > 2):
-				str := strings.TrimPrefix(strings.TrimPrefix(w, "--split-string="), "-S")
-				if str == "" || str == "--split-string" {
-					if i+1 >= len(args) {
-						return nil, true
-					}
-					v, ok := lit(args[i+1])
-					if !ok {
-						a.opaque("env -S is given a computed string")
-						return nil, true
-					}
-					str = v
-				}
-				a.parse(str, depth+1)
-				return nil, true
-			case w == "-u" || w == "-C" || w == "--unset" || w == "--chdir":
-				i += 2
-				continue
-			case strings.HasPrefix(w, "-"):
-				i++
-				continue
-			case strings.Contains(w, "="):
-				if name, _, _ := strings.Cut(w, "="); dangerousVar(name) {
-					a.runsLater(name, "env")
-				}
-				i++
-				continue
-			}
-			break
-		}
-		if i >= len(args) {
-			return nil, true
-		}
-		return args[i:], true
+		inner := a.env(src, args, depth)
+		return inner, true
 	case "xargs":
 		i, alts := skipOptions("xargs", args)
 		s.MoreArgs = true
