@@ -21,7 +21,7 @@ import (
 // Fetch limits.
 const (
 	FetchTimeout      = 30 * time.Second
-	FetchMaxRedirects = 5
+	FetchMaxRedirects = 5       // redirects followed; one more is refused
 	FetchMaxBytes     = 5 << 20 // raw body read
 	FetchMaxText      = 100 * 1024
 )
@@ -54,7 +54,9 @@ func newFetchClient(hop func(ctx context.Context, from, to *url.URL) error, dial
 		Timeout:   FetchTimeout,
 		Transport: transport,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= FetchMaxRedirects {
+			// via holds the requests made, so the redirect at hand is
+			// the len(via)-th.
+			if len(via) > FetchMaxRedirects {
 				return fmt.Errorf("stopped after %d redirects", FetchMaxRedirects)
 			}
 			if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
