@@ -99,3 +99,31 @@ func TestPolicy_EnvOptions(t *testing.T) {
 		{"an unknown program in -S", "env -vS 'touch v'", ModeDefault, Ask},
 	})
 }
+
+// TestPolicy_ReplacedInCode: the text xargs -I and find -exec replace
+// with words read when they run makes code holding it, and a program
+// naming it, computed (issue 47, second red team).
+func TestPolicy_ReplacedInCode(t *testing.T) {
+	p, reg, scope, _ := testPolicy(t, ModeBypass, []string{"bash(xargs:*)", "bash(find:*)", "bash(sh:*)", "bash(echo:*)"}, nil, []string{"bash(rm:*)"})
+	checkVerdicts(t, p, reg.Get("bash", scope), []verdictCase{
+		{"xargs -I{}", "xargs -I{} sh -c 'echo {}' <<< ';rm v'", ModeBypass, Deny},
+		{"xargs -I %", "xargs -I % bash -c 'echo %'", ModeBypass, Deny},
+		{"xargs -i", "xargs -i sh -c 'echo {}'", ModeBypass, Deny},
+		{"xargs -iR", "xargs -iR sh -c 'echo R'", ModeBypass, Deny},
+		{"xargs --replace", "xargs --replace sh -c 'echo {}'", ModeBypass, Deny},
+		{"xargs --replace=R", "xargs --replace=R sh -c 'echo R'", ModeBypass, Deny},
+		{"xargs --rep=R", "xargs --rep=R sh -c 'echo R'", ModeBypass, Deny},
+		{"xargs -0I R in a cluster", "xargs -0I R sh -c 'echo R'", ModeBypass, Deny},
+		{"xargs -I through a wrapper", "xargs -I{} env sh -c 'echo {}'", ModeBypass, Deny},
+		{"xargs -I in eval", "xargs -I{} eval 'echo {}'", ModeBypass, Deny},
+		{"xargs -I as the program", "xargs -I{} {} v", ModeBypass, Deny},
+		{"xargs -I computed", `xargs -I "$r" sh -c 'echo x'`, ModeBypass, Deny},
+		{"find -exec sh -c", `find . -name 'q*' -exec sh -c 'echo {}' \;`, ModeBypass, Deny},
+		{"find -execdir bash -c", `find . -execdir bash -c 'echo "{}"' \;`, ModeBypass, Deny},
+		{"find -exec with {} as the program", `find . -exec {} \;`, ModeBypass, Deny},
+		{"find -exec sh -c {} +", `find . -exec sh -c {} +`, ModeBypass, Deny},
+		{"xargs -I with plain code", "xargs -I{} sh -c 'echo x' {}", ModeDefault, Allow},
+		{"find -exec with plain code", `find . -exec sh -c 'echo "$1"' sh {} \;`, ModeDefault, Allow},
+		{"xargs -I{} echo {}", "xargs -I{} echo {}", ModeDefault, Allow},
+	})
+}

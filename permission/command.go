@@ -87,6 +87,10 @@ type Analysis struct {
 	// fds are the files the script's redirections open its descriptors
 	// on (fdpaths.go); shared likewise.
 	fds *fdFacts
+	// replace is the text xargs -I or find -exec replaces with words it
+	// reads when it runs, while their command is read: code holding it,
+	// or a program, is computed.
+	replace string
 }
 
 // Analyze parses a bash script and lists every simple command it runs —
@@ -103,7 +107,7 @@ func Analyze(src string) Analysis {
 // nested is an analysis of code inside a's script: it sees the names a's
 // script defined.
 func (a *Analysis) nested() Analysis {
-	return Analysis{renamed: a.renamed, facts: a.facts, fds: a.fdInfo()}
+	return Analysis{renamed: a.renamed, facts: a.facts, fds: a.fdInfo(), replace: a.replace}
 }
 
 // absorb takes in's commands as ones a's script may run (Maybe), and
@@ -154,6 +158,9 @@ func (a *Analysis) parse(src string, depth int) {
 		a.opaque("shell strings nested more than %d deep", maxNesting)
 		a.Words = append(a.Words, looseWords(src)...)
 		return
+	}
+	if depth > 0 && a.replace != "" && strings.Contains(src, a.replace) {
+		a.opaque("code holds %s, which is replaced by words read when it runs", a.replace)
 	}
 	parser := parsers.Get().(*syntax.Parser)
 	f, err := parser.Parse(strings.NewReader(src), "")
@@ -312,8 +319,12 @@ var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true
 // runs).
 func (a *Analysis) call(src string, words []*syntax.Word, depth int) {
 	more := false // a wrapper (xargs) gives the command more arguments
+	defer func(replace string) { a.replace = replace }(a.replace)
 	for len(words) > 0 {
 		s, prog, ok := newSimple(src, words)
+		if ok && a.replace != "" && strings.Contains(prog, a.replace) {
+			ok = false
+		}
 		if !ok {
 			s.Dynamic = true
 			a.Commands = append(a.Commands, s)

@@ -336,7 +336,8 @@ func FuzzAnalyze(f *testing.F) {
 		`$"ls" v`, `echo > $"q"`, `$'rm\0zz' v`, `$'rm\c@'`, `echo $(( $"x" ))`,
 		"alias b='echo \\'\nb #; rm v", "alias e='echo ' r=x\ne r \\\n#",
 		"time -- rm v", "! time -p -- rm", "time --",
-		"env -iS 'rm v'", "env --sp='-u X rm' v", "env -vu X rm v", "env -S", "env --=x rm"} {
+		"env -iS 'rm v'", "env --sp='-u X rm' v", "env -vu X rm v", "env -S", "env --=x rm",
+		"xargs -I{} sh -c 'echo {}'", "xargs -iR {} R", `find . -exec sh -c 'echo {}' \;`, "xargs --rep"} {
 		f.Add(s)
 	}
 	p, reg, scope, _ := testPolicy(f, ModeDefault, []string{"bash(git status:*)", "bash(echo:*)", "bash"}, nil, nil)

@@ -6,6 +6,7 @@ package permission
 // runners with a table of their own are in runners.go.
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -48,6 +49,11 @@ func (a *Analysis) unwrap(src string, s *Simple, words []*syntax.Word, depth int
 		return inner, true
 	case "xargs":
 		i, alts := skipOptions("xargs", args)
+		if r, ok := xargsReplace(args[:i]); !ok {
+			a.opaque("xargs -I is given a computed replacement")
+		} else if r != "" {
+			a.replace = r // until call has read the command
+		}
 		s.MoreArgs = true
 		a.alsoRuns(src, args, alts, false, true, depth)
 		if i >= len(args) {
@@ -163,7 +169,10 @@ func (a *Analysis) findExec(src string, s *Simple, args []*syntax.Word, depth in
 		}
 		if j > i+1 {
 			before := len(a.Commands)
+			replace := a.replace
+			a.replace = "{}"
 			a.call(src, args[i+1:j], depth)
+			a.replace = replace
 			for k := before; k < len(a.Commands); k++ {
 				a.Commands[k].MoreArgs = true // {} is a file name
 			}
@@ -199,4 +208,56 @@ func flagIn(args []*syntax.Word, c byte) bool {
 		}
 	}
 	return false
+}
+
+// xargsReplace is the text xargs's options (opts, the words before its
+// command) replace with each input line: -I R, -IR, -i[R] and
+// --replace[=R] (abbreviated too), {} by default; "" without them, false
+// when it is computed.
+func xargsReplace(opts []*syntax.Word) (string, bool) {
+	replace := ""
+	for i := 0; i < len(opts); i++ {
+		w, _ := lit(opts[i])
+		if long, ok := strings.CutPrefix(w, "--"); ok {
+			name, value, attached := strings.Cut(long, "=")
+			if name != "" && strings.HasPrefix("replace", name) {
+				replace = "{}"
+				if attached && value != "" {
+					replace = value
+				}
+			} else if name != "" && !attached && slices.ContainsFunc(wrapperOpts["xargs"].long, func(l string) bool { return strings.HasPrefix(l, "--"+name) }) {
+				i++ // its value
+			}
+			continue
+		}
+		for j := 1; j < len(w); j++ {
+			c := w[j]
+			if c == 'i' {
+				replace = "{}"
+				if j+1 < len(w) {
+					replace = w[j+1:]
+				}
+				break
+			}
+			if strings.IndexByte(wrapperOpts["xargs"].value, c) < 0 {
+				continue
+			}
+			if c == 'I' {
+				if j+1 < len(w) {
+					replace = w[j+1:]
+				} else if i+1 < len(opts) {
+					v, ok := lit(opts[i+1])
+					if !ok {
+						return "", false
+					}
+					replace = v
+				}
+			}
+			if j+1 == len(w) {
+				i++ // the value is the next word
+			}
+			break
+		}
+	}
+	return replace, true
 }
