@@ -70,7 +70,7 @@ func (a *Analysis) writesMore(prog string, args []*syntax.Word) bool {
 		}
 		a.runTimeWrite() // and the file it makes beside each
 	default:
-		return false
+		return a.writesOwn(prog, args)
 	}
 	return true
 }
@@ -186,6 +186,13 @@ func (a *Analysis) git(args []*syntax.Word) bool {
 			i++
 		case sub == "" && !strings.HasPrefix(v, "-"):
 			sub = v
+		case sub == "config" && (v == "-f" || v == "--file") && i+1 < len(args):
+			i++
+			t, _ := lit(args[i])
+			a.target(args[i], t)
+		case sub == "config" && (strings.HasPrefix(v, "--file=") || strings.HasPrefix(v, "-f")):
+			t := strings.TrimPrefix(strings.TrimPrefix(v, "--file="), "-f")
+			a.target(&syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: t}}}, t)
 		case strings.HasPrefix(v, "--output-directory"):
 			a.runTimeWrite()
 		case strings.HasPrefix(v, "--output="):
@@ -199,7 +206,7 @@ func (a *Analysis) git(args []*syntax.Word) bool {
 		}
 	}
 	switch sub {
-	case "diff", "log", "show", "format-patch", "archive", "range-diff", "diff-tree", "diff-index", "diff-files", "whatchanged", "bundle":
+	case "diff", "log", "show", "format-patch", "archive", "range-diff", "diff-tree", "diff-index", "diff-files", "whatchanged", "bundle", "config":
 		return true
 	}
 	return false
