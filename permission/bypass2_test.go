@@ -127,3 +127,26 @@ func TestPolicy_ReplacedInCode(t *testing.T) {
 		{"xargs -I{} echo {}", "xargs -I{} echo {}", ModeDefault, Allow},
 	})
 }
+
+// TestPolicy_OpaqueUnderWriteDenies: edit and write deny rules refuse a
+// command with code the analysis cannot see, which may write the files
+// they name, as bash deny rules do; a bare edit rule refuses every write
+// of a command (issue 47, second red team).
+func TestPolicy_OpaqueUnderWriteDenies(t *testing.T) {
+	for _, deny := range []string{"edit", "edit(**)", "edit(w)", "write(w)"} {
+		p, reg, scope, _ := testPolicy(t, ModeBypass, []string{"bash(cat:*)", "bash(echo:*)"}, nil, []string{deny})
+		checkVerdicts(t, p, reg.Get("bash", scope), []verdictCase{
+			{deny + "/a computed eval", `x='echo x > w'; eval "$x"`, ModeBypass, Deny},
+			{deny + "/a shell reading its input", "echo 'echo x > w' | bash", ModeBypass, Deny},
+			{deny + "/an unclosed here-document", "cat > w <<EOF2", ModeBypass, Deny},
+			{deny + "/a computed program", "$p w", ModeDefault, Deny},
+			{deny + "/a redirect", "echo x > w", ModeBypass, Deny},
+			{deny + "/reading only", "cat v", ModeBypass, Allow},
+			{deny + "/reading only, default", "cat v", ModeDefault, Allow},
+		})
+	}
+	p, reg, scope, _ := testPolicy(t, ModeBypass, nil, nil, []string{"read(secret)"})
+	checkVerdicts(t, p, reg.Get("bash", scope), []verdictCase{
+		{"a read rule leaves opaque code to the sandbox", `eval "$x"`, ModeBypass, Allow},
+	})
+}

@@ -212,11 +212,21 @@ func (p *Policy) denied(c *call) string {
 // denies explains how a deny rule covers a call ("" when it does not; a
 // space when it needs no explanation). read rules deny every access of
 // any tool, bash's redirections included; edit and write rules deny
-// every write; other rules name their own tool.
+// every write, bash's included, and a command with code the analysis
+// cannot see, which may write anything; other rules name their own tool.
 func (p *Policy) denies(r compiled, c *call) string {
 	t := c.tool
 	writer := r.Tool == "edit" || r.Tool == "write"
+	if writer && c.cmd != nil && len(c.cmd.Opaque) > 0 {
+		return ": " + c.cmd.Opaque[0] + ", so the rule cannot be checked (write the command out plainly)"
+	}
 	switch {
+	case r.any && writer && c.cmd != nil:
+		for _, rd := range c.cmd.Redirects {
+			if rd.Write {
+				return ": it writes a file"
+			}
+		}
 	case r.any:
 		if namesTool(r.Tool, t.Name) || (writer && (t.Name == "edit" || t.Name == "write")) {
 			return " "
