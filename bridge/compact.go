@@ -181,6 +181,9 @@ func (ss *Session) account(ctx context.Context, resp model.Response, bytes int, 
 		rec.CostUSD = &cost
 		upd.Cost = &costInfo{Amount: total, Currency: "USD"}
 	}
+	if conversation {
+		rec.Bytes = bytes
+	}
 	ss.record(store.Event{Kind: store.KindUsage, Usage: rec})
 	if conversation {
 		s.notify(ctx, ss.id, upd)

@@ -82,6 +82,9 @@ func completeTurns(events []store.Event) (turns []replayTurn, st restored, cutOf
 				st.cost += *e.Usage.CostUSD
 				st.priced = true
 			}
+			if e.Usage != nil && e.Usage.Bytes > 0 {
+				st.lastPrompt, st.lastBytes = e.Usage.PromptTokens, e.Usage.Bytes
+			}
 		case store.KindTurnEnd:
 			turns = append(turns, replayTurn{events: cur})
 			cur = nil
@@ -98,6 +101,10 @@ type restored struct {
 	config      map[string]string // config option id → value, last wins
 	cost        float64           // the cost of the priced requests
 	priced      bool
+	// lastPrompt and lastBytes are the last conversation request's
+	// prompt tokens and estimated size.
+	lastPrompt int64
+	lastBytes  int
 }
 
 // history rebuilds the model conversation from complete turns, exactly as
@@ -229,10 +236,12 @@ func (s *Server) loadSession(ctx context.Context, req *jsonrpc2.Request, replay 
 	}
 	ss.restoreConfig(st.config)
 	ss.model.cost, ss.model.priced = st.cost, st.priced
+	ss.model.lastPrompt, ss.model.lastBytes = st.lastPrompt, st.lastBytes
 	ss.title = st.title
 	ss.history.Replace(ss.rebuildHistory(turns))
 	if replay {
 		ss.replay(ctx, turns)
+		ss.replayUsage(ctx)
 		ss.tokens.Wait() // the whole replay goes out before the answer
 		ss.pruneCalls()
 	}
@@ -327,4 +336,21 @@ func (s *Server) closeSession(ctx context.Context, req *jsonrpc2.Request) (any, 
 	ss.waitIdle()
 	ss.close()
 	return map[string]any{}, nil
+}
+
+// replayUsage sends a loaded session's usage as the live session last
+// showed it: the last conversation request's prompt tokens, the window,
+// the cost so far. A log without such a request sends nothing.
+func (ss *Session) replayUsage(ctx context.Context) {
+	ss.mu.Lock()
+	used, cost, priced, id := ss.model.lastPrompt, ss.model.cost, ss.model.priced, ss.model.id
+	ss.mu.Unlock()
+	if used == 0 {
+		return
+	}
+	upd := usageUpdate{SessionUpdate: "usage_update", Used: used, Size: ss.srv.modelInfo(id).Window}
+	if priced {
+		upd.Cost = &costInfo{Amount: roundUSD(cost), Currency: "USD"}
+	}
+	ss.srv.notify(ctx, ss.id, upd)
 }

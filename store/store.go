@@ -72,6 +72,10 @@ type Usage struct {
 	CacheHit         int64    `json:"cacheHit,omitempty"`
 	CacheMiss        int64    `json:"cacheMiss,omitempty"`
 	CostUSD          *float64 `json:"costUsd,omitempty"` // nil: the price is unknown
+	// Bytes is the estimated size of a request that carried the
+	// conversation, which calibrates the session's token estimate (0: a
+	// summary request).
+	Bytes int `json:"bytes,omitempty"`
 }
 
 // ToolCall is one tool call of an assistant event.
