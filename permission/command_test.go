@@ -339,7 +339,8 @@ func FuzzAnalyze(f *testing.F) {
 		"env -iS 'rm v'", "env --sp='-u X rm' v", "env -vu X rm v", "env -S", "env --=x rm",
 		"xargs -I{} sh -c 'echo {}'", "xargs -iR {} R", `find . -exec sh -c 'echo {}' \;`, "xargs --rep",
 		"perl -pi.bak -e x f", "script -q", "chmod --reference=a b", "git config -f", "vim +w f",
-		"cat > w <<EOF2", "echo 'echo x > w' | bash"} {
+		"cat > w <<EOF2", "echo 'echo x > w' | bash",
+		"tar --to-command=\"$c\"", "tar --checkpoint-action=exec=", "ssh -oProxyCommand", "strace -o", "gdb -ex"} {
 		f.Add(s)
 	}
 	p, reg, scope, _ := testPolicy(f, ModeDefault, []string{"bash(git status:*)", "bash(echo:*)", "bash"}, nil, nil)

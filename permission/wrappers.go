@@ -94,6 +94,7 @@ func (a *Analysis) unwrap(src string, s *Simple, words []*syntax.Word, depth int
 	if r, ok := runners[s.Program]; ok {
 		a.runner(src, s, r, args, depth)
 	}
+	a.codeInOptions(s.Program, args, depth)
 	a.later(s, args, depth)
 	a.names(s, args)
 	return nil, false
