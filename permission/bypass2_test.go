@@ -1,6 +1,10 @@
 package permission
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"time"
+)
 
 // TestPolicy_WordValues: a word's value is what bash gives it. $"…" is
 // translated through a message catalog the script can plant, so it is
@@ -149,4 +153,25 @@ func TestPolicy_OpaqueUnderWriteDenies(t *testing.T) {
 	checkVerdicts(t, p, reg.Get("bash", scope), []verdictCase{
 		{"a read rule leaves opaque code to the sandbox", `eval "$x"`, ModeBypass, Allow},
 	})
+}
+
+// TestAnalyze_AliasUsesBounded: each use of an alias that changes how the
+// rest of its line lexes is parsed with that rest, which holds the later
+// uses; the analysis stays bounded however many a line holds.
+func TestAnalyze_AliasUsesBounded(t *testing.T) {
+	for _, src := range []string{
+		"shopt -s expand_aliases; alias b='x \\'\n" + strings.Repeat("b ; ", 40),
+		"shopt -s expand_aliases; alias a=x\n" + strings.Repeat("a;", 300),
+	} {
+		done := make(chan Analysis, 1)
+		go func() { done <- Analyze(src) }()
+		select {
+		case a := <-done:
+			if len(a.Opaque) == 0 {
+				t.Errorf("%.40q…: got no opaque reason, want one (too many uses)", src)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%.40q…: still analysing after 20s", src)
+		}
+	}
 }

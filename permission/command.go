@@ -91,13 +91,16 @@ type Analysis struct {
 	// reads when it runs, while their command is read: code holding it,
 	// or a program, is computed.
 	replace string
+	// expansions counts the uses of renamed names expanded (later.go);
+	// shared likewise.
+	expansions *int
 }
 
 // Analyze parses a bash script and lists every simple command it runs —
 // in pipelines, lists, subshells, $(…), backticks, process substitutions,
 // function bodies, and the strings of bash -c, eval, env -S and find -exec.
 func Analyze(src string) Analysis {
-	a := Analysis{renamed: map[string]string{}, facts: &arithFacts{}, Commands: make([]Simple, 0, 8)} // room for most scripts' commands: growing copies them all
+	a := Analysis{renamed: map[string]string{}, facts: &arithFacts{}, expansions: new(int), Commands: make([]Simple, 0, 8)} // room for most scripts' commands: growing copies them all
 	a.parse(src, 0)
 	a.judgeArith()
 	a.placeShellPaths()
@@ -107,7 +110,7 @@ func Analyze(src string) Analysis {
 // nested is an analysis of code inside a's script: it sees the names a's
 // script defined.
 func (a *Analysis) nested() Analysis {
-	return Analysis{renamed: a.renamed, facts: a.facts, fds: a.fdInfo(), replace: a.replace}
+	return Analysis{renamed: a.renamed, facts: a.facts, fds: a.fdInfo(), replace: a.replace, expansions: a.expansions}
 }
 
 // absorb takes in's commands as ones a's script may run (Maybe), and

@@ -110,10 +110,39 @@ func (a *Analysis) expand(src, prog string, words []*syntax.Word, depth int) {
 			}
 		}
 	}
-	text += restOfLine(src, int(words[0].End().Offset()))
+	if a.expansions != nil {
+		if *a.expansions++; *a.expansions > maxExpansions {
+			a.opaque("the script uses the names it renamed more than %d times", maxExpansions)
+			return
+		}
+	}
+	if lexesAlone(text) {
+		if len(words) > 1 {
+			text += " " + raw(src, words[1:])
+		}
+	} else {
+		text += restOfLine(src, int(words[0].End().Offset()))
+	}
 	in := a.nested()
 	in.parse(text, depth+1)
 	a.absorb(&in)
+}
+
+// maxExpansions bounds the uses of renamed names a script's analysis
+// expands: each is parsed again, with what it is given.
+const maxExpansions = 256
+
+// lexesAlone reports whether an alias's text leaves how the words after
+// it lex unchanged: it parses on its own and ends in a plain character,
+// not a backslash, a $ or an operator that would join what follows.
+func lexesAlone(text string) bool {
+	if text == "" || strings.IndexByte("\\$`<>|&;(){}#=", text[len(text)-1]) >= 0 {
+		return false
+	}
+	parser := parsers.Get().(*syntax.Parser)
+	_, err := parser.Parse(strings.NewReader(text), "")
+	parsers.Put(parser)
+	return err == nil
 }
 
 // restOfLine is src from offset to the end of its line; a newline after
