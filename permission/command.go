@@ -43,6 +43,10 @@ type Redirect struct {
 	Path    string // as written (unquoted); "" when Dynamic
 	Dynamic bool
 	Write   bool
+	// Meta marks a write of a file's metadata or times (touch, chmod,
+	// chown, chgrp): edit and write deny rules refuse it as a write; it
+	// asks nothing of its own, as the command asks.
+	Meta bool
 }
 
 // Analysis is what a shell script runs, as far as it can be seen without

@@ -87,6 +87,7 @@ func (p *Policy) decideCommand(c *call) Decision {
 	blockers = append(blockers, a.Danger...)
 	for i, rd := range a.Redirects {
 		switch {
+		case rd.Meta:
 		case rd.Dynamic && rd.Write:
 			blockers = append(blockers, "it writes to a file named at run time")
 		case rd.Dynamic:

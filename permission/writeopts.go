@@ -3,8 +3,10 @@ package permission
 // Programs that write the files their options or operands name, beyond
 // writers.go's (options from each program's --help on Debian 12, read
 // 2026-12-05): shuf -o, iconv -o, openssl's -out and -keyout, script's
-// typescript, strip and objcopy, shred, perl -i, and the metadata edits
-// touch, chmod, chown and chgrp, judged as edits of their files. vim and
+// typescript, strip and objcopy, shred, perl -i, judged as edits of their
+// files; and the metadata edits of touch, chmod, chown and chgrp, which
+// edit and write deny rules refuse but which ask nothing of their own
+// (Redirect.Meta). vim and
 // ex given commands (-c, +cmd, --cmd, -S, -s, -e) run code: opaque.
 
 import (
@@ -40,18 +42,16 @@ func (a *Analysis) writesOwn(prog string, args []*syntax.Word) bool {
 		// take values, so every operand may be the one written.
 		a.operandTargets(operands(args, "FIOBjKNGLWRb", nil))
 		a.runTimeWrite()
-	case "shred", "touch":
-		a.operandTargets(operands(args, "nsrdt", []string{"--iterations", "--size", "--random-source", "--reference", "--date", "--time"}))
+	case "shred":
+		a.operandTargets(operands(args, "ns", []string{"--iterations", "--size", "--random-source"}))
+	case "touch":
+		a.metaTargets(operands(args, "rdt", []string{"--reference", "--date", "--time"}), false)
 	case "chmod", "chown", "chgrp":
 		if ops := operands(args, "", []string{"--reference", "--from"}); len(ops) > 0 {
-			if hasPrefixWord(args, "--reference") {
-				a.operandTargets(ops)
-			} else {
-				a.operandTargets(ops[1:]) // after the mode, owner or group
+			if !hasPrefixWord(args, "--reference") {
+				ops = ops[1:] // after the mode, owner or group
 			}
-		}
-		if hasWord(args, "-R", "--recursive") {
-			a.runTimeWrite()
+			a.metaTargets(ops, hasWord(args, "-R", "--recursive"))
 		}
 	case "perl":
 		a.perl(args)
@@ -75,6 +75,22 @@ func (a *Analysis) operandTargets(ws []*syntax.Word) {
 	for _, w := range ws {
 		v, _ := lit(w)
 		a.writeTarget(w, v)
+	}
+}
+
+// metaTargets records each of ws as a file whose metadata is written
+// (Redirect.Meta); tree: and everything below it, named at run time.
+func (a *Analysis) metaTargets(ws []*syntax.Word, tree bool) {
+	for _, w := range ws {
+		v, ok := lit(w)
+		if !ok || hasMeta(w) || strings.Contains(v, "{}") || v == "" {
+			a.Redirects = append(a.Redirects, Redirect{Dynamic: true, Write: true, Meta: true})
+			continue
+		}
+		a.Redirects = append(a.Redirects, Redirect{Path: v, Write: true, Meta: true})
+	}
+	if tree {
+		a.Redirects = append(a.Redirects, Redirect{Dynamic: true, Write: true, Meta: true})
 	}
 }
 
