@@ -6,6 +6,18 @@ import (
 	"time"
 )
 
+// secondRedTeamSeeds are FuzzAnalyze's seeds of the forms below.
+var secondRedTeamSeeds = []string{
+	`$"ls" v`, `echo > $"q"`, `$'rm\0zz' v`, `$'rm\c@'`, `echo $(( $"x" ))`,
+	"alias b='echo \\'\nb #; rm v", "alias e='echo ' r=x\ne r \\\n#",
+	"time -- rm v", "! time -p -- rm", "time --",
+	"env -iS 'rm v'", "env --sp='-u X rm' v", "env -vu X rm v", "env -S", "env --=x rm",
+	"xargs -I{} sh -c 'echo {}'", "xargs -iR {} R", `find . -exec sh -c 'echo {}' \;`, "xargs --rep",
+	"perl -pi.bak -e x f", "script -q", "chmod --reference=a b", "git config -f", "vim +w f",
+	"cat > w <<EOF2", "echo 'echo x > w' | bash",
+	"tar --to-command=\"$c\"", "tar --checkpoint-action=exec=", "ssh -oProxyCommand", "strace -o", "gdb -ex",
+}
+
 // TestPolicy_WordValues: a word's value is what bash gives it. $"…" is
 // translated through a message catalog the script can plant, so it is
 // computed; $'…' ends at its first NUL (issue 47, second red team).
