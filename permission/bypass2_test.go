@@ -187,3 +187,22 @@ func TestAnalyze_AliasUsesBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicy_ShellOptionsAfterC: -c only marks the first operand after
+// every option as the command string (bash 5.2 and dash alike).
+func TestPolicy_ShellOptionsAfterC(t *testing.T) {
+	p, reg, scope, _ := testPolicy(t, ModeBypass, []string{"bash(bash:*)", "bash(sh:*)", "bash(ls:*)"}, nil, []string{"bash(rm:*)"})
+	checkVerdicts(t, p, reg.Get("bash", scope), []verdictCase{
+		{"-c --", "bash -c -- 'rm v'", ModeBypass, Deny},
+		{"-c -x", "bash -c -x 'rm v'", ModeBypass, Deny},
+		{"-c -o NAME", "bash -c -o errexit 'rm v'", ModeBypass, Deny},
+		{"-c +x", "bash -c +x 'rm v'", ModeBypass, Deny},
+		{"-ce --", "sh -ce -- 'rm v'", ModeBypass, Deny},
+		{"-c -O NAME", "bash -c -O extglob 'rm v'", ModeBypass, Deny},
+		{"-co NAME", "bash -co errexit 'rm v'", ModeBypass, Deny},
+		{"-c with a computed string after options", `bash -c -x "$s"`, ModeBypass, Deny},
+		{"-c and nothing after its options", "bash -c -x", ModeBypass, Deny},
+		{"-c -x with a plain string", "bash -c -x 'ls v'", ModeDefault, Allow},
+		{"-c with its $0 after", "sh -c 'ls \"$0\"' v", ModeDefault, Allow},
+	})
+}

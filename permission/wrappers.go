@@ -101,14 +101,30 @@ func (a *Analysis) unwrap(src string, s *Simple, words []*syntax.Word, depth int
 }
 
 // shell follows bash -c 'script'; a shell reading its input is opaque.
+// -c only marks the first operand, after every option, as the command
+// string: bash -c -x -- 'rm v' runs rm v.
 func (a *Analysis) shell(s *Simple, args []*syntax.Word, depth int) {
+	command := false // -c was given
 	for i := 0; i < len(args); i++ {
 		w, ok := lit(args[i])
-		if !ok {
+		if !ok && !command {
 			a.opaque("%s is given a computed argument", s.Program)
 			return
 		}
 		switch {
+		case command && (w == "-o" || w == "+o" || w == "-O" || w == "+O"):
+			i++
+		case command && w == "--":
+			if i+1 >= len(args) {
+				a.opaque("%s -c has no command", s.Program)
+				return
+			}
+			a.commandString(s, args[i+1], depth)
+			return
+		case command && ok && (strings.HasPrefix(w, "-") || strings.HasPrefix(w, "+")) && len(w) > 1:
+		case command:
+			a.commandString(s, args[i], depth)
+			return
 		case w == "--":
 			i++
 			if i >= len(args) {
@@ -123,17 +139,10 @@ func (a *Analysis) shell(s *Simple, args []*syntax.Word, depth int) {
 		case w == "-o" || w == "+o" || w == "-O" || w == "+O":
 			i++
 		case strings.HasPrefix(w, "-") && len(w) > 1 && !strings.HasPrefix(w, "--") && strings.ContainsRune(w, 'c'):
-			if i+1 >= len(args) {
-				a.opaque("%s -c has no command", s.Program)
-				return
+			command = true
+			if strings.ContainsAny(w, "oO") { // -co NAME: the option's value first
+				i++
 			}
-			str, ok := lit(args[i+1])
-			if !ok {
-				a.opaque("%s -c is given a computed command", s.Program)
-				return
-			}
-			a.parse(str, depth+1)
-			return
 		case strings.HasPrefix(w, "-") || strings.HasPrefix(w, "+"):
 			if strings.ContainsRune(w, 's') && !strings.HasPrefix(w, "--") {
 				a.opaque("%s -s reads commands from its input", s.Program)
@@ -144,7 +153,21 @@ func (a *Analysis) shell(s *Simple, args []*syntax.Word, depth int) {
 			return
 		}
 	}
+	if command {
+		a.opaque("%s -c has no command", s.Program)
+		return
+	}
 	a.opaque("%s reads commands from its input", s.Program)
+}
+
+// commandString judges the command string of a shell's -c.
+func (a *Analysis) commandString(s *Simple, w *syntax.Word, depth int) {
+	str, ok := lit(w)
+	if !ok {
+		a.opaque("%s -c is given a computed command", s.Program)
+		return
+	}
+	a.parse(str, depth+1)
 }
 
 // scriptFile makes a shell's script file opaque: its code is not in the
