@@ -141,6 +141,10 @@ func TestPolicy_ReplacedInCode(t *testing.T) {
 		{"xargs -I with plain code", "xargs -I{} sh -c 'echo x' {}", ModeDefault, Allow},
 		{"find -exec with plain code", `find . -exec sh -c 'echo "$1"' sh {} \;`, ModeDefault, Allow},
 		{"xargs -I{} echo {}", "xargs -I{} echo {}", ModeDefault, Allow},
+		{"parallel's {} in code", "parallel sh -c 'echo {}' ::: ';rm v'", ModeBypass, Deny},
+		{"parallel's joined command", "parallel \"sh -c 'echo {}'\" ::: ';rm v'", ModeBypass, Deny},
+		{"parallel's {.} in code", "parallel bash -c 'echo {.}' ::: x", ModeBypass, Deny},
+		{"parallel -I", "parallel -I% sh -c 'echo %' ::: ';rm v'", ModeBypass, Deny},
 	})
 }
 

@@ -92,6 +92,9 @@ func (a *Analysis) unwrap(src string, s *Simple, words []*syntax.Word, depth int
 		a.shell(s, args, depth)
 	}
 	if r, ok := runners[s.Program]; ok {
+		if s.Program == "parallel" {
+			a.parallelReplace(args)
+		}
 		a.runner(src, s, r, args, depth)
 	}
 	a.codeInOptions(s.Program, args, depth)
@@ -284,4 +287,22 @@ func xargsReplace(opts []*syntax.Word) (string, bool) {
 		}
 	}
 	return replace, true
+}
+
+// parallelReplace sets what GNU parallel replaces with its input in the
+// command it runs: {}, {.}, {/}, {#}, {1}, {= perl =} and the like, all
+// starting with {; a string of -I/--replace's own makes the command
+// opaque.
+func (a *Analysis) parallelReplace(args []*syntax.Word) {
+	for _, w := range args {
+		v, ok := lit(w)
+		if ok && v == ":::" {
+			break
+		}
+		if ok && (strings.HasPrefix(v, "-I") || strings.HasPrefix(v, "--replace") || strings.HasPrefix(v, "--rep")) {
+			a.opaque("parallel -I replaces text of its own with its input")
+			return
+		}
+	}
+	a.replace = "{"
 }
