@@ -93,18 +93,10 @@ func supervise(ppid int, argv []string, stdio Stdio) error {
 		case err := <-exited:
 			killAll(false) // nothing the command started outlives it
 			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-					signal.Reset()
-					_ = syscall.Kill(os.Getpid(), ws.Signal())
-					time.Sleep(time.Second) // the signal ends the process
-				}
-				os.Exit(ee.ExitCode())
-			}
-			if err != nil {
+			if err != nil && !errors.As(err, &ee) {
 				return err
 			}
-			os.Exit(0)
+			mirrorExit(err)
 		}
 	}
 }
