@@ -676,6 +676,29 @@ func (e *editor) waitFor(cond func() bool) {
 	}
 }
 
+// waitForNotice waits for a session notice whose update holds every one
+// of texts. A session's notices follow its session/new answer, written
+// by that request's handler, which on a busy machine may run after a
+// whole turn the next prompt started.
+func (e *editor) waitForNotice(texts ...string) {
+	e.t.Helper()
+	e.waitFor(func() bool {
+		for _, u := range e.decodedUpdates() {
+			if u.SessionUpdate != "notice" {
+				continue
+			}
+			all := true
+			for _, s := range texts {
+				all = all && strings.Contains(string(u.Raw), s)
+			}
+			if all {
+				return true
+			}
+		}
+		return false
+	})
+}
+
 // terminalCalls counts the terminal/* requests the bridge made.
 func (e *editor) terminalCalls() int {
 	e.mu.Lock()

@@ -569,12 +569,9 @@ func TestBridge_PermissionRules(t *testing.T) {
 		h := setupWithSettings(t, `{"permissions":{"deny":["bash(rm:*)"],"allow":["oops("]}}`, rmCall)
 		h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "bypassPermissions"})
 		h.prompt(h.session, "x")
-		var notice bool
-		for _, u := range h.decodedUpdates() {
-			notice = notice || (u.SessionUpdate == "notice" && strings.Contains(string(u.Raw), "settings file was ignored"))
-		}
-		if !notice || finalStatus(h.toolUpdates("rm")) != "completed" {
-			t.Errorf("notice %v, rm status %q (the whole file must be ignored)", notice, finalStatus(h.toolUpdates("rm")))
+		h.waitForNotice("settings file was ignored")
+		if finalStatus(h.toolUpdates("rm")) != "completed" {
+			t.Errorf("rm status %q (the whole file must be ignored)", finalStatus(h.toolUpdates("rm")))
 		}
 	})
 }

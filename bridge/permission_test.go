@@ -53,13 +53,7 @@ func TestBridge_PermissionsHold(t *testing.T) {
 		if h.permissionCount() != 1 {
 			t.Errorf("an untrusted workspace's allow rule ran a command unasked (asked %d)", h.permissionCount())
 		}
-		var notice bool
-		for _, u := range h.decodedUpdates() {
-			notice = notice || (u.SessionUpdate == "notice" && strings.Contains(string(u.Raw), "trustedWorkspaces"))
-		}
-		if !notice {
-			t.Errorf("no notice explains the ignored allow rules")
-		}
+		h.waitForNotice("trustedWorkspaces") // a notice explains the ignored allow rules
 		h2 := setupWorkspace(t, deny, `{"trustedWorkspaces":["WORKSPACE"]}`, nil, bashTurn("b", "git status && touch p"), fakeTurn{text: "ok"})
 		h2.onPermission = selectOption("reject_once")
 		h2.prompt(h2.session, "x")
@@ -374,13 +368,7 @@ func TestBridge_PermissionsHold(t *testing.T) {
 			t.Errorf("grep: %q", got)
 		}
 		// The person's own shell takes programs from there: they are told.
-		var told bool
-		for _, u := range h.decodedUpdates() {
-			told = told || (u.SessionUpdate == "notice" && strings.Contains(string(u.Raw), "PATH has folders") && strings.Contains(string(u.Raw), venv))
-		}
-		if !told {
-			t.Error("no notice of the workspace's folder on PATH")
-		}
+		h.waitForNotice("PATH has folders", venv)
 	})
 	t.Run("a FIFO in place of the workspace's settings does not hold the session's start", func(t *testing.T) {
 		// What a command could leave where no .dsh/settings.json was kept.
