@@ -25,7 +25,7 @@ test: deps vet
 	$(MAKE) test-vscode
 
 # test-stress runs every test three times with the race detector while
-# internal/cpuburn keeps every core busy, so that a test that depends on
+# cmd/cpuburn keeps every core busy, so that a test that depends on
 # timing fails here rather than on a loaded CI machine. Not part of test
 # (it takes long; BENCHMARKS.md has its record). The burn lives in the
 # process that runs go test: it ends with the run, and the run is killed
@@ -33,7 +33,7 @@ test: deps vet
 STRESS_LIMIT ?= 100m
 STRESS_DIR ?= $(or $(TMPDIR),/tmp)/dsh-bridge-stress
 test-stress: deps
-	$(GO) build -o $(STRESS_DIR)/cpuburn ./internal/cpuburn
+	$(GO) build -o $(STRESS_DIR)/cpuburn ./cmd/cpuburn
 	$(STRESS_DIR)/cpuburn -limit $(STRESS_LIMIT) -- $(GO) test -race -count=3 -timeout 40m ./...
 
 # deps installs what the tests need when it is missing: ripgrep (the

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // childEnv makes this test binary act as the command cpuburn runs: "exit N"
@@ -15,7 +16,7 @@ const childEnv = "CPUBURN_TEST_CHILD"
 func TestMain(m *testing.M) {
 	switch v := os.Getenv(childEnv); {
 	case v == "block":
-		select {}
+		time.Sleep(time.Hour) // a timer: select{} alone is a deadlock without -race's goroutines
 	case strings.HasPrefix(v, "exit "):
 		n, _ := strconv.Atoi(strings.TrimPrefix(v, "exit "))
 		os.Exit(n)
