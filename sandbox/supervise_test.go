@@ -42,15 +42,7 @@ func TestSupervise_CommandCannotEndItsSupervisor(t *testing.T) {
 			script := "(setsid sleep " + marker + " </dev/null >/dev/null 2>&1 &); " +
 				"for i in $(seq 200); do pgrep -f '^sleep " + marker + "$' >/dev/null && break; sleep 0.05; done; " +
 				tc.attack + "; echo after-attack"
-			argv, err := Wrap(self, Profile{Write: []string{dir}}, []string{"bash", "-c", script})
-			if err != nil {
-				t.Fatal(err)
-			}
-			argv = Supervised(self, argv)
-			cmd := exec.Command(argv[0], argv[1:]...)
-			cmd.SysProcAttr = SupervisorAttr(SysProcAttr(Profile{Write: []string{dir}}))
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
+			cmd, out := supervisedCommand(t, self, dir, script)
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -97,15 +89,7 @@ time.sleep(10)
 	marker := "7931"
 	proctest.Sweep(t, "hopper-"+marker)
 	script := "python3 -c '" + hopper + "' " + survived + " hopper-" + marker + " & sleep 0.2; echo started"
-	argv, err := Wrap(self, Profile{Write: []string{dir}}, []string{"bash", "-c", script})
-	if err != nil {
-		t.Fatal(err)
-	}
-	argv = Supervised(self, argv)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.SysProcAttr = SupervisorAttr(SysProcAttr(Profile{Write: []string{dir}}))
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd, out := supervisedCommand(t, self, dir, script)
 	if err := cmd.Run(); err != nil || !strings.Contains(out.String(), "started") {
 		t.Fatalf("the command: %v\n%s", err, out.String())
 	}
@@ -116,4 +100,20 @@ time.sleep(10)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// supervisedCommand is bash -c script under the supervisor, sandboxed to
+// write only dir, as LocalHost starts a command; out collects its output.
+func supervisedCommand(t *testing.T, self, dir, script string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	argv, err := Wrap(self, Profile{Write: []string{dir}}, []string{"bash", "-c", script})
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv = Supervised(self, argv)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.SysProcAttr = SupervisorAttr(SysProcAttr(Profile{Write: []string{dir}}))
+	out := &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	return cmd, out
 }
