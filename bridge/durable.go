@@ -254,9 +254,9 @@ func (s *Server) loadSession(ctx context.Context, req *jsonrpc2.Request, replay 
 		ss.record(store.Event{Kind: store.KindAbandoned})
 		ss.syncLog()
 	}
-	close(ss.ready) // requests that came in behind the load may run now
+	// Requests that came in behind the load run once its notices are out.
 	return withAfter{result: loadResult{Modes: ss.modeState(), ConfigOptions: ss.configOptions()},
-		after: func() { ss.sendNotices(ctx) }}, nil
+		after: func() { ss.sendNotices(ctx); close(ss.ready) }}, nil
 }
 
 type listParams struct {

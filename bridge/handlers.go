@@ -69,7 +69,6 @@ func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, er
 		s.dropSession(ss)
 		return nil, err
 	}
-	close(ss.ready)
 	if st := s.store(); st != nil {
 		if ss.log, err = st.Create(ss.id, store.Event{Cwd: ss.ws.Cwd(), AdditionalDirectories: dirs}); err != nil {
 			s.log.Error("creating the session log; this session will not be resumable", "session", ss.id, "err", err)
@@ -77,7 +76,9 @@ func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, er
 	}
 
 	res := newSessionResult{SessionID: ss.id, Modes: ss.modeState(), ConfigOptions: ss.configOptions()}
-	return withAfter{result: res, after: func() { ss.sendNotices(ctx) }}, nil
+	// The session takes requests once its notices are out, so that they
+	// come before anything a prompt sends.
+	return withAfter{result: res, after: func() { ss.sendNotices(ctx); close(ss.ready) }}, nil
 }
 
 // sendNotices tells the person what the session could not honour or

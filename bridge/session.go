@@ -32,9 +32,10 @@ var modes = []sessionMode{
 // Session is one ACP session: a workspace, an agent scope with the built-in
 // tools, a conversation, a mode and remembered permission decisions.
 type Session struct {
-	// ready is closed once the session can take requests: at once for a
-	// new session, after the history and log are restored for a loaded
-	// one.
+	// ready is closed once the session can take requests: once its
+	// answer and its notices are written (for a loaded one, after the
+	// history and log are restored), so that the notices come before
+	// anything a prompt sends.
 	ready     chan struct{}
 	id        string
 	srv       *Server
