@@ -25,7 +25,7 @@ test: deps vet
 	$(MAKE) test-vscode
 
 # test-stress runs every test three times with the race detector while
-# cmd/cpuburn keeps every core busy, so that a test that depends on
+# internal/devtools/cpuburn keeps every core busy, so that a test that depends on
 # timing fails here rather than on a loaded CI machine. Not part of test
 # (it takes long; BENCHMARKS.md has its record). The burn lives in the
 # process that runs go test: it ends with the run, and the run is killed
@@ -33,7 +33,7 @@ test: deps vet
 STRESS_LIMIT ?= 100m
 STRESS_DIR ?= $(or $(TMPDIR),/tmp)/dsh-bridge-stress
 test-stress: deps
-	$(GO) build -o $(STRESS_DIR)/cpuburn ./cmd/cpuburn
+	$(GO) build -o $(STRESS_DIR)/cpuburn ./internal/devtools/cpuburn
 	$(STRESS_DIR)/cpuburn -limit $(STRESS_LIMIT) -- $(GO) test -race -count=3 -timeout 40m ./...
 
 # deps installs what the tests need when it is missing: ripgrep (the
@@ -131,15 +131,15 @@ fuzz:
 	$(GO) test ./registry -run '^$$' -fuzz FuzzValidate -fuzztime $(FUZZTIME)
 	$(GO) test ./permission -run '^$$' -fuzz FuzzAnalyze -fuzztime $(FUZZTIME)
 
-# mutate plants the mutations of cmd/mutate/mutations.json one at a
+# mutate plants the mutations of internal/devtools/mutate/mutations.json one at a
 # time in a copy of the module and reports those no test catches (slow;
 # not run by CI; its result is in BENCHMARKS.md).
 mutate: deps
-	$(GO) run ./cmd/mutate
+	$(GO) run ./internal/devtools/mutate
 
-# mutate-independent plants cmd/mutate/independent.json: mutations written
+# mutate-independent plants internal/devtools/mutate/independent.json: mutations written
 # from the packages' docs and non-test code by someone who had not read
 # the tests (issue 48). Its score is reported apart from mutate's, in
 # BENCHMARKS.md.
 mutate-independent: deps
-	$(GO) run ./cmd/mutate -list cmd/mutate/independent.json
+	$(GO) run ./internal/devtools/mutate -list internal/devtools/mutate/independent.json

@@ -30,12 +30,12 @@ type floorClient struct {
 // answer, not the request, is measured.
 const smallRequest = `{"model":"deepseek-v4-flash","stream":true,"messages":[{"role":"user","content":"read"}]}`
 
-// floorClients are the Go floor (cmd/streamfloor: net/http and a
+// floorClients are the Go floor (internal/devtools/streamfloor: net/http and a
 // bufio.Reader, as the bridge reads) and curl (native, writing the answers
 // to a pipe), built or found once per benchmark.
 func floorClients(b *testing.B) []*floorClient {
 	bin := filepath.Join(b.TempDir(), "streamfloor")
-	build := exec.Command("go", "build", "-o", bin, "../cmd/streamfloor")
+	build := exec.Command("go", "build", "-o", bin, "../internal/devtools/streamfloor")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("building streamfloor: %v\n%s", err, out)

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/codemode"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/model"
@@ -10,7 +11,6 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/store"
 	"github.com/dsh-bridge/dsh-bridge/views"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 // toolsModes are the choices of the tools_mode config option.

@@ -7,10 +7,10 @@ import (
 	"math"
 	"time"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/store"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 // requestBytes estimates the size of a request: system prompt, tools and

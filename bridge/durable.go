@@ -10,10 +10,10 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/store"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 // record appends events to the session log, if there is one, in one

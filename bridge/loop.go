@@ -12,6 +12,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/codemode"
 	"github.com/dsh-bridge/dsh-bridge/internal/secrets"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
@@ -20,7 +21,6 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/store"
 	"github.com/dsh-bridge/dsh-bridge/views"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 // Stop reasons.

@@ -10,9 +10,9 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/store"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 // modelList is the endpoint's model list, asked for once, lazily: on the

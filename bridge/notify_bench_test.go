@@ -13,8 +13,8 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/views"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 // BenchmarkNotifyReadCard measures writing one session/update that

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/internal/proctest"
 	"github.com/dsh-bridge/dsh-bridge/store"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 // TestBridge_OversizedEditorReply: an editor reply larger than the line

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/permission"
@@ -11,7 +12,6 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/store"
 	"github.com/dsh-bridge/dsh-bridge/tools"
 	"github.com/dsh-bridge/dsh-bridge/views"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 // Mode ids, as editors know them from other agents.

@@ -3,7 +3,7 @@ package bridge
 import (
 	"encoding/json"
 
-	"github.com/dsh-bridge/dsh-bridge/views/card"
+	"github.com/dsh-bridge/dsh-bridge/card"
 )
 
 // ACP v1 wire types the bridge reads and writes (the subset it uses).

@@ -8,8 +8,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/registry"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 // TestTool_EffectByTrust: annotations set a tool's effect and card kind

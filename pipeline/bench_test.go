@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 var benchArgs = []byte(`{"file_path":"/home/user/project/src/main.go"}`)

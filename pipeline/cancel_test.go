@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 var errNeverCancelled = errors.New("the body's context was never cancelled")

@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 // Execute runs one call through every stage and returns its result. It

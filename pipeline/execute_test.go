@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 func TestExecute_Basic(t *testing.T) {

@@ -5,8 +5,8 @@ import (
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/registry"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 var (

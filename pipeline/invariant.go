@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/registry"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 // Invariants records every stage each execution passes through and checks

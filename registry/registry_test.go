@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 // rawTool returns a minimal raw (MCP-style) definition named name.

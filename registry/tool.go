@@ -5,8 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 // Tool is a tool definition (the seed's ToolDefinition): the model-facing

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 // TypedTool describes a tool whose arguments decode into In and whose

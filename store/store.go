@@ -24,11 +24,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/internal/bufpool"
 	"github.com/dsh-bridge/dsh-bridge/internal/secrets"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 // Event kinds.

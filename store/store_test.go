@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 func TestStore_RoundTrip(t *testing.T) {

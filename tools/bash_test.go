@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/internal/proctest"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 func mustArgs(s string) jsonv.Value { return jsonv.MustParse(s) }

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 func TestRead(t *testing.T) {

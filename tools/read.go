@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 // Read caps (contract §4).

@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/dsh-bridge/dsh-bridge/views/card"
+	"github.com/dsh-bridge/dsh-bridge/card"
 )
 
 // readerPool holds the 64 KiB line readers of reads: a fresh one (and an

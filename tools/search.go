@@ -19,9 +19,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/internal/safepath"
 	"github.com/dsh-bridge/dsh-bridge/registry"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 // Search caps (contract §4).

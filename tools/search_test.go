@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dsh-bridge/dsh-bridge/views/card"
+	"github.com/dsh-bridge/dsh-bridge/card"
 )
 
 // searchModes runs a test with ripgrep (skipped when it is not installed)

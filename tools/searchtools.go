@@ -14,9 +14,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 // GrepTimeout is grep's declared timeout (contract §4).

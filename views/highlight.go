@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/highlight"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 // Tokenizer gives syntax tokens for lines of a file: nil and no error when

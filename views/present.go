@@ -5,9 +5,9 @@ import (
 	"log/slog"
 	"reflect"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 // Presenter turns a call and its result into cards through the tool that

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/highlight"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 func presenterWith(t *testing.T, call func(jsonv.Value) card.CallView, result func(jsonv.Value, registry.ToolResult) card.ResultView) (Presenter, *registry.Scope) {

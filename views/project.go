@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 // Env is what a projection needs to know besides the card: the session's

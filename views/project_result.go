@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/highlight"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 // Result projects a completed card into the final `tool_call_update` of

@@ -12,9 +12,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/highlight"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 

@@ -5,9 +5,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/highlight"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 // TestPackedTokens: a client that asked for packed tokens gets a read's

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/highlight"
 	"github.com/dsh-bridge/dsh-bridge/views"
-	"github.com/dsh-bridge/dsh-bridge/views/card"
 )
 
 // renderer prints session updates as a terminal editor would: streamed

@@ -36,7 +36,7 @@ type mutation struct {
 }
 
 func main() {
-	list := flag.String("list", "cmd/mutate/mutations.json", "the mutations")
+	list := flag.String("list", "internal/devtools/mutate/mutations.json", "the mutations")
 	only := flag.String("only", "", "run only mutations whose name contains this")
 	timeout := flag.Duration("timeout", 10*time.Minute, "per mutation")
 	flag.Parse()

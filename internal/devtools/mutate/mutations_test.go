@@ -13,9 +13,16 @@ import (
 // the list still applies: its text occurs exactly once in its file, the
 // mutation changes it, and it names the tests to run. Code moves under a
 // mutation whose text then no longer matches; the full run (an hour) would
-// only report it then, as a survivor.
+// only report it then, as a survivor. Both lists are checked: the
+// authors' and the independent one.
 func TestMutationsApply(t *testing.T) {
-	data, err := os.ReadFile("mutations.json")
+	for _, list := range []string{"mutations.json", "independent.json"} {
+		t.Run(list, func(t *testing.T) { testListApplies(t, list) })
+	}
+}
+
+func testListApplies(t *testing.T, list string) {
+	data, err := os.ReadFile(list)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +40,7 @@ func TestMutationsApply(t *testing.T) {
 				t.Errorf("a second mutation named %q", m.Name)
 			}
 			names[m.Name] = true
-			src, err := os.ReadFile(filepath.Join("..", "..", m.File))
+			src, err := os.ReadFile(filepath.Join("..", "..", "..", m.File))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,7 +53,7 @@ func TestMutationsApply(t *testing.T) {
 			switch {
 			case m.Make != "":
 			case strings.HasPrefix(m.Pkg, "./"):
-				if _, err := os.Stat(filepath.Join("..", "..", m.Pkg)); err != nil {
+				if _, err := os.Stat(filepath.Join("..", "..", "..", m.Pkg)); err != nil {
 					t.Errorf("package %s: %v", m.Pkg, err)
 				}
 			default:
