@@ -42,6 +42,12 @@ describe("cards", function()
       if b and b.awaiting and b.dsh.card then
         pending[b.id] = vim.deepcopy(b.dsh)
       end
+      -- glob lists by modification time, and the two writes can land in one
+      -- tick of the file system's clock: age the first file before the
+      -- second write runs, so the golden's order does not depend on timing
+      if b and b.awaiting and b.id == "write_2" then
+        assert(vim.loop.fs_utime(dir .. "/notes/new.txt", 1e9, 1e9))
+      end
     end)
     -- the session's notice (commands run sandboxed in the editor's terminal) comes
     -- right after session/new; wait for it so it stays first in the golden

@@ -2,7 +2,7 @@
 // against the bridge's, token classes, plain ACP content.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { acp, here, start, waitFor, workspace } from "./helpers.mjs";
 
@@ -13,6 +13,10 @@ test("a real session's cards match the golden model", async () => {
   const dir = workspace({ "main.go": GO, "list.txt": LIST });
   const pending = new Map();
   const { agent, host } = await start(dir, "cards.jsonl", (req) => {
+    // glob lists by modification time, and the two writes can land in one
+    // tick of the file system's clock: age the first file before the second
+    // write runs, so the order the golden holds does not depend on timing.
+    if (req.toolCallId === "write_2") utimesSync(path.join(dir, "notes", "new.txt"), 1e9, 1e9);
     pending.set(req.toolCallId, structuredClone(req.session.calls.get(req.toolCallId).dsh));
     req.respond(req.options.find((o) => o.kind === "allow_once").optionId);
   });
