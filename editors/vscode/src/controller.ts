@@ -4,10 +4,10 @@
 import * as vscode from "vscode";
 import { existsSync } from "node:fs";
 import type * as acp from "@agentclientprotocol/sdk";
-import { AgentConnection, type PendingPermission } from "./acp/connection.js";
+import { AgentConnection } from "./acp/connection.js";
 import { cardView, proposedDiffs } from "./acp/cards.js";
 import { findProgram } from "./acp/program.js";
-import type { Block, NoticeBlock, SessionState, TextBlock } from "./acp/session.js";
+import type { Block, NoticeBlock, PendingPermission, SessionState, TextBlock } from "./acp/session.js";
 import { VscodeHost } from "./host/index.js";
 import type { BlockView, FromWebview, HeaderView } from "./ui/protocol.js";
 import { ChatView } from "./ui/view.js";

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
-import { SessionState } from "./session.js";
+import { SessionState, type PendingPermission } from "./session.js";
 
 /** The client methods the editor serves; the host implements them. */
 export interface ClientHost {
@@ -16,15 +16,6 @@ export interface ClientHost {
   waitForTerminalExit(p: acp.WaitForTerminalExitRequest): Promise<acp.WaitForTerminalExitResponse>;
   killTerminal(p: acp.KillTerminalRequest): Promise<acp.KillTerminalResponse>;
   releaseTerminal(p: acp.ReleaseTerminalRequest): Promise<acp.ReleaseTerminalResponse>;
-}
-
-/** A permission request waiting for the person. */
-export interface PendingPermission {
-  session: SessionState;
-  toolCallId: string;
-  options: acp.PermissionOption[];
-  /** Answers the agent, at most once; undefined answers "cancelled". */
-  respond(optionId: string | undefined): void;
 }
 
 export interface StartOptions {

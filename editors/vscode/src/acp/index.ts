@@ -1,6 +1,6 @@
 // The vscode-free layers, for the plain-Node tests.
-export { AgentConnection, CAPABILITIES, type ClientHost, type PendingPermission } from "./connection.js";
-export { SessionState, contentText, unpackTokens } from "./session.js";
+export { AgentConnection, CAPABILITIES, type ClientHost } from "./connection.js";
+export { SessionState, contentText, unpackTokens, type PendingPermission } from "./session.js";
 export { cardView, hunksOf, proposedDiffs, tokenClass } from "./cards.js";
 export { findProgram } from "./program.js";
 export { Terminals, cut } from "../host/terminals.js";

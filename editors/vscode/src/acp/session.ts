@@ -3,7 +3,15 @@
 // modes, config options, usage. Listeners hear which block changed; the UI
 // redraws that block only. Unknown update kinds are ignored.
 import type * as acp from "@agentclientprotocol/sdk";
-import type { PendingPermission } from "./connection.js";
+
+/** A permission request waiting for the person. */
+export interface PendingPermission {
+  session: SessionState;
+  toolCallId: string;
+  options: acp.PermissionOption[];
+  /** Answers the agent, at most once; undefined answers "cancelled". */
+  respond(optionId: string | undefined): void;
+}
 
 export type Spans = Array<{ start: number; end: number; type: string }> | null;
 
@@ -70,7 +78,6 @@ const CHUNK: Record<string, TextBlock["kind"]> = {
   agent_thought_chunk: "thought",
 };
 
-/** contentText renders one ContentBlock as text. */
 /**
  * The spans of `_meta.dsh.packedTokens` (docs/meta-dsh.md), which the
  * extension asks for: per line, triples of (gap from the previous span's
@@ -100,6 +107,7 @@ function tokensOf(d: Record<string, any>): Spans[] | undefined {
   return d.packedTokens !== undefined ? unpackTokens(d.packedTokens) : d.tokens;
 }
 
+/** contentText renders one ContentBlock as text. */
 export function contentText(c: acp.ContentBlock | undefined | null): string {
   if (!c) return "";
   switch (c.type) {
