@@ -321,8 +321,6 @@ func printTools(stdout, stderr io.Writer) int {
 	return 0
 }
 
-// durationEnv reads a duration (for example 90s) from the environment;
-// def when it is unset or unreadable.
 // parseStreamIdle reads --stream-idle as model.ChatConfig.StreamIdle
 // wants it: "" is 0 (the models' defaults), "0" is -1 (never), a positive
 // duration is itself; anything else is not ok.
@@ -340,6 +338,8 @@ func parseStreamIdle(v string) (time.Duration, bool) {
 	return d, true
 }
 
+// durationEnv reads a duration (for example 90s) from the environment;
+// def when it is unset or unreadable.
 func durationEnv(name string, def time.Duration) time.Duration {
 	if d, err := time.ParseDuration(env(name)); err == nil {
 		return d
@@ -348,7 +348,8 @@ func durationEnv(name string, def time.Duration) time.Duration {
 }
 
 // writeAllocs writes the allocation profile (every allocation since the
-// start, sampled at the runtime's default rate) to path.
+// start, sampled at the rate the caller set in runtime.MemProfileRate) to
+// path.
 func writeAllocs(path string, log *slog.Logger) {
 	f, err := os.Create(path)
 	if err == nil {
