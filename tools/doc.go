@@ -8,10 +8,8 @@
 // bridge), so unsaved buffers are what tools read and editor reviews see
 // what tools write. Paths are resolved against the session's [Workspace];
 // every tool declares the paths a call touches (registry.Tool.Accesses),
-// and [ConfinementPolicy] asks — or denies, in a read-only mode — before a
-// call touches anything outside the workspace. Because the policy runs in
-// pre-execute, nothing happens before the approval: not even creating a
-// directory.
+// which the permission policy judges in pre-execute, before anything
+// happens: not even a directory is created before the approval.
 //
 // bash runs scripts through bash -c (sh -c without bash) in a new process
 // group; cancellation, timeouts and the end of the command kill the whole

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -12,9 +11,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/dsh-bridge/dsh-bridge/internal/safepath"
-	"github.com/dsh-bridge/dsh-bridge/jsonv"
-	"github.com/dsh-bridge/dsh-bridge/pipeline"
-	"github.com/dsh-bridge/dsh-bridge/registry"
 )
 
 // Workspace is a session's working directory plus its additional
@@ -182,58 +178,4 @@ func resolveOpen(p string) (string, bool) {
 	}
 	defer unix.Close(fd)
 	return fdPath("/proc/self/fd/" + strconv.Itoa(fd))
-}
-
-// ConfinementPolicy is the pre-execute listener that keeps tools inside
-// the workspace: a call whose tool declares an access outside it is asked
-// about (or, when readOnlyOutside is false and writes are involved, still
-// asked), and denied when deny is set (a read-only mode). Calls inside the
-// workspace are delegated to the next listener unchanged.
-func ConfinementPolicy(reg *registry.Registry, w *Workspace, deny bool) pipeline.PreListener {
-	return func(_ context.Context, exec registry.Execution, next func() (pipeline.PreDecision, error)) (pipeline.PreDecision, error) {
-		tool := reg.Get(exec.Name, exec.Scope)
-		if tool == nil || tool.Accesses == nil || !exec.Arguments.IsValid() {
-			return next()
-		}
-		for _, a := range accesses(tool, exec.Arguments) {
-			if w.Contains(a.Path) {
-				continue
-			}
-			verb := "read"
-			if a.Write {
-				verb = "write"
-			}
-			reason := fmt.Sprintf("%s wants to %s %s, outside the workspace", exec.Name, verb, w.Abs(a.Path))
-			if deny {
-				return pipeline.DenyCall(reason), nil
-			}
-			return pipeline.AskCall(reason), nil
-		}
-		return next()
-	}
-}
-
-// accesses calls a tool's declaration, treating a panic as no accesses
-// known (the call is then judged by the other policies).
-func accesses(t *registry.Tool, args jsonv.Value) (out []registry.Access) {
-	defer func() {
-		if recover() != nil {
-			out = nil
-		}
-	}()
-	return t.Accesses(args)
-}
-
-// OutsideWorkspace reports whether a call's declared accesses leave the
-// workspace (false when the tool declares none).
-func OutsideWorkspace(t *registry.Tool, w *Workspace, args jsonv.Value) bool {
-	if t == nil || t.Accesses == nil || !args.IsValid() {
-		return false
-	}
-	for _, a := range accesses(t, args) {
-		if !w.Contains(a.Path) {
-			return true
-		}
-	}
-	return false
 }
