@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox
 
 // The helper's user and mount namespace: the attributes that make one,
@@ -80,14 +82,6 @@ func probeNamespaces(self string, caps []uintptr) bool {
 		AmbientCaps: caps}
 	return cmd.Run() == nil
 }
-
-// ProbeArg is the first argument of the namespace probe (see
-// userNamespaces); Main answers it. probeEnv marks the probe's process,
-// so that a binary that does not answer it never probes in turn.
-const (
-	ProbeArg = "__dsh-sandbox-probe"
-	probeEnv = "DSH_SANDBOX_PROBE"
-)
 
 // probe is the namespace probe's body: exit 0 when this process, in a
 // mount namespace other than parentNS, can make its mounts private.

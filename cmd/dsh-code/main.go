@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 
 	"github.com/dsh-bridge/dsh-bridge/codemode/jsvm"
 	"github.com/dsh-bridge/dsh-bridge/internal/confine"
@@ -34,11 +35,15 @@ func main() {
 // opened first: the run's memory cap is measured from it, and no file can
 // be opened once the process is confined.
 func serve(in io.Reader, out, errs io.Writer) error {
-	status, err := os.Open("/proc/self/status")
-	if err != nil {
-		return err
+	var status io.ReaderAt // nil where there is no /proc: no memory cap then
+	if runtime.GOOS == "linux" {
+		f, err := os.Open("/proc/self/status")
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		status = f
 	}
-	defer status.Close()
 	if err := confine.Process(); err != nil {
 		fmt.Fprintln(errs, "dsh-code: not confined:", err)
 	}

@@ -6,42 +6,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
-
-	"golang.org/x/sys/unix"
-
-	"github.com/dsh-bridge/dsh-bridge/codemode/coderun"
 )
-
-// dataSlack is what the process may map beyond its heap headroom: the
-// collector's own growth, goroutine stacks, esbuild's and goja's tables.
-const dataSlack = 256 << 20
-
-// limitData caps the process's private writable memory (RLIMIT_DATA: the
-// Go heap's arenas, stacks) at what it maps now (VmData, read from status,
-// the process's /proc/self/status opened before it was confined) plus the
-// run's heap headroom (the default when zero) and dataSlack. One
-// allocation past it (a native built-in that builds a huge value in one
-// step, which the heap guard's sampling can miss) then fails at once: the
-// runtime exits with "out of memory", and the bridge reports worker-exit.
-// The runner is a process per run, so the cap ends only this run.
-func limitData(status io.ReaderAt, headroom uint64) error {
-	if headroom == 0 {
-		headroom = coderun.DefaultHeapHeadroom
-	}
-	used, err := vmData(status)
-	if err != nil {
-		return err
-	}
-	lim := used + headroom + dataSlack
-	var cur unix.Rlimit
-	if err := unix.Getrlimit(unix.RLIMIT_DATA, &cur); err != nil {
-		return err
-	}
-	if cur.Max < lim {
-		lim = cur.Max // never raise it: an unprivileged process cannot
-	}
-	return unix.Setrlimit(unix.RLIMIT_DATA, &unix.Rlimit{Cur: lim, Max: lim})
-}
 
 // vmData reads the VmData line (kB) of a /proc/<pid>/status, in bytes.
 func vmData(status io.ReaderAt) (uint64, error) {

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
-	"syscall"
 
 	"github.com/dsh-bridge/dsh-bridge/internal/nowait"
 	"github.com/dsh-bridge/dsh-bridge/internal/safepath"
@@ -83,10 +82,4 @@ type input struct {
 func (in *input) Close() error {
 	in.once.Do(func() { in.err = in.f.Close() })
 	return in.err
-}
-
-// SysProcAttr kills a helper with its parent, whatever way the parent
-// ends.
-func SysProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }

@@ -93,7 +93,7 @@ func kill(marker string) {
 			continue
 		}
 		if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && strings.Contains(string(b), marker) && ours(e.Name()) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			killPID(pid)
 		}
 	}
 }

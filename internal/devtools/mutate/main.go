@@ -15,7 +15,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -113,8 +112,7 @@ func plant(dir string, m mutation, timeout time.Duration) (caught, stale bool, d
 	cmd.Dir = dir
 	// A timed-out mutation's test binary (a child of go) is killed too: a
 	// hung one left running would skew every later run.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	ownGroup(cmd)
 	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.CombinedOutput()
 	switch {

@@ -1,0 +1,36 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+// This build has no kernel sandbox for macOS yet:
+// commands run unconfined, and Enforced says nothing is enforced.
+
+// errNoSandbox: this system has no kernel sandbox for commands.
+var errNoSandbox = errors.New("no kernel sandbox on macOS in this build: commands run unconfined")
+
+// Unconfined says why commands run without a kernel sandbox here.
+func Unconfined() string {
+	return "This build has no kernel sandbox for macOS: commands run unconfined, limited by the permission rules alone."
+}
+
+// Enforced describes what the kernel enforces of a profile: nothing.
+func Enforced(Profile) string { return "" }
+
+// Wrap refuses: there is no sandbox to run argv in.
+func Wrap(string, Profile, []string) ([]string, error) { return nil, errNoSandbox }
+
+// SysProcAttr returns the process attributes a command under p needs:
+// none of the sandbox's own.
+func SysProcAttr(Profile) *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
+
+// deviceDirs are the folders every sandboxed command may change besides
+// its profile's: none without a sandbox.
+var deviceDirs []string
+
+func run(string, []string) error { return errNoSandbox }
+
+func probe(string) { os.Exit(1) }
