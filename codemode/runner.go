@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/dsh-bridge/dsh-bridge/codemode/coderun"
@@ -265,8 +264,7 @@ func startRunner(path string) (*runnerProc, error) {
 	runnerStarts.Add(1)
 	cmd := exec.Command(path)
 	// Dies with the bridge; its own process group, killed whole.
-	cmd.SysProcAttr = helperbin.SysProcAttr()
-	cmd.SysProcAttr.Setpgid = true
+	cmd.SysProcAttr = helperbin.GroupAttr()
 	cmd.Env = secrets.Clean(os.Environ())
 	rp := &runnerProc{cmd: cmd, stderr: &head{}, msgs: make(chan []coderun.FromRunner), quit: make(chan struct{})}
 	cmd.Stderr = rp.stderr
@@ -370,7 +368,7 @@ func readLine(br *bufio.Reader, limit int) ([]byte, error) {
 // kill ends the runner's process group (the runner and anything it
 // started).
 func (rp *runnerProc) kill() {
-	_ = syscall.Kill(-rp.cmd.Process.Pid, syscall.SIGKILL)
+	helperbin.KillGroup(rp.cmd.Process)
 }
 
 // send writes one message; an error once the runner's input is closed.

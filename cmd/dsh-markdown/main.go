@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"syscall"
 
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
 
@@ -47,7 +46,7 @@ func main() {
 // on r to w. A cap or a confinement the kernel refuses is reported on
 // stderr, not fatal (Landlock is best effort).
 func run(r io.Reader, w, stderr io.Writer) error {
-	if err := syscall.Setrlimit(syscall.RLIMIT_DATA, &syscall.Rlimit{Cur: maxMemory, Max: maxMemory}); err != nil {
+	if err := capMemory(maxMemory); err != nil {
 		fmt.Fprintln(stderr, "dsh-markdown: memory not capped:", err)
 	}
 	if err := confine.Process(); err != nil {
