@@ -84,12 +84,13 @@ func (ss *Session) fetchDial(ctx context.Context, host string, addr netip.Addr) 
 }
 
 // sandboxFor returns how the session's local commands are confined: nil
-// when the settings turn the sandbox off or the kernel has no Landlock.
+// when the settings turn the sandbox off or the system has no kernel
+// sandbox (sandbox.Available).
 // deny are the trees commands may not read; kept gives the paths they may
 // not change in the folders they may (permission.Policy.Kept), asked for
 // every such folder: the roots, the temp folder and the devices' folders.
 func sandboxFor(set permission.Settings, ws *tools.Workspace, deny []string, kept func(writable []string) []string) *tools.Sandbox {
-	if set.Sandbox == permission.SandboxOff || sandbox.ABI() == 0 {
+	if set.Sandbox == permission.SandboxOff || !sandbox.Available() {
 		return nil
 	}
 	self, err := sandbox.Self()
@@ -116,7 +117,7 @@ func sandboxNotice(set permission.Settings, sb *tools.Sandbox, editorTerminal bo
 	case set.Sandbox == permission.SandboxOff:
 		return "Commands run unsandboxed", "The sandbox is off in your settings: commands are limited by the permission rules alone."
 	case sb == nil:
-		return "Commands run unsandboxed", "This system has no Landlock (an older kernel, or not Linux): commands are limited by the permission rules alone."
+		return "Commands run unsandboxed", sandbox.Unconfined()
 	case editorTerminal:
 		return "Commands run in a sandbox, in the editor's terminal", sandbox.Enforced(sb.Profile) + ". The editor shows each command live; dsh-bridge confines it all the same."
 	}

@@ -17,6 +17,15 @@ import (
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
+// Available reports whether commands can be confined here: the kernel
+// has Landlock.
+func Available() bool { return ABI() > 0 }
+
+// Unconfined says why commands run without a kernel sandbox here.
+func Unconfined() string {
+	return "This system has no Landlock (an older kernel, or not Linux): commands are limited by the permission rules alone."
+}
+
 // Enforced describes what the kernel enforces of a profile, for people.
 func Enforced(p Profile) string {
 	v := ABI()

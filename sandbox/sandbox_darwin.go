@@ -3,34 +3,66 @@ package sandbox
 import (
 	"errors"
 	"os"
+	"strings"
 	"syscall"
 )
 
-// This build has no kernel sandbox for macOS yet:
-// commands run unconfined, and Enforced says nothing is enforced.
+// On macOS commands run under Seatbelt: Wrap puts them under
+// /usr/bin/sandbox-exec with the profile SeatbeltArgs builds.
 
-// errNoSandbox: this system has no kernel sandbox for commands.
-var errNoSandbox = errors.New("no kernel sandbox on macOS in this build: commands run unconfined")
+// Available reports whether commands can be confined here: sandbox-exec
+// is present.
+func Available() bool {
+	info, err := os.Stat(SandboxExec)
+	return err == nil && info.Mode().IsRegular()
+}
 
 // Unconfined says why commands run without a kernel sandbox here.
 func Unconfined() string {
-	return "This build has no kernel sandbox for macOS: commands run unconfined, limited by the permission rules alone."
+	return "This Mac has no " + SandboxExec + ": commands are limited by the permission rules alone."
 }
 
-// Enforced describes what the kernel enforces of a profile: nothing.
-func Enforced(Profile) string { return "" }
+// Enforced describes what Seatbelt enforces of a profile, for people.
+func Enforced(p Profile) string {
+	if !Available() {
+		return ""
+	}
+	s := "Seatbelt (sandbox-exec): writes only in " + strings.Join(p.Write, ", ")
+	if len(p.Deny) > 0 {
+		s += "; no reading " + strings.Join(p.Deny, ", ")
+	}
+	if len(p.Kept) > 0 {
+		s += "; files that run code later (git hooks and config, .dsh, .envrc, …) read-only"
+	}
+	if p.Network {
+		s += "; network allowed (IP), but not other programs' local sockets"
+	} else {
+		s += "; no network and no connecting to other programs' sockets"
+	}
+	return s
+}
 
-// Wrap refuses: there is no sandbox to run argv in.
-func Wrap(string, Profile, []string) ([]string, error) { return nil, errNoSandbox }
+// Wrap returns the argv that runs argv under p: sandbox-exec with p's
+// Seatbelt profile. self is not needed (no helper of ours enters it).
+func Wrap(_ string, p Profile, argv []string) ([]string, error) {
+	profile, params := SeatbeltArgs(p)
+	out := []string{SandboxExec, "-p", profile}
+	for _, kv := range params {
+		out = append(out, "-D", kv)
+	}
+	return append(append(out, "--"), argv...), nil
+}
 
-// SysProcAttr returns the process attributes a command under p needs:
-// none of the sandbox's own.
+// SysProcAttr returns the process attributes a command under p needs: a
+// session of its own, so that it has no controlling terminal.
 func SysProcAttr(Profile) *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
 
-// deviceDirs are the folders every sandboxed command may change besides
-// its profile's: none without a sandbox.
+// deviceDirs: the devices a command may write are in every profile
+// (seatbeltBase), not folders of Profile.Writable.
 var deviceDirs []string
 
-func run(string, []string) error { return errNoSandbox }
+var errNoHelper = errors.New("no sandbox helper on macOS: Seatbelt confines commands through " + SandboxExec)
+
+func run(string, []string) error { return errNoHelper }
 
 func probe(string) { os.Exit(1) }

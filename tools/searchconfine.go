@@ -54,7 +54,7 @@ func (j searchJail) confine(cmd *exec.Cmd) error {
 	if err != nil {
 		return err
 	}
-	cmd.Path, cmd.Args = j.helper, argv
+	cmd.Path, cmd.Args = argv[0], argv // the helper, or sandbox-exec on macOS
 	cmd.SysProcAttr = sandbox.SysProcAttr(p)
 	cmd.Env = ScrubbedEnv(j.scrub)
 	return nil
