@@ -111,7 +111,7 @@ func TestSeatbeltArgs_HostilePaths(t *testing.T) {
 // and everything below it, and nothing beside it.
 func TestGlobRegex(t *testing.T) {
 	for _, tc := range []struct {
-		name, glob string
+		name, glob  string
 		match, miss []string
 	}{
 		{"a plain path", "/ws/.git/hooks", []string{"/ws/.git/hooks", "/ws/.git/hooks/pre-commit"}, []string{"/ws/.git/hooksx", "/ws/.git", "/wsx/.git/hooks"}},
