@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/dsh-bridge/dsh-bridge/internal/folders"
 	"github.com/dsh-bridge/dsh-bridge/tools"
 )
 
@@ -64,16 +65,9 @@ type settingsFile struct {
 }
 
 // UserConfigDir is dsh-bridge's folder in the user's configuration
-// ($XDG_CONFIG_HOME/dsh-bridge, ~/.config/dsh-bridge).
-func UserConfigDir() string {
-	if d := os.Getenv("XDG_CONFIG_HOME"); d != "" {
-		return filepath.Join(d, "dsh-bridge")
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(home, ".config", "dsh-bridge")
-	}
-	return ""
-}
+// (folders.Config: $XDG_CONFIG_HOME/dsh-bridge, ~/.config/dsh-bridge on
+// Linux; ~/Library/Application Support/dsh-bridge, %APPDATA%\dsh-bridge).
+func UserConfigDir() string { return folders.Config(folders.Local()) }
 
 // LoadSettings reads the user's settings and the workspace's
 // .dsh/settings.json. A malformed file is ignored whole and reported. The

@@ -13,7 +13,7 @@
 //	--model     DSH_MODEL      model id (default: the Flash model under the name GET /models lists it by,
 //	                           else deepseek-v4-pro, else the first listed), or script:PATH to replay a JSONL script
 //	--max-turn-requests DSH_MAX_TURN_REQUESTS  model requests per prompt turn (default 50)
-//	--state-dir DSH_STATE_DIR  session logs (default $XDG_STATE_HOME/dsh-bridge, i.e. ~/.local/state/dsh-bridge)
+//	--state-dir DSH_STATE_DIR  session logs (default $XDG_STATE_HOME/dsh-bridge, i.e. ~/.local/state/dsh-bridge; macOS ~/Library/Application Support/dsh-bridge; Windows %LOCALAPPDATA%\dsh-bridge)
 //	--token-hold DSH_TOKEN_HOLD  how long a read's syntax tokens may wait for the other calls of its batch (default 16ms)
 //	--stream-idle DSH_STREAM_IDLE  how long a model's answer may bring no byte before it is cut
 //	                           (default 1m30s for DeepSeek's models, 5m0s for others; 0: never)
@@ -48,6 +48,7 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/bridge"
 	"github.com/dsh-bridge/dsh-bridge/codemode"
 	"github.com/dsh-bridge/dsh-bridge/highlight"
+	"github.com/dsh-bridge/dsh-bridge/internal/folders"
 	"github.com/dsh-bridge/dsh-bridge/internal/heapgoal"
 	"github.com/dsh-bridge/dsh-bridge/internal/nowait"
 	"github.com/dsh-bridge/dsh-bridge/internal/secrets"
@@ -259,16 +260,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// defaultStateDir is $XDG_STATE_HOME/dsh-bridge, else ~/.local/state/dsh-bridge.
-func defaultStateDir() string {
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "dsh-bridge")
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(home, ".local", "state", "dsh-bridge")
-	}
-	return ""
-}
+// defaultStateDir is folders.State: $XDG_STATE_HOME/dsh-bridge, else
+// ~/.local/state/dsh-bridge (macOS: ~/Library/Application Support/dsh-bridge;
+// Windows: %LOCALAPPDATA%\dsh-bridge).
+func defaultStateDir() string { return folders.State(folders.Local()) }
 
 // firstSet is the first of keys set in the environment ("" when none is).
 func firstSet(keys ...string) string {
