@@ -4,4 +4,4 @@ import "errors"
 
 // capMemory does nothing: Windows has no rlimits (a Job Object could cap
 // the process; this build sets none).
-func capMemory(uint64) error { return errors.New("no memory cap on Windows") }
+func capMemory() error { return errors.New("no memory cap on Windows") }

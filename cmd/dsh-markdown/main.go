@@ -46,7 +46,7 @@ func main() {
 // on r to w. A cap or a confinement the kernel refuses is reported on
 // stderr, not fatal (Landlock is best effort).
 func run(r io.Reader, w, stderr io.Writer) error {
-	if err := capMemory(maxMemory); err != nil {
+	if err := capMemory(); err != nil {
 		fmt.Fprintln(stderr, "dsh-markdown: memory not capped:", err)
 	}
 	if err := confine.Process(); err != nil {
