@@ -46,8 +46,14 @@
 //   - A wrapper that fails makes the whole call a final result even when an
 //     enclosing wrapper handles the failure result it receives from next
 //     (Go has no exceptions to catch).
-//   - Code Mode (run_code and its collapse rule) is not implemented yet; a
-//     registry presentation of code or both changes nothing here.
+//
+// # Code Mode
+//
+// Code Mode (package codemode) reaches the pipeline in two places: a
+// model-direct call of a tool its scope sees only through run_code is
+// refused before any stage runs (the collapse rule, registry.Collapsed),
+// and a program's nested calls run through a [Lane] with Call.Parent set,
+// through every stage like any other call.
 //
 // # Scheduling
 //
@@ -57,6 +63,5 @@
 // starts, only dispatch and the body overlap, and pre-execute, approvals,
 // post-execute and commits happen in model order on the caller's goroutine.
 //
-// [TimeoutPolicy] is the cooperative timeout wrapper; [Invariants] checks
-// the stage-order contract from tests.
+// [TimeoutPolicy] is the cooperative timeout wrapper.
 package pipeline

