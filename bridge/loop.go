@@ -298,7 +298,6 @@ func (ss *Session) modelFailed(ctx context.Context, modelID string, listed []str
 func (ss *Session) pruneCalls() {
 	ss.mu.Lock()
 	clear(ss.calls)
-	clear(ss.judged) // calls decided and never run (rejected, cancelled)
 	ss.mu.Unlock()
 }
 

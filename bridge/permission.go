@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/dsh-bridge/dsh-bridge/permission"
 	"github.com/dsh-bridge/dsh-bridge/pipeline"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/views"
@@ -21,7 +22,7 @@ var permissionOptions = []permissionOption{
 // session/request_permission carrying the same toolCallId as the announced
 // tool_call, the call's card content (the diff of an edit, the command of
 // bash) and what is not yet allowed. "Always" answers are remembered by
-// the policy under the decision's keys: a program and subcommand for each
+// the policy under the keys of the asking decision (req.Data): a program and subcommand for each
 // command not yet allowed, a host, a tool — and nothing for calls outside
 // the workspace, protected files and escalations, which every time ask. A
 // cancelled outcome, a cancelled turn, or a session/cancel while the
@@ -35,7 +36,10 @@ func (s *Server) RequestApproval(ctx context.Context, req pipeline.ApprovalReque
 		return pipeline.Unavailable
 	}
 	tool := s.reg.Get(req.ToolName, ss.scope)
-	decision := ss.policy.Decide(ctx, tool, req.Exec.Arguments)
+	decision, ok := req.Data.(permission.Decision) // the asking policy's
+	if !ok {
+		decision = permission.Decision{Reason: req.Reason} // another listener asked
+	}
 	ss.mu.Lock()
 	info := ss.calls[req.CallID]
 	ss.mu.Unlock()

@@ -176,6 +176,24 @@ func TestBridge_ReadHeldToItsDecision(t *testing.T) {
 	}
 }
 
+// TestBridge_AllowedReadRunsAsJudged: a call the policy allows without
+// asking carries the decision's judgement to its host: in
+// bypassPermissions a read outside the workspace reads the file.
+func TestBridge_AllowedReadRunsAsJudged(t *testing.T) {
+	outsideDir, _ := filepath.EvalSymlinks(t.TempDir())
+	outside := filepath.Join(outsideDir, "notes.txt")
+	os.WriteFile(outside, []byte("outsideText\n"), 0o644)
+	h := setup(t, nil, fakeTurn{calls: []fakeCall{{"r", "read", args("file_path", outside)}}}, fakeTurn{text: "ok"})
+	h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "bypassPermissions"})
+	h.prompt(h.session, "read")
+	if n := h.permissionCount(); n != 0 {
+		t.Errorf("asked %d times, want never", n)
+	}
+	if got := h.toolMessages(1)["r"]; !strings.Contains(got, "outsideText") {
+		t.Errorf("the model read %q, want the outside file's text", got)
+	}
+}
+
 // TestBridge_WriteHeldToItsDecision: while the person is asked about a
 // write into d/, a command beside the call swaps d for a symlink to a
 // directory outside the workspace: the write is refused, and nothing

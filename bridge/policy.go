@@ -19,30 +19,37 @@ import (
 
 // installPolicies registers the session's permission policy on its scope:
 // a pre-execute listener that refuses (without asking), asks or allows as
-// the policy decides, and a guard holding the policy's refusals, so no
-// later listener can lift them.
+// the policy decides, its permission.Decision travelling with the call (to
+// the approval request, and to the body as its judgement of the files),
+// and a guard holding the policy's refusals, so no later listener can
+// lift them.
 func (ss *Session) installPolicies() {
 	p, reg := ss.srv.pipe, ss.srv.reg
 	ss.disposers = append(ss.disposers,
 		p.WrapExecute(ss.scope, callIDWrapper),
-		p.WrapExecute(ss.scope, ss.judgedWrapper),
+		p.WrapExecute(ss.scope, judgedWrapper),
 		p.OnPreExecute(ss.scope, func(ctx context.Context, exec registry.Execution, next func() (pipeline.PreDecision, error)) (pipeline.PreDecision, error) {
 			tool := reg.Get(exec.Name, ss.scope)
 			if tool == nil {
 				return next() // unknown tools fail at dispatch
 			}
 			d := ss.policy.Decide(ctx, tool, exec.Arguments)
-			if d.Verdict == permission.Deny {
+			switch d.Verdict {
+			case permission.Deny:
 				if note := ss.mcpPlanNote(tool.Name); note != "" {
 					d.Reason += ". " + note
 				}
 				return pipeline.DenyCall(d.Reason), nil
+			case permission.Ask:
+				ask := pipeline.AskCall(d.Reason)
+				ask.Data = d
+				return ask, nil
 			}
-			ss.judge(exec.Token, d.Judged)
-			if d.Verdict == permission.Ask {
-				return pipeline.AskCall(d.Reason), nil
+			later, err := next()
+			if err == nil && later.Data == nil {
+				later.Data = d // a later listener's ask or allow runs as judged here
 			}
-			return next()
+			return later, err
 		}),
 		p.AddGuard(ss.scope, func(exec registry.Execution) string {
 			return ss.policy.Guard(context.Background(), reg.Get(exec.Name, ss.scope), exec.Arguments)
@@ -50,26 +57,12 @@ func (ss *Session) installPolicies() {
 	)
 }
 
-// judge remembers what the decision of the execution tok judged of its
-// files, until the call dispatches (judgedWrapper) or the turn ends.
-func (ss *Session) judge(tok registry.Token, j tools.Judged) {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	if ss.judged == nil {
-		ss.judged = map[registry.Token]tools.Judged{}
-	}
-	ss.judged[tok] = j
-}
-
 // judgedWrapper hands the call's judgement to its host: a file the call
 // opens must be one the decision saw, or lie in the workspace. A call
-// the policy never decided (none recorded) runs as judged on nothing.
-func (ss *Session) judgedWrapper(ctx context.Context, exec registry.Execution, next func(context.Context) registry.Result) (registry.Result, error) {
-	ss.mu.Lock()
-	j := ss.judged[exec.Token]
-	delete(ss.judged, exec.Token)
-	ss.mu.Unlock()
-	return next(tools.WithJudged(ctx, j)), nil
+// the policy never decided runs as judged on nothing.
+func judgedWrapper(ctx context.Context, _ registry.Execution, next func(context.Context) registry.Result) (registry.Result, error) {
+	d, _ := pipeline.DecisionData(ctx).(permission.Decision)
+	return next(tools.WithJudged(ctx, d.Judged)), nil
 }
 
 // fetchHop judges a web_fetch redirect with the session's policy.

@@ -68,9 +68,6 @@ type Session struct {
 	mcp    mcpNotices
 	cancel context.CancelFunc // the running turn's; nil when idle
 	calls  map[string]*callInfo
-	// judged holds each decided call's judgement of its files until the
-	// call dispatches (keyed by the execution's token).
-	judged map[registry.Token]tools.Judged
 
 	// Code Mode: the tools_mode choice and its presentAs disposer, and the
 	// sub-calls of run_code calls, logged with their call's result.

@@ -49,7 +49,11 @@ func (r *run) dispatch() {
 		}
 		return r.normalize(res, minted, haveMinted)
 	}
-	res := step(0, r.ctx)
+	ctx := r.ctx
+	if r.data != nil {
+		ctx = context.WithValue(ctx, dataKey{}, r.data)
+	}
+	res := step(0, ctx)
 	if wrapperErr != nil {
 		r.final(fromError(wrapperErr))
 		return
@@ -63,6 +67,14 @@ func (r *run) dispatch() {
 	}
 	r.post(res)
 }
+
+type dataKey struct{}
+
+// DecisionData returns the Data of the pre-execute decision that allowed
+// the call ctx runs (nil when none was given). A wrapper's and the body's
+// context carry it, unless a wrapper replaces its context with one not
+// derived from the context it received.
+func DecisionData(ctx context.Context) any { return ctx.Value(dataKey{}) }
 
 func abortedFor(bodyInvoked bool) registry.Result {
 	if bodyInvoked {

@@ -43,6 +43,7 @@ type run struct {
 
 	stage  stage
 	result registry.Result
+	data   any // the allowing pre-execute decision's Data
 
 	// Written by the body through the RunContext; read after it returns.
 	mu          sync.Mutex
@@ -114,7 +115,7 @@ func (p *Pipeline) prepare(ctx context.Context, call Call, onState func(State)) 
 			onState(AwaitingApproval)
 		}
 		var cancelled bool
-		decision, cancelled, err = r.resolveAsk(decision.Reason)
+		decision, cancelled, err = r.resolveAsk(decision)
 		if err != nil {
 			return r.final(fromError(err))
 		}
@@ -135,6 +136,7 @@ func (p *Pipeline) prepare(ctx context.Context, call Call, onState func(State)) 
 	if ctx.Err() != nil {
 		return r.post(abortedBeforeDispatch())
 	}
+	r.data = decision.Data
 	r.stage = stageDispatch
 	return r
 }
@@ -158,9 +160,10 @@ func (r *run) preWaterfall() (PreDecision, error) {
 	return step(0)
 }
 
-// resolveAsk turns an ask into allow or deny through the approver.
-func (r *run) resolveAsk(reason string) (d PreDecision, cancelled bool, err error) {
-	name := r.exec.Name
+// resolveAsk turns an ask into allow (keeping the ask's Data) or deny
+// through the approver.
+func (r *run) resolveAsk(ask PreDecision) (d PreDecision, cancelled bool, err error) {
+	name, reason := r.exec.Name, ask.Reason
 	if r.p.approver == nil {
 		if reason == "" {
 			reason = `tool "` + name + `" requires approval (not yet supported)`
@@ -172,7 +175,7 @@ func (r *run) resolveAsk(reason string) (d PreDecision, cancelled bool, err erro
 	}
 	var outcome ApprovalOutcome
 	err = protect(func() error {
-		outcome = r.p.approver.RequestApproval(r.ctx, ApprovalRequest{Exec: r.exec, ToolName: name, CallID: r.exec.CallID, Reason: reason})
+		outcome = r.p.approver.RequestApproval(r.ctx, ApprovalRequest{Exec: r.exec, ToolName: name, CallID: r.exec.CallID, Reason: reason, Data: ask.Data})
 		return nil
 	})
 	if err != nil {
@@ -180,7 +183,7 @@ func (r *run) resolveAsk(reason string) (d PreDecision, cancelled bool, err erro
 	}
 	switch outcome {
 	case AllowedOnce:
-		return AllowCall(), false, nil
+		return PreDecision{Kind: Allow, Data: ask.Data}, false, nil
 	case Rejected:
 		return DenyCall(`the user rejected tool "` + name + `"`), false, nil
 	case Cancelled:

@@ -348,3 +348,48 @@ func TestPolicy_ScopeDisposal(t *testing.T) {
 		t.Errorf("the disposed scope's listener saw %v", saw)
 	}
 }
+
+func TestPolicy_DecisionDataTravelsWithTheCall(t *testing.T) {
+	type judged struct{ path string }
+	for _, tc := range []struct {
+		name      string
+		decision  PreDecision
+		approver  *approver
+		wantAsked any // the approval request's Data; nil: not asked
+		wantBody  any // what the wrapper and the body read
+	}{
+		{"allowed without asking", PreDecision{Kind: Allow, Data: judged{"a"}}, nil, nil, judged{"a"}},
+		{"asked and allowed", PreDecision{Kind: Ask, Data: judged{"b"}}, &approver{outcome: AllowedOnce}, judged{"b"}, judged{"b"}},
+		{"no data", AllowCall(), nil, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var opts []Option
+			if tc.approver != nil {
+				opts = append(opts, WithApprover(tc.approver))
+			}
+			e := newEnv(t, opts...)
+			var inBody, inWrapper any
+			e.tool("t", func(ctx context.Context, a jsonv.Value, _ registry.RunContext) (jsonv.Value, error) {
+				inBody = DecisionData(ctx)
+				return a, nil
+			})
+			e.p.OnPreExecute(nil, func(_ context.Context, _ registry.Execution, next func() (PreDecision, error)) (PreDecision, error) {
+				return next() // a listener that delegates passes the data on
+			})
+			e.p.OnPreExecute(nil, func(context.Context, registry.Execution, func() (PreDecision, error)) (PreDecision, error) {
+				return tc.decision, nil
+			})
+			e.p.WrapExecute(nil, func(ctx context.Context, _ registry.Execution, next func(context.Context) registry.Result) (registry.Result, error) {
+				inWrapper = DecisionData(ctx)
+				return next(ctx), nil
+			})
+			wantSuccess(t, e.call(context.Background(), "t", `{}`))
+			if inBody != tc.wantBody || inWrapper != tc.wantBody {
+				t.Errorf("body read %v, wrapper %v, want %v", inBody, inWrapper, tc.wantBody)
+			}
+			if tc.approver != nil && (tc.approver.count() != 1 || tc.approver.asked[0].Data != tc.wantAsked) {
+				t.Errorf("asked %+v, want one request with %v", tc.approver.asked, tc.wantAsked)
+			}
+		})
+	}
+}

@@ -36,9 +36,15 @@ const (
 // PreDecision is what a pre-execute listener decides: allow, deny with a
 // reason, or ask (with an optional reason) before running. Arguments cannot
 // be rewritten: they are already logged and presented.
+//
+// Data is what the deciding listener wants to travel with the call: an
+// ask hands it to the approver (ApprovalRequest.Data), and an allowed
+// call — asked or not — carries it in the context of its wrappers and
+// body ([DecisionData]). The pipeline never reads it.
 type PreDecision struct {
 	Kind   PreKind
 	Reason string
+	Data   any
 }
 
 // AllowCall, DenyCall and AskCall build decisions.
@@ -121,6 +127,7 @@ type ApprovalRequest struct {
 	ToolName string
 	CallID   string
 	Reason   string // the asking listener's reason; may be empty
+	Data     any    // the asking decision's Data
 }
 
 // Approver resolves an ask. RequestApproval blocks until a decision or ctx
