@@ -10,9 +10,10 @@ import (
 // batch that shares it (all the sessions of a process), and admits them
 // in arrival order, so that a burst of calls from many sessions waits as
 // pending instead of running hundreds of bodies at once on a few cores.
-// A call holds its slot until it ends, or for the lease at most: a long
-// call (a command, a fetch, an approval-free MCP tool) stops counting
-// after the lease, so it never holds others back. The zero value is not
+// A call holds its slot while it dispatches (its wrappers and body), or
+// for the lease at most: a long call (a command, a fetch, an
+// approval-free MCP tool) stops counting after the lease, so it never
+// holds others back. The zero value is not
 // usable; a nil *Admission admits every call at once.
 type Admission struct {
 	slots chan struct{}

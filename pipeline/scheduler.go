@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 
 	"github.com/dsh-bridge/dsh-bridge/internal/stackreserve"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
@@ -52,26 +51,17 @@ func (p *Pipeline) ExecuteBatch(ctx context.Context, calls []Call, opts BatchOpt
 	}
 	results := make([]registry.Result, len(calls))
 	runs := make([]*run, len(calls))
+	finished := make([]bool, len(calls))
 	done := make(chan int, len(calls)) // dispatched indexes, as they finish
 	adm := p.admission
-	finished := make([]bool, len(calls))
-	// The call next in line to commit keeps its admission until it has
-	// committed and been reported Finished (or its lease ends), so that
-	// what a burst makes wait is whole calls, not the completions of calls
-	// already shown running. A call that finishes while an earlier one has
-	// not committed frees its slot at once: holding it for that one could
-	// leave every slot to calls waiting on calls not yet admitted.
-	releases := make([]func(), len(calls))
-	// admitted[i] is closed once call i holds its slot or needs none: a
-	// batch's calls are admitted in model order, so that a later call never
-	// holds a slot while waiting to commit behind an earlier one that waits
-	// for a slot.
+	// admitted[i] is closed once call i has been admitted or needs no
+	// admission: a parallel-safe call waits for the one before it, so a
+	// batch's calls are admitted, and reported Running, in model order.
 	admitted := make([]chan struct{}, len(calls))
 	for i := range admitted {
 		admitted[i] = make(chan struct{})
 	}
-	var nextCommit atomic.Int64 // next, for the calls' goroutines
-	inFlight, next := 0, 0      // next: the commit cursor
+	inFlight, next := 0, 0 // next: the commit cursor
 
 	waitOne := func() {
 		i := <-done
@@ -96,17 +86,13 @@ func (p *Pipeline) ExecuteBatch(ctx context.Context, calls []Call, opts BatchOpt
 			res := runs[next].finalize()
 			results[next] = res
 			notify(next, Finished, &res)
-			if releases[next] != nil {
-				releases[next]()
-			}
 			next++
-			nextCommit.Store(int64(next))
 		}
 	}
 	drain := func() {
 		for inFlight > 0 {
 			waitOne()
-			commitReady() // frees the slot a call next in line holds
+			commitReady()
 		}
 		commitReady()
 	}
@@ -126,10 +112,11 @@ func (p *Pipeline) ExecuteBatch(ctx context.Context, calls []Call, opts BatchOpt
 			continue
 		}
 		if mode == registry.Exclusive {
-			releases[i] = adm.Acquire(ctx)
+			release := adm.Acquire(ctx)
 			close(admitted[i])
 			notify(i, Running, nil)
 			r.safeDispatch()
+			release()
 			finished[i] = true
 			commitReady()
 			continue
@@ -147,23 +134,15 @@ func (p *Pipeline) ExecuteBatch(ctx context.Context, calls []Call, opts BatchOpt
 			stackreserve.Grow() // a call's chain is deep: grow once, not three times
 			defer func() { done <- i }()
 			if adm != nil {
-				// Running once admitted, from here: the batch goroutine may
-				// be waiting on a person's approval for a later call. The
-				// batch releases the slot at the call's commit (the send on
-				// done hands releases[i] over).
+				// Admitted from here, not from the batch's goroutine, which
+				// may be waiting on a person's approval for a later call.
 				if i > 0 {
 					<-admitted[i-1]
 				}
 				release := adm.Acquire(ctx)
+				defer release()
 				close(admitted[i])
 				notify(i, Running, nil)
-				defer func() {
-					if nextCommit.Load() == int64(i) {
-						releases[i] = release // the batch frees it at the commit
-					} else {
-						release()
-					}
-				}()
 			}
 			r.safeDispatch()
 		}()

@@ -303,3 +303,35 @@ func TestBatch_CommitsFinishedCallsBetweenStarts(t *testing.T) {
 		t.Errorf("call 0 finished after call 2 was prepared: %v", states)
 	}
 }
+
+// TestBatch_CommitsFinishedCallsWhileDraining: while the batch drains its
+// pool before an exclusive call, a call that finishes is committed (and
+// reported Finished) at once, not when the whole pool has ended.
+func TestBatch_CommitsFinishedCallsWhileDraining(t *testing.T) {
+	s := newSchedEnv(t)
+	started, committed := make(chan struct{}), make(chan struct{})
+	parallel := func(t *registry.Tool) { t.IsConcurrencySafe = func(jsonv.Value) bool { return true } }
+	s.tool("first", func(context.Context, jsonv.Value, registry.RunContext) (jsonv.Value, error) {
+		<-started
+		time.Sleep(20 * time.Millisecond) // most likely, the batch is draining by now
+		return jsonv.MustString("first"), nil
+	}, parallel)
+	s.tool("second", func(context.Context, jsonv.Value, registry.RunContext) (jsonv.Value, error) {
+		close(started)
+		select {
+		case <-committed:
+			return jsonv.MustString("after the first's commit"), nil
+		case <-time.After(5 * time.Second):
+			return jsonv.MustString("the first was not committed"), nil
+		}
+	}, parallel)
+	cs := s.scoped([]Call{{CallID: "0", Name: "first"}, {CallID: "1", Name: "second"}, {CallID: "2", Name: "ex", Arguments: []byte(`{"ms":0}`)}})
+	rs := s.p.ExecuteBatch(context.Background(), cs, BatchOptions{OnState: func(i int, st State, _ *registry.Result) {
+		if i == 0 && st == Finished {
+			close(committed)
+		}
+	}})
+	if got := values(rs); !slices.Equal(got, []string{"first", "after the first's commit", "2"}) {
+		t.Errorf("results %v", got)
+	}
+}
