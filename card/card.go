@@ -2,7 +2,6 @@ package card
 
 import (
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 )
@@ -73,22 +72,6 @@ func (ls ReadLines) AppendJSON(dst []byte) ([]byte, error) {
 // readLineKeys are every line object's keys, shared (Values never change
 // their keys).
 var readLineKeys = []string{"number", "text"}
-
-// DeferKind lets the lines' Value wait until something reads its parts
-// ([jsonv.Deferred]): a read's lines are written to the log and the editor
-// and rarely inspected. Lines with text that is not valid UTF-8 (which the
-// reflective walk replaces) and nil lines are converted at once.
-func (ls ReadLines) DeferKind() (jsonv.Kind, bool) {
-	if ls == nil {
-		return jsonv.Invalid, false
-	}
-	for _, l := range ls {
-		if !utf8.ValidString(l.Text) {
-			return jsonv.Invalid, false
-		}
-	}
-	return jsonv.Array, true
-}
 
 // JSONValue builds the lines' Value in a few allocations (the typed read
 // output is converted for every read); false for text that is not valid

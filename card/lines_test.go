@@ -114,38 +114,19 @@ func TestReadLines_ConvertsInBulk(t *testing.T) {
 	}
 }
 
-// TestReadLines_Deferred: a read's lines wait to be built
-// ([jsonv.Deferred]); what they write must then be, byte for byte, what
-// their built Value writes, and lines that the walk would change (invalid
-// UTF-8) or that are null must not wait.
-func TestReadLines_Deferred(t *testing.T) {
-	type out struct {
-		Lines ReadLines `json:"lines"`
-	}
+// TestReadLines_WritesItsValue: what the lines write (AppendJSON, the
+// one-pass path) is, byte for byte, what their Value writes.
+func TestReadLines_WritesItsValue(t *testing.T) {
 	for _, tc := range lineCases {
 		t.Run(tc.name, func(t *testing.T) {
-			kind, ok := tc.lines.DeferKind()
-			if ok != (tc.lines != nil) || ok && kind != jsonv.Array {
-				t.Fatalf("DeferKind = %v %v", kind, ok)
-			}
-			if !ok {
-				return
+			if tc.lines == nil {
+				return // null: written by the walk, not by AppendJSON
 			}
 			built, _ := tc.lines.JSONValue()
 			written, err := tc.lines.AppendJSON(nil)
 			if err != nil || string(written) != built.String() {
 				t.Errorf("writes %.80s, its Value %.80s (%v)", written, built, err)
 			}
-			v, _ := jsonv.FromGoOrigin(out{tc.lines})
-			if l, _ := v.Get("lines"); func() bool { _, d := l.DeferredOf(); return !d }() {
-				t.Error("the lines were built at once")
-			}
 		})
 	}
-	t.Run("invalid UTF-8", func(t *testing.T) {
-		lines := ReadLines{{1, "ok"}, {2, "bad \xff byte"}}
-		if _, ok := lines.DeferKind(); ok {
-			t.Error("lines the walk must mend would wait")
-		}
-	})
 }

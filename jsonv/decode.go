@@ -25,7 +25,7 @@ func decodeFast(v Value, target any) bool {
 		return false
 	}
 	plan := decodePlanOf(rp.Elem().Type())
-	n := v.n.full()
+	n := v.n
 	if plan == nil || n.kind != Object || len(n.keys) > maxFastMembers {
 		return false
 	}
@@ -39,7 +39,7 @@ func decodeFast(v Value, target any) bool {
 			}
 			continue
 		}
-		if !plan.fields[f].fits(n.items[i].n.full()) {
+		if !plan.fields[f].fits(n.items[i].n) {
 			return false
 		}
 	}
@@ -47,7 +47,7 @@ func decodeFast(v Value, target any) bool {
 	for i := range n.keys {
 		if f := fields[i]; f >= 0 {
 			pf := &plan.fields[f]
-			pf.set(rv.Field(pf.index), n.items[i].n.full())
+			pf.set(rv.Field(pf.index), n.items[i].n)
 		}
 	}
 	return true

@@ -16,9 +16,5 @@
 // encoding/json marshals) into a Value with the same rules, rejecting NaN,
 // infinities, negative zero and cycles. A type that implements [Converter]
 // builds its own Value, in bulk through a [Block] (a file's lines: a few
-// allocations instead of several per line). A [Deferred] converter's Value
-// can wait: [FromGoOrigin] gives it a node that writes itself from the Go
-// value and builds its parts only when something reads them, so a read's
-// lines, written to the log and the editor and never inspected, cost no
-// tree at all.
+// allocations instead of several per line).
 package jsonv

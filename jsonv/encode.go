@@ -40,10 +40,6 @@ func (v Value) AppendJSON(dst []byte) []byte {
 		case String:
 			dst = appendQuoted(dst, n.s)
 		case Array, Object:
-			if d := n.deferredOf(); d != nil {
-				dst = n.appendDeferred(dst, d) // it writes itself, built or not
-				break
-			}
 			if top.i < 0 {
 				if n.kind == Array {
 					dst = append(dst, '[')
@@ -141,7 +137,6 @@ func FromGo(x any) (Value, error) {
 type converter struct {
 	onPath   map[uintptr]bool // containers on the current path, for cycle detection
 	replaced bool             // invalid UTF-8 in typed data became U+FFFD
-	deferOK  bool             // [Deferred] parts may wait (FromGoOrigin: the input is not mutated)
 }
 
 func (c *converter) convert(x any) (Value, error) {

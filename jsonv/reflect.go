@@ -19,13 +19,9 @@ import (
 // mutate x afterwards.
 func FromGoOrigin(x any) (Value, error) {
 	c := converter{onPath: map[uintptr]bool{}}
-	c.deferOK = true
 	v, err := c.convert(x)
 	if err != nil || c.replaced {
 		return v, err
-	}
-	if _, ok := v.DeferredOf(); ok {
-		return v, nil // its origin is x already
 	}
 	return v.WithOrigin(x), nil
 }
@@ -38,7 +34,7 @@ func (v Value) WithOrigin(x any) Value {
 	if v.n == nil {
 		return v
 	}
-	n := *v.n.full() // a deferred node's parts, built: its origin is taken
+	n := *v.n
 	n.origin = x
 	return Value{&n}
 }
@@ -49,9 +45,6 @@ func (v Value) WithOrigin(x any) Value {
 func (v Value) Origin() any {
 	if v.n == nil {
 		return nil
-	}
-	if d := v.n.deferredOf(); d != nil {
-		return d.src
 	}
 	return v.n.origin
 }
@@ -68,7 +61,6 @@ var traitsCache sync.Map
 // traits are what the walk needs to know of a type before it walks it.
 type traits struct {
 	converter   bool // a [Converter]: it builds its own Value
-	deferred    bool // a [Deferred]: its Value can wait
 	custom      bool // decides its own JSON form (json or text marshaler)
 	appender    bool // a [JSONAppender]: it writes its own JSON
 	ptrAppender bool // its pointer is a [JSONAppender] (and it is not)
@@ -80,7 +72,6 @@ func traitsOf(t reflect.Type) traits {
 	}
 	c := traits{
 		converter: t.Implements(converterType),
-		deferred:  t.Implements(deferredType),
 		custom: t.Implements(marshalerType) || t.Implements(textMarshalerType) ||
 			t.Kind() != reflect.Pointer && (reflect.PointerTo(t).Implements(marshalerType) || reflect.PointerTo(t).Implements(textMarshalerType)),
 		appender: t.Implements(appenderType),
@@ -113,11 +104,6 @@ func (c *converter) reflectValue(rv reflect.Value) (Value, error) {
 	t := rv.Type()
 	tr := traitsOf(t)
 	if tr.converter && (t.Kind() != reflect.Pointer || !rv.IsNil()) {
-		if tr.deferred && c.deferOK {
-			if v, ok := newDeferred(rv.Interface().(Deferred)); ok {
-				return v, nil
-			}
-		}
 		if v, ok := rv.Interface().(Converter).JSONValue(); ok {
 			return v, nil
 		}

@@ -249,22 +249,22 @@ func (v Value) Len() int {
 	if v.n == nil || (v.n.kind != Array && v.n.kind != Object) {
 		return 0
 	}
-	return len(v.n.full().items)
+	return len(v.n.items)
 }
 
 // Index returns the i-th array item or object member value.
 // It panics if i is out of range, like a slice index.
-func (v Value) Index(i int) Value { return v.n.full().items[i] }
+func (v Value) Index(i int) Value { return v.n.items[i] }
 
 // Key returns the i-th object member key. It panics if i is out of range.
-func (v Value) Key(i int) string { return v.n.full().keys[i] }
+func (v Value) Key(i int) string { return v.n.keys[i] }
 
 // Items returns a fresh slice of the array's items (nil for other kinds).
 func (v Value) Items() []Value {
 	if v.Kind() != Array {
 		return nil
 	}
-	return slices.Clone(v.n.full().items)
+	return slices.Clone(v.n.items)
 }
 
 // All iterates over array items (index, item) in order.
@@ -273,7 +273,7 @@ func (v Value) All() iter.Seq2[int, Value] {
 		if v.Kind() != Array {
 			return
 		}
-		for i, it := range v.n.full().items {
+		for i, it := range v.n.items {
 			if !yield(i, it) {
 				return
 			}
@@ -287,7 +287,7 @@ func (v Value) Members() iter.Seq2[string, Value] {
 		if v.Kind() != Object {
 			return
 		}
-		n := v.n.full()
+		n := v.n
 		for i, k := range n.keys {
 			if !yield(k, n.items[i]) {
 				return
@@ -301,7 +301,7 @@ func (v Value) Get(key string) (Value, bool) {
 	if v.n == nil || v.n.kind != Object {
 		return Value{}, false
 	}
-	n := v.n.full()
+	n := v.n
 	if n.index != nil {
 		i, ok := n.index[key]
 		if !ok {
@@ -337,7 +337,7 @@ func (v Value) Equal(w Value) bool {
 		if p.a.Kind() != p.b.Kind() {
 			return false
 		}
-		a, b := p.a.n.full(), p.b.n.full()
+		a, b := p.a.n, p.b.n
 		switch a.kind {
 		case Bool:
 			if a.b != b.b {

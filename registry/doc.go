@@ -14,10 +14,7 @@
 // title, default and examples. Anything else is rejected with every
 // violation listed, path-qualified, in one UNSUPPORTED_SCHEMA [*Error]. A
 // node with neither type nor oneOf accepts any lossless JSON value. Both the
-// subset check and value validation keep their own stacks. A schema derived
-// from a Go type ([Define], no OutputSpec) accepts an unbuilt
-// [jsonv.Deferred] value of exactly the type it was derived from without
-// building it: that type's contract is to satisfy it.
+// subset check and value validation keep their own stacks.
 //
 // # Scopes
 //

@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"reflect"
 	"strconv"
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
@@ -42,9 +41,6 @@ type Spec struct {
 
 	OneOf []*Spec // at least two branches; exactly one must match
 
-	// goType is the Go type a derived node was derived from, when its
-	// values convert as [jsonv.Deferred] (see markDeferred).
-	goType reflect.Type
 }
 
 // Property is one named property of an object or parameter spec.

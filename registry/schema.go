@@ -2,7 +2,6 @@ package registry
 
 import (
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
-	"reflect"
 	"slices"
 	"strconv"
 )
@@ -52,10 +51,6 @@ type snode struct {
 	hasEnum  bool
 	constV   jsonv.Value // valid when const is declared
 	enumText string      // JSON text of enum, for messages
-	// goType, on a node derived from a Go type whose values convert as
-	// jsonv.Deferred, is that type: its unbuilt values are valid by
-	// construction (markDeferred).
-	goType reflect.Type
 }
 
 func (n *snode) prop(name string) (*snode, bool) {

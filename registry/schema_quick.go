@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"reflect"
 	"slices"
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
@@ -20,11 +19,6 @@ const quickDepth = 64
 func (n *snode) valid(v jsonv.Value, depth int) bool {
 	if !v.IsValid() || depth > quickDepth {
 		return false
-	}
-	if n.goType != nil {
-		if src, ok := v.DeferredOf(); ok && reflect.TypeOf(src) == n.goType {
-			return true // valid by construction, and not built to be checked
-		}
 	}
 	switch n.typ {
 	case tAny:

@@ -93,7 +93,7 @@ func Define[In, Out any](d TypedTool[In, Out]) (*Tool, error) {
 		Timeout:         d.Timeout,
 		FinalizeContent: d.FinalizeContent,
 		Output:          Output{Schema: out.JSON()},
-		out:             out, // compiled with its derived types marked (markDeferred)
+		out:             out,
 	}
 	t.Execute = func(ctx context.Context, raw jsonv.Value, run RunContext) (jsonv.Value, error) {
 		if v := args.Validate(raw, ""); v != nil {
@@ -192,9 +192,6 @@ func derivedSchema(t reflect.Type, params bool, tool string) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !params {
-		markDeferred(spec, s.root)
-	}
 	actual, _ := derived.LoadOrStore(key, s)
 	return actual.(*Schema), nil
 }
@@ -242,7 +239,7 @@ var (
 // circular.
 func SpecFor(t reflect.Type) (*Spec, error) {
 	d := deriver{onPath: map[reflect.Type]bool{}}
-	return d.spec(t, "schema")
+	return d.specOf(t, "schema")
 }
 
 type deriver struct{ onPath map[reflect.Type]bool }
@@ -278,7 +275,7 @@ func (d *deriver) specOf(t reflect.Type, path string) (*Spec, error) {
 		}
 		d.onPath[t] = true
 		defer delete(d.onPath, t)
-		items, err := d.spec(t.Elem(), path+".items")
+		items, err := d.specOf(t.Elem(), path+".items")
 		if err != nil {
 			return nil, err
 		}
@@ -334,7 +331,7 @@ func (d *deriver) fields(t reflect.Type, path string) ([]Property, error) {
 		if name == "" {
 			name = f.Name
 		}
-		s, err := d.spec(ft, path+"."+name)
+		s, err := d.specOf(ft, path+"."+name)
 		if err != nil {
 			return nil, err
 		}
