@@ -128,7 +128,7 @@ func BenchmarkRequestBody(b *testing.B) {
 			for b.Loop() {
 				forgetLast(&h)
 				parts, _ := c.bodyParts(&Request{System: sys, History: &h, Tools: schemas}, "deepseek-flash")
-				n, _ = (&partsReader{parts: parts}).WriteTo(io.Discard)
+				n, _ = io.Copy(io.Discard, &partsReader{parts: parts})
 			}
 			b.ReportMetric(float64(n), "bytes/req")
 		})
@@ -148,9 +148,7 @@ func forgetLast(h *History) {
 // BenchmarkSendBody posts a 1,000-message request body (about 2.9 MB, as
 // Complete sends it: the cached parts) to a server in another process (this
 // test binary again: TestSinkServer) that drains it, through the default
-// client (partsConn: the parts written with writev) and through
-// http.DefaultClient (the body copied through a 32 KB buffer), alternating.
-// The CPU is this process's: the client's alone.
+// client. The CPU is this process's: the client's alone.
 func BenchmarkSendBody(b *testing.B) {
 	hist := benchHistory(b, 1000)
 	c, _ := NewChat(ChatConfig{APIKey: "k"})
@@ -169,31 +167,20 @@ func BenchmarkSendBody(b *testing.B) {
 		b.Fatal(err)
 	}
 	url := "http://" + strings.TrimSpace(addr)
-	send := func(client *http.Client) {
+	var cpu time.Duration
+	for b.Loop() {
+		t0 := processCPU()
 		req, _ := http.NewRequest(http.MethodPost, url, nil)
 		req.Body, req.ContentLength = &partsReader{parts: parts}, int64(size)
-		resp, err := client.Do(req)
+		resp, err := defaultClient().Do(req)
 		if err != nil {
 			b.Fatal(err)
 		}
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
+		cpu += processCPU() - t0
 	}
-	clients := []struct {
-		name   string
-		client *http.Client
-	}{{"parts-conn", defaultClient()}, {"copy", http.DefaultClient}}
-	cpu := make([]time.Duration, len(clients))
-	for b.Loop() {
-		for i, cl := range clients {
-			t0 := processCPU()
-			send(cl.client)
-			cpu[i] += processCPU() - t0
-		}
-	}
-	for i, cl := range clients {
-		b.ReportMetric(float64(cpu[i].Microseconds())/float64(b.N), cl.name+"-cpu-µs/req")
-	}
+	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/req")
 	b.ReportMetric(float64(size), "bytes/req")
 }
 

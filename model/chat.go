@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -57,6 +56,13 @@ type ChatConfig struct {
 	StreamIdle time.Duration
 	HTTPClient *http.Client // nil: a client with no overall timeout (streams are long)
 }
+
+// defaultClient is the client of a Chat configured without one: no overall
+// timeout (a stream lasts as long as the answer), and a connection pool of
+// its own. It is made at the first Chat, not at start-up.
+var defaultClient = sync.OnceValue(func() *http.Client {
+	return &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+})
 
 // NewChat returns a client; it fails without an API key.
 func NewChat(c ChatConfig) (*Chat, error) {
@@ -182,8 +188,6 @@ func (c *Chat) post(ctx context.Context, path string, parts [][]byte, size int) 
 	if err != nil {
 		return nil, err
 	}
-	// The body is the partsReader itself, not wrapped, so that partsConn
-	// finds it.
 	hr.Body, hr.ContentLength = &partsReader{parts: parts}, int64(size)
 	hr.GetBody = func() (io.ReadCloser, error) { return &partsReader{parts: parts}, nil }
 	hr.Header.Set("Authorization", "Bearer "+c.key)
@@ -303,67 +307,6 @@ func (r *partsReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// maxVec is how many parts one writev takes (Linux's IOV_MAX).
-const maxVec = 1024
-
-// vecPool holds the slice headers WriteTo hands to writev, maxVec at a
-// time: a request over a long history is thousands of parts, and a fresh
-// list of them per request was a quarter of a long turn's allocations.
-var vecPool = sync.Pool{New: func() any { return new([maxVec][]byte) }}
-
-// WriteTo writes the parts as they are (io.Copy prefers it to Read): to a
-// network connection with writev, maxVec parts per call, to any other
-// writer one Write per part.
-func (r *partsReader) WriteTo(w io.Writer) (int64, error) {
-	vec := vecPool.Get().(*[maxVec][]byte)
-	defer func() {
-		clear(vec[:]) // no request's bytes are kept alive by the pool
-		vecPool.Put(vec)
-	}()
-	var total int64
-	for r.i < len(r.parts) {
-		bufs := append(net.Buffers(vec[:0]), r.parts[r.i][r.off:])
-		for j := r.i + 1; j < len(r.parts) && len(bufs) < maxVec; j++ {
-			bufs = append(bufs, r.parts[j])
-		}
-		n, err := bufs.WriteTo(w) // consumes bufs, not r.parts
-		total += n
-		r.advance(n)
-		if err != nil {
-			return total, err
-		}
-		if n == 0 && r.i < len(r.parts) {
-			return total, io.ErrShortWrite // a writer that takes nothing
-		}
-	}
-	return total, nil
-}
-
-// advance moves the read position n bytes on.
-func (r *partsReader) advance(n int64) {
-	for n > 0 && r.i < len(r.parts) {
-		left := int64(len(r.parts[r.i]) - r.off)
-		if n < left {
-			r.off += int(n)
-			return
-		}
-		n -= left
-		r.i, r.off = r.i+1, 0
-	}
-	for r.i < len(r.parts) && len(r.parts[r.i]) == 0 {
-		r.i++
-	}
-}
-
 // Close implements io.Closer (a request body's); there is nothing to
 // release.
 func (r *partsReader) Close() error { return nil }
-
-// remaining is how many bytes are left to read.
-func (r *partsReader) remaining() int64 {
-	var n int64
-	for j := r.i; j < len(r.parts); j++ {
-		n += int64(len(r.parts[j]))
-	}
-	return n - int64(r.off)
-}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -226,14 +225,14 @@ func TestChat_ToolCache(t *testing.T) {
 	}
 }
 
-// TestPartsReader: the body read piece by piece, or written whole, is the
-// joined body, as often as it is read (a retry reads it again).
+// TestPartsReader: the body read piece by piece is the joined body, as
+// often as it is read (a retry reads it again).
 func TestPartsReader(t *testing.T) {
 	parts := [][]byte{[]byte(`{"a":`), {}, []byte(`[1,2,3]`), []byte(","), []byte(`"xyz"}`)}
 	want := `{"a":[1,2,3],"xyz"}`
-	for range 2 {
+	for _, size := range []int{1, 3, 64} {
 		var b strings.Builder
-		buf := make([]byte, 3)
+		buf := make([]byte, size)
 		r := &partsReader{parts: parts}
 		for {
 			n, err := r.Read(buf)
@@ -243,61 +242,37 @@ func TestPartsReader(t *testing.T) {
 			}
 		}
 		if b.String() != want {
-			t.Errorf("read %q, want %q", b.String(), want)
-		}
-		var w strings.Builder
-		if n, err := (&partsReader{parts: parts}).WriteTo(&w); err != nil || w.String() != want || n != int64(len(want)) {
-			t.Errorf("wrote %q (%d, %v)", w.String(), n, err)
+			t.Errorf("read %d bytes at a time: %q, want %q", size, b.String(), want)
 		}
 	}
 }
 
-// TestPartsReader_ManyParts: a body of more parts than one writev takes
-// (a long history) is written whole and in order, to a TCP connection
-// (writev, maxVec parts at a time) and to a plain writer.
-func TestPartsReader_ManyParts(t *testing.T) {
+// TestChat_PostsParts: a Chat's request of thousands of parts (a long
+// history), some empty, reaches a server over TCP byte for byte.
+func TestChat_PostsParts(t *testing.T) {
 	var parts [][]byte
 	var want strings.Builder
-	for i := range 2*maxVec + 500 {
-		p := fmt.Appendf(nil, `{"i":%d},`, i)
-		if i%7 == 0 {
-			p = nil // empty pieces, as an empty tail can be
-		}
+	for i := range 3000 {
+		p := []byte(strings.Repeat(fmt.Sprintf("%x", i%16), (i*37)%1500))
 		parts = append(parts, p)
 		want.Write(p)
 	}
-	t.Run("plain writer", func(t *testing.T) {
-		var w strings.Builder
-		n, err := (&partsReader{parts: parts}).WriteTo(&w)
-		if err != nil || n != int64(want.Len()) || w.String() != want.String() {
-			t.Errorf("wrote %d bytes (%v), want %d; equal: %v", n, err, want.Len(), w.String() == want.String())
-		}
-	})
-	t.Run("tcp", func(t *testing.T) {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ln.Close()
-		got := make(chan []byte, 1)
-		go func() {
-			c, err := ln.Accept()
-			if err != nil {
-				got <- nil
-				return
-			}
-			defer c.Close()
-			b, _ := io.ReadAll(c)
-			got <- b
-		}()
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		n, err := (&partsReader{parts: parts}).WriteTo(c)
-		c.Close()
-		if b := <-got; err != nil || n != int64(want.Len()) || string(b) != want.String() {
-			t.Errorf("wrote %d bytes (%v), the server read %d, want %d", n, err, len(b), want.Len())
-		}
-	})
+	got := make(chan []byte, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- b
+	}))
+	defer srv.Close()
+	c, err := NewChat(ChatConfig{APIKey: "k", BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.post(context.Background(), "/chat/completions", parts, want.Len())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if b := <-got; string(b) != want.String() {
+		t.Errorf("the server got %d bytes, not the %d sent (equal: %v)", len(b), want.Len(), string(b) == want.String())
+	}
 }

@@ -172,8 +172,8 @@ func (c *Chat) body(req *Request, modelID string) []byte {
 
 // bodyParts is body as the pieces it is written from, and their total
 // size: the cached message encodings are handed out as they are, so a
-// request over a long history is never copied into one buffer (the
-// HTTP client writes the pieces to the connection).
+// request over a long history is never joined into one buffer (the
+// HTTP client reads the pieces through a partsReader).
 func (c *Chat) bodyParts(req *Request, modelID string) (parts [][]byte, size int) {
 	d := dialectOpenAI
 	if IsDeepSeek(modelID) {

@@ -3,6 +3,7 @@ package model
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -134,7 +135,7 @@ func readStream(body io.Reader, h Handler) (Response, error) {
 // event applies one SSE data payload.
 func (a *accumulator) event(data []byte) error {
 	var c chunk
-	if err := decodeChunk(data, &c); err != nil {
+	if err := json.Unmarshal(data, &c); err != nil {
 		return fmt.Errorf("%w: unreadable event: %v", ErrStreamCut, err)
 	}
 	if c.Error != nil {
