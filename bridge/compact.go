@@ -15,12 +15,21 @@ import (
 
 // requestBytes estimates the size of a request: system prompt, tools and
 // history.
-func requestBytes(system string, tools []registry.ToolSchema, hist []model.Message) int {
+func requestBytes(system string, tools []model.Tool, hist []model.Message) int {
 	n := len(system) + model.HistoryBytes(hist)
 	for _, t := range tools {
 		n += 64 + len(t.Name) + len(t.Description) + len(t.Parameters.Bytes())
 	}
 	return n
+}
+
+// modelTools is the model's view of the tools a scope offers it.
+func modelTools(schemas []registry.ToolSchema) []model.Tool {
+	out := make([]model.Tool, len(schemas))
+	for i, t := range schemas {
+		out[i] = model.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters}
+	}
+	return out
 }
 
 // tokensPerByte converts an estimated size to tokens, calibrated by the

@@ -182,7 +182,7 @@ func (ss *Session) turn(ctx context.Context) string {
 	if !ss.checkModel(ctx) {
 		return stopEndTurn
 	}
-	tools := s.reg.ModelSchemas(ss.scope)
+	tools := modelTools(s.reg.ModelSchemas(ss.scope))
 	system := ss.systemPrompt()
 	fixed := requestBytes(system, tools, nil) // once a turn: tools do not change within it
 	refused := false                          // the API refused the last request as too long

@@ -47,7 +47,7 @@ func benchHistory(b *testing.B, n int) []Message {
 	return msgs[:n]
 }
 
-func benchTools(b *testing.B) []registry.ToolSchema {
+func benchTools(b *testing.B) []Tool {
 	reg := registry.New()
 	ws, err := tools.NewWorkspace(b.TempDir())
 	if err != nil {
@@ -58,7 +58,11 @@ func benchTools(b *testing.B) []registry.ToolSchema {
 		b.Fatal(err)
 	}
 	b.Cleanup(dispose)
-	return reg.Schemas(nil)
+	var out []Tool
+	for _, t := range reg.Schemas(nil) {
+		out = append(out, Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
+	}
+	return out
 }
 
 // BenchmarkWireOf encodes the result of a 100-line read as a tool message

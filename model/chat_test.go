@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
-	"github.com/dsh-bridge/dsh-bridge/registry"
 )
 
 // sse writes one SSE stream of raw chunk objects, ended by [DONE].
@@ -79,7 +78,7 @@ func TestChat_Streaming(t *testing.T) {
 	var events []string
 	resp, err := c.Complete(context.Background(), Request{
 		System: "s", Messages: append([]Message(nil), toolHistory...),
-		Tools: []registry.ToolSchema{{Name: "read", Description: "d", Parameters: jsonv.MustParse(`{"type":"object","properties":{}}`)}},
+		Tools: []Tool{{Name: "read", Description: "d", Parameters: jsonv.MustParse(`{"type":"object","properties":{}}`)}},
 	}, Handler{
 		OnText:      func(s string) { events = append(events, "text:"+s) },
 		OnReasoning: func(s string) { events = append(events, "think:"+s) },
@@ -173,7 +172,7 @@ func TestChat_Dialects(t *testing.T) {
 // request of the same messages written whole.
 func TestChat_StablePrefix(t *testing.T) {
 	c, _ := NewChat(ChatConfig{APIKey: "k"})
-	tools := []registry.ToolSchema{{Name: "read", Description: "d", Parameters: jsonv.MustParse(`{"type":"object"}`)}}
+	tools := []Tool{{Name: "read", Description: "d", Parameters: jsonv.MustParse(`{"type":"object"}`)}}
 	var hist History
 	hist.Append(toolHistory[:3]...)
 	req := Request{System: "sys", History: &hist, Tools: tools}
@@ -212,7 +211,7 @@ func TestAppendString_MatchesEncodingJSON(t *testing.T) {
 
 func TestChat_ToolCache(t *testing.T) {
 	var c toolCache
-	a := []registry.ToolSchema{{Name: "t", Description: "one", Parameters: jsonv.MustParse(`{"type":"object"}`)}}
+	a := []Tool{{Name: "t", Description: "one", Parameters: jsonv.MustParse(`{"type":"object"}`)}}
 	first := string(c.appendTools(nil, a))
 	a[0].Description = "two"
 	second := string(c.appendTools(nil, a))

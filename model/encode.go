@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
-	"github.com/dsh-bridge/dsh-bridge/registry"
 )
 
 // dialect selects what a message's encoding carries.
@@ -117,7 +116,7 @@ type cachedTool struct {
 	b      []byte
 }
 
-func (c *toolCache) appendTools(dst []byte, tools []registry.ToolSchema) []byte {
+func (c *toolCache) appendTools(dst []byte, tools []Tool) []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.tools == nil {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/jsonv"
 )
 
 // Message is one chat message of the conversation history. It is a plain
@@ -25,6 +25,15 @@ type ToolCall struct {
 	ID        string
 	Name      string
 	Arguments string // raw JSON text, as the model wrote it
+}
+
+// Tool is a tool the model may call. A Chat keeps each tool's encoding
+// while its name, description and parameters stay the same, so a caller
+// that passes the same Parameters value each request encodes it once.
+type Tool struct {
+	Name        string
+	Description string
+	Parameters  jsonv.Value // the arguments' JSON Schema; zero: no parameters
 }
 
 // Thinking is a thought level: how much the model reasons before it
@@ -50,7 +59,7 @@ type Request struct {
 	// the conversation, encoded whole.
 	History  *History
 	Messages []Message
-	Tools    []registry.ToolSchema
+	Tools    []Tool
 	Thinking Thinking
 	// MaxTokens caps the completion (0: the model's default).
 	MaxTokens int
