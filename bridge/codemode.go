@@ -113,7 +113,7 @@ func (ss *Session) takeSubCalls(callID string) []store.Event {
 
 // replaySubCall shows a logged sub-call as it was shown live.
 func (ss *Session) replaySubCall(ctx context.Context, e store.Event) {
-	args := views.Args([]byte(e.Arguments))
+	args := registry.CallArgs([]byte(e.Arguments))
 	ss.SubCallStarted(registry.Execution{CallID: e.ParentCallID}, pipeline.Call{CallID: e.CallID, Name: e.Name, Args: args})
 	ss.finish(ctx, model.ToolCall{ID: e.CallID, Name: e.Name, Arguments: e.Arguments}, registry.ToolResult{Content: e.Content, IsError: e.IsError, Meta: e.Meta})
 }

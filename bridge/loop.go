@@ -303,7 +303,7 @@ func (ss *Session) pruneCalls() {
 
 // announce sends the pending tool_call of a call the model finished.
 func (ss *Session) announce(ctx context.Context, tc model.ToolCall) {
-	args := views.Args([]byte(tc.Arguments))
+	args := registry.CallArgs([]byte(tc.Arguments))
 	view := ss.srv.presenter.Call(tc.Name, args, ss.scope)
 	ss.mu.Lock()
 	ss.calls[tc.ID] = &callInfo{name: tc.Name, args: args, view: view}

@@ -89,7 +89,7 @@ type Server struct {
 	log       *slog.Logger
 	reg       *registry.Registry
 	pipe      *pipeline.Pipeline
-	presenter views.Presenter
+	presenter registry.Presenter
 	// store, settings and run_code are built on first use: initialize
 	// needs none of them.
 	store    func() *store.Store
@@ -151,7 +151,7 @@ func NewServer(cfg Config) *Server {
 		pipeline.WithAdmission(pipeline.NewAdmission(cfg.Admitted, cfg.AdmissionLease)))
 	s.pipe.WrapExecute(nil, pipeline.TimeoutPolicy(s.reg))
 	s.codeMode = sync.OnceValue(s.installCodeMode) // at the first session: initialize needs none of it
-	s.presenter = views.Presenter{Registry: s.reg, Log: cfg.Log}
+	s.presenter = registry.Presenter{Registry: s.reg, Log: cfg.Log}
 	s.store = sync.OnceValue(func() *store.Store {
 		if cfg.StateDir == "" {
 			return nil

@@ -34,6 +34,15 @@
 // the sentinels [ErrUnsupportedSchema], [ErrInvalidArgs] and
 // [ErrInvalidToolOutput] under errors.Is.
 //
+// # Presentation
+//
+// [Presenter] asks the tool a scope sees for its pending and completed
+// cards, with the generic fallbacks (a tool that is not visible, has no
+// presenter, returns nil or panics) and the orphan guard (a terminal result
+// only for a terminal call). Presenters are pure, so session replay
+// recomputes the same cards from the log. [CallArgs] turns a call's raw
+// argument text into the value presenters see.
+//
 // # Immutability
 //
 // Values ([jsonv.Value]), content blocks and compiled schemas are immutable;

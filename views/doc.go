@@ -1,9 +1,6 @@
 // Package views projects cards (package card) into ACP v1 tool call
-// updates, and carries our rich payload under `_meta.dsh`.
-//
-// [Presenter] resolves a call's cards through the tool the calling scope
-// sees, with the generic fallbacks and the orphan guard; presenters are
-// pure, so session replay recomputes the same cards from the log.
+// updates, and carries our rich payload under `_meta.dsh`. It knows cards,
+// not tools: a call's cards come from the registry's Presenter.
 //
 // [Call], [Result] and [Permission] are pure functions from a card, a
 // status and an [Env] (workspace and client capabilities) to the

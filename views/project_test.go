@@ -117,7 +117,7 @@ func TestProject(t *testing.T) {
 		view card.CallView
 	}{
 		{"generic_read_relative_title", plain, readCall},
-		{"generic_fallback", plain, GenericCall("mystery", jsonv.MustParse(`{"a":[1,2]}`))},
+		{"generic_fallback", plain, &card.Generic{Title: "mystery", Kind: card.KindOther, RawInput: jsonv.MustParse(`{"a":[1,2]}`)}},
 		{"generic_string_raw_input", plain, &card.Generic{Title: "Grep TODO", Kind: card.KindSearch, RawInput: "TODO"}},
 		{"generic_outside_workspace_title_kept", plain, &card.Generic{Title: "Read /etc/passwd", Kind: card.KindRead, Locations: []card.FileLocation{{Path: "/etc/passwd"}}}},
 		{"terminal_zed_meta", zed, term},

@@ -1,4 +1,4 @@
-package views
+package registry
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 
 	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
-	"github.com/dsh-bridge/dsh-bridge/registry"
 )
 
 // Presenter turns a call and its result into cards through the tool that
@@ -16,13 +15,13 @@ import (
 // state, meta) always give the same card, which is what lets session replay
 // recompute cards from the log.
 type Presenter struct {
-	Registry *registry.Registry
+	Registry *Registry
 	Log      *slog.Logger // nil: slog.Default()
 }
 
-// Args materializes a call's raw argument text for presenters: blank is
+// CallArgs materializes a call's raw argument text for presenters: blank is
 // {}, and text that is not lossless JSON is passed on as a JSON string.
-func Args(raw []byte) jsonv.Value {
+func CallArgs(raw []byte) jsonv.Value {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return jsonv.MustParse(`{}`)
 	}
@@ -43,19 +42,19 @@ func (p Presenter) log() *slog.Logger {
 	return slog.Default()
 }
 
-// GenericCall is the fallback pending card: the tool's name, kind other,
+// genericCall is the fallback pending card: the tool's name, kind other,
 // the raw arguments as input.
-func GenericCall(name string, args jsonv.Value) *card.Generic {
+func genericCall(name string, args jsonv.Value) *card.Generic {
 	return &card.Generic{Title: name, Kind: card.KindOther, RawInput: args}
 }
 
 // Call returns the pending card of a call: the tool's PresentCall, or the
 // generic fallback when the tool is not visible, has no presenter, returns
 // nil or panics.
-func (p Presenter) Call(name string, args jsonv.Value, scope *registry.Scope) card.CallView {
+func (p Presenter) Call(name string, args jsonv.Value, scope *Scope) card.CallView {
 	tool := p.Registry.Get(name, scope)
 	if tool == nil || tool.PresentCall == nil {
-		return GenericCall(name, args)
+		return genericCall(name, args)
 	}
 	var view card.CallView
 	func() {
@@ -68,7 +67,7 @@ func (p Presenter) Call(name string, args jsonv.Value, scope *registry.Scope) ca
 		view = tool.PresentCall(args)
 	}()
 	if view == nil || isNilView(view) {
-		return GenericCall(name, args)
+		return genericCall(name, args)
 	}
 	return view
 }
@@ -80,7 +79,7 @@ func (p Presenter) Call(name string, args jsonv.Value, scope *registry.Scope) ca
 // terminal result for a call that was not a terminal card is an orphan and
 // gets the same fallback; a generic result without content gets the raw
 // content.
-func (p Presenter) Result(name string, args jsonv.Value, scope *registry.Scope, call card.CallView, r registry.ToolResult) card.ResultView {
+func (p Presenter) Result(name string, args jsonv.Value, scope *Scope, call card.CallView, r ToolResult) card.ResultView {
 	raw := &card.GenericResult{Content: r.Content}
 	if call == nil {
 		return raw
