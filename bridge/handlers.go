@@ -143,7 +143,6 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 		env:      views.Env{Cwd: ws.Cwd(), TerminalOutput: caps.Meta["terminal_output"] == true, Cards: caps.rendersCards(), PackedTokens: caps.packsTokens(), Tokenizer: s.tokenizerFor(caps)},
 		caps:     caps,
 	}
-	ss.tokenHold.hold = s.cfg.TokenHold
 	ss.scope = s.reg.NewScope(ss.id, nil)
 	ss.settings = permission.LoadSettings(ws.Cwd())
 	ss.settings.StateDir = s.cfg.StateDir // guarded as the configuration is

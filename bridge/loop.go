@@ -330,8 +330,6 @@ func (ss *Session) runTools(ctx context.Context, tcs []model.ToolCall) []registr
 		calls[i] = pipeline.Call{CallID: tc.ID, Name: tc.Name, Arguments: []byte(tc.Arguments), Scope: ss.scope}
 	}
 	s := ss.srv
-	ss.tokenHold.enter()
-	defer ss.tokenHold.leave()
 	// run_code's sub-calls are reported to the session (nested cards).
 	return s.pipe.ExecuteBatch(codemode.WithObserver(ctx, ss), calls, pipeline.BatchOptions{
 		MaxParallel: s.cfg.MaxParallel,
@@ -366,16 +364,15 @@ func (ss *Session) finish(ctx context.Context, tc model.ToolCall, r registry.Too
 	views.SetParent(&u, parent)
 	ss.srv.notify(ctx, ss.id, u)
 	if _, isRead := view.(*card.Read); isRead && !r.IsError {
-		// Syntax tokens follow the result, off the turn's hot path and
-		// after the batch's other calls (tokenHold); the turn (or the
-		// load) waits for them before it answers.
+		// Syntax tokens follow the result, off the turn's hot path; the
+		// turn (or the load) waits for them before it answers.
 		ss.tokens.Add(1)
-		ss.tokenHold.run(func() {
+		go func() { // owned by the session: ss.tokens waits for it
 			defer ss.tokens.Done()
 			if u, ok := views.ReadTokens(ctx, env, tc.ID, view); ok {
 				ss.srv.notify(ctx, ss.id, u)
 			}
-		})
+		}()
 	}
 }
 

@@ -66,13 +66,6 @@ type Config struct {
 	// tokens, after the result (nil: cards have none). Its owner closes it
 	// after Serve returns.
 	Tokenizer views.Tokenizer
-	// TokenHold is how long a read's tokens may wait for the other calls
-	// of its batch, which need the CPU more (0: DefaultTokenHold).
-	TokenHold time.Duration
-	// AfterInitialize, when set, is called once, on the read loop, right
-	// after the first initialize answer is written: process tuning that
-	// start-up should not wait for (it must return at once).
-	AfterInitialize func()
 	// AfterTurn, when set, is called after each prompt turn has ended
 	// (its updates are out, its answer not yet), from the goroutine that
 	// served the prompt, with what every session's history holds (text
@@ -98,9 +91,8 @@ type Server struct {
 
 	// conn is captured from the first Handle call: jsonrpc2 starts reading
 	// inside NewConn, so a message can arrive before NewConn returns.
-	conn      *jsonrpc2.Conn
-	connOnce  sync.Once
-	afterInit sync.Once
+	conn     *jsonrpc2.Conn
+	connOnce sync.Once
 	// stream is the connection's line stream: notifications are written
 	// to it directly, encoded once (jsonrpc2 would re-encode them twice).
 	stream *lineStream
@@ -238,14 +230,6 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	}
 	if req.Method == "initialize" {
 		s.respond(ctx, req, func(context.Context) (any, error) { return s.initialize(req) })
-		if s.cfg.AfterInitialize != nil {
-			s.afterInit.Do(func() {
-				// After the answer is out, not merely queued: the hook
-				// may stop the world (GOMAXPROCS), which must not delay it.
-				_ = s.stream.flush()
-				s.cfg.AfterInitialize()
-			})
-		}
 		return
 	}
 	key := req.ID.String()

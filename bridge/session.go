@@ -55,7 +55,6 @@ type Session struct {
 	title            string
 	turns            sync.WaitGroup // the running turn
 	tokens           sync.WaitGroup // syntax-token updates still being computed
-	tokenHold        tokenHold      // holds token work while the calls that made it run
 
 	// history is the conversation, under its own lock: read by every
 	// session's turn end (Server.historyBytes) while a request over it

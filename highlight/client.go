@@ -109,26 +109,11 @@ const maxLangKeys = 4096
 
 // Tokens returns the syntax spans of lines, highlighted as one text so that
 // multi-line constructs are recognized; nil and no error when no lexer
-// knows the language. Go is tokenized here ([GoLines]) whenever golex
-// takes the text, with or without a helper; other text waits until the
-// helper answers, ctx ends, or the request times out.
+// knows the language. It waits until the helper answers, ctx ends, or the
+// request times out.
 func (c *Client) Tokens(ctx context.Context, path, lang string, lines []string) (TokenLines, error) {
-	return c.tokens(ctx, path, lang, lines, true)
-}
-
-// tokens is Tokens; golex is tried only when lexGo is set (PackedTokens
-// has tried it already).
-func (c *Client) tokens(ctx context.Context, path, lang string, lines []string, lexGo bool) (TokenLines, error) {
 	if len(lines) == 0 {
 		return nil, nil
-	}
-	if lexGo && IsGo(path, lang) {
-		// Not cached: a hit would cost 6 µs against some 30 for lexing
-		// 100 lines, but a cache filled with every window read made reads
-		// that miss 1.06-1.10 times dearer in the bridge (BenchmarkCache100).
-		if ts, ok := lexHere(c, path, goLinesFunc, lines); ok {
-			return ts, nil
-		}
 	}
 	lk := langKey(path, lang)
 	c.mu.Lock()
@@ -186,41 +171,13 @@ func (c *Client) tokens(ctx context.Context, path, lang string, lines []string, 
 }
 
 // PackedTokens is [Client.Tokens] in the packed form: nil and no error
-// when no lexer knows the language. Go that golex takes is written in one
-// pass ([GoPacked]); any other text (Go that golex refuses included, which
-// it does not lex again) is tokenized as Tokens does and then packed.
+// when no lexer knows the language.
 func (c *Client) PackedTokens(ctx context.Context, path, lang string, lines []string) (Packed, error) {
-	if len(lines) > 0 && IsGo(path, lang) {
-		if p, ok := lexHere(c, path, goPackedFunc, lines); ok {
-			return p, nil
-		}
-	}
-	ts, err := c.tokens(ctx, path, lang, lines, false) // golex refused the text, or failed: not again
+	ts, err := c.Tokens(ctx, path, lang, lines)
 	if err != nil || ts == nil {
 		return nil, err
 	}
 	return Pack(ts), nil
-}
-
-// goPackedFunc is GoPacked; tests replace it.
-var goPackedFunc = GoPacked
-
-// goLinesFunc is GoLines; tests replace it.
-var goLinesFunc = GoLines
-
-// lexHere runs lex (GoLines, GoPacked) in the bridge's process, where a
-// panic would end every session: one is logged and reported as a refusal,
-// so that the text goes to the helper, which runs confined and may crash
-// alone.
-func lexHere[T any](c *Client, path string, lex func([]string) (T, bool), lines []string) (out T, ok bool) {
-	defer func() {
-		if r := recover(); r != nil {
-			c.log.Error("the Go lexer panicked; the helper tokenizes this text", "path", path, "panic", r)
-			var zero T
-			out, ok = zero, false
-		}
-	}()
-	return lex(lines)
 }
 
 // ask sends one request and waits for its answer.
@@ -264,7 +221,7 @@ func (c *Client) running() (*proc, uint64, error) {
 	}
 	if c.opt.Path == "" && !c.closed && c.failures == 0 {
 		c.failures = maxStartFailures // say it once
-		c.log.Info("no dsh-highlight helper next to the binary or on PATH ($DSH_HIGHLIGHTER names one): only Go read cards have syntax tokens")
+		c.log.Info("no dsh-highlight helper next to the binary or on PATH ($DSH_HIGHLIGHTER names one): read cards have no syntax tokens")
 	}
 	if c.closed || c.opt.Path == "" || c.failures >= maxStartFailures {
 		return nil, 0, ErrUnavailable
@@ -281,7 +238,7 @@ func (c *Client) running() (*proc, uint64, error) {
 	p, err := start(c.opt)
 	if err != nil {
 		c.failures++
-		c.log.Warn("the highlighter could not start; only Go read cards have syntax tokens", "helper", c.opt.Path, "err", err, "attempt", c.failures)
+		c.log.Warn("the highlighter could not start; read cards have no syntax tokens", "helper", c.opt.Path, "err", err, "attempt", c.failures)
 		return nil, 0, ErrUnavailable
 	}
 	c.failures = 0
@@ -307,6 +264,5 @@ func (c *Client) Close() error {
 // dsh-highlight on $PATH. Empty when there is none.
 func Locate() string { return helperbin.Locate("dsh-highlight", "DSH_HIGHLIGHTER") }
 
-// Off reports whether $DSH_HIGHLIGHTER is "off": no card gets tokens,
-// not even Go's, which need no helper.
+// Off reports whether $DSH_HIGHLIGHTER is "off": no card gets tokens.
 func Off() bool { return helperbin.Off("DSH_HIGHLIGHTER") }

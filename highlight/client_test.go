@@ -51,7 +51,7 @@ func pid(t *testing.T, c *Client) int {
 // is built with go build, which the test cache cannot see, and files a
 // test opens are part of its cache key.
 func touchHelperSources(t *testing.T) {
-	for _, dir := range []string{"../cmd/dsh-highlight", "chromatok", "golex"} {
+	for _, dir := range []string{"../cmd/dsh-highlight", "chromatok"} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 		for _, f := range files {
 			if _, err := os.ReadFile(f); err != nil {
@@ -83,81 +83,38 @@ func TestClient(t *testing.T) {
 		if ts, err := c.Tokens(ctx, "", "python", []string{"def f(): pass"}); err != nil || ts[0][0].Type != "Keyword" {
 			t.Errorf("hint: %+v %v", ts, err)
 		}
-		// Go that golex refuses (a non-ASCII name) is the helper's:
-		// chroma's own lexer.
+		// Go with a non-ASCII name: chroma's lexer takes it too.
 		if ts, err := c.Tokens(ctx, "/w/pi.go", "", []string{"var π = 3"}); err != nil || len(ts) != 1 || ts[0][0] != (Span{0, 3, "KeywordDeclaration"}) {
 			t.Errorf("Go for chroma: %+v %v", ts, err)
 		}
 	})
 
-	t.Run("Go needs no helper", func(t *testing.T) {
+	t.Run("Go is the helper's, as every language", func(t *testing.T) {
+		c := New(Options{Path: helperBin, Log: quiet})
+		defer c.Close()
 		for _, tc := range []struct{ name, path, lang string }{
 			{"by path", "/w/main.go", ""},
 			{"by hint", "/w/main", "go"},
 			{"by another hint", "/w/go.mod", "Golang"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				c := New(Options{Path: filepath.Join(t.TempDir(), "none"), Log: quiet})
-				defer c.Close()
 				ts, err := c.Tokens(ctx, tc.path, tc.lang, goLines)
 				if err != nil || len(ts) != 4 || ts[0][0] != (Span{0, 7, "KeywordNamespace"}) || ts[1] != nil || ts[3][0].Type != "LiteralString" {
 					t.Fatalf("Tokens = %+v, %v", ts, err)
 				}
-				c.mu.Lock()
-				started := c.proc != nil || c.failures != 0
-				c.mu.Unlock()
-				if started {
-					t.Error("a helper was started for Go")
-				}
-				if _, err := c.Tokens(ctx, tc.path, tc.lang, []string{"var π = 3"}); !errors.Is(err, ErrUnavailable) {
-					t.Errorf("Go that golex refuses, with no helper: %v", err)
-				}
 			})
 		}
-		c := New(Options{Path: filepath.Join(t.TempDir(), "none"), Log: quiet})
-		defer c.Close()
-		if _, err := c.Tokens(ctx, "/w/main.go", "python", goLines); !errors.Is(err, ErrUnavailable) {
-			t.Errorf("a .go file with another language's hint went to golex: %v", err)
+		if pid(t, c) == 0 {
+			t.Error("no helper was asked for Go")
+		}
+		none := New(Options{Path: filepath.Join(t.TempDir(), "none"), Log: quiet})
+		defer none.Close()
+		if ts, err := none.Tokens(ctx, "/w/main.go", "", goLines); !errors.Is(err, ErrUnavailable) {
+			t.Errorf("Go with no helper: %+v, %v; want ErrUnavailable", ts, err)
 		}
 	})
 
-	t.Run("a panic in the Go lexer leaves the text to the helper", func(t *testing.T) {
-		defer func(f func([]string) (TokenLines, bool)) { goLinesFunc = f }(goLinesFunc)
-		goLinesFunc = func([]string) (TokenLines, bool) { panic("a lexer bug") }
-		var log strings.Builder
-		c := New(Options{Path: helperBin, Log: slog.New(slog.NewTextHandler(&log, nil))})
-		defer c.Close()
-		ts, err := c.Tokens(ctx, "/w/main.go", "", goLines)
-		if err != nil || len(ts) != 4 || ts[0][0] != (Span{0, 7, "KeywordNamespace"}) {
-			t.Fatalf("Tokens = %+v, %v", ts, err)
-		}
-		if pid(t, c) == 0 || !strings.Contains(log.String(), "a lexer bug") {
-			t.Errorf("no helper asked, or the panic not logged: %s", log.String())
-		}
-	})
-
-	t.Run("a panic in the one-pass packer leaves the text to the helper, packed", func(t *testing.T) {
-		defer func(f func([]string) (Packed, bool)) { goPackedFunc = f }(goPackedFunc)
-		defer func(f func([]string) (TokenLines, bool)) { goLinesFunc = f }(goLinesFunc)
-		goPackedFunc = func([]string) (Packed, bool) { panic("a packer bug") }
-		goLinesFunc = func([]string) (TokenLines, bool) { panic("a lexer bug") }
-		var log strings.Builder
-		c := New(Options{Path: helperBin, Log: slog.New(slog.NewTextHandler(&log, nil))})
-		defer c.Close()
-		p, err := c.PackedTokens(ctx, "/w/main.go", "", goLines)
-		var ts PackedLines
-		if err != nil || ts.UnmarshalJSON(p) != nil || len(ts) != 4 || ts[0][0] != (Span{0, 7, "KeywordNamespace"}) {
-			t.Fatalf("PackedTokens = %s, %v", p, err)
-		}
-		if pid(t, c) == 0 || !strings.Contains(log.String(), "a packer bug") {
-			t.Errorf("no helper asked, or the panic not logged: %s", log.String())
-		}
-		if strings.Contains(log.String(), "a lexer bug") {
-			t.Errorf("golex was tried again on the text it failed: %s", log.String())
-		}
-	})
-
-	t.Run("packed Go is written in the bridge, other text packed from the helper's spans", func(t *testing.T) {
+	t.Run("packed tokens are the helper's spans, packed", func(t *testing.T) {
 		c := New(Options{Path: helperBin, Log: quiet})
 		defer c.Close()
 		for _, tc := range []struct {

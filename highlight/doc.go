@@ -5,16 +5,8 @@
 // (some 17 ms of CPU and 2.7 MB), and the bridge binary starts often: for
 // every editor session, and again for every command it supervises. So the
 // tokenizer lives in a helper binary, dsh-highlight (package chromatok),
-// which [Client] starts on the first request it cannot answer itself and
-// talks to over a pipe. The bridge itself never imports chroma.
-//
-// Go, the language most reads in a Go workspace are of, the client
-// answers itself: [GoLines] runs package golex, which makes chroma's Go
-// lexer's tokens exactly (about 30 µs for 100 lines of changing text,
-// BenchmarkGoLines100, where chroma takes a millisecond), and returns the spans the helper would. The request, the
-// helper's wake-up and its answer's wake-up are spared, and a workspace
-// that reads only Go never starts the helper. Text golex refuses (a
-// non-ASCII identifier, say) goes to the helper, whose chroma decides.
+// which [Client] starts on the first request and talks to over a pipe,
+// for every language alike. The bridge itself never imports chroma.
 //
 // The protocol between the two binaries is private and versioned by the
 // helper's first line ("dsh-highlight 1"). Each request is a frame

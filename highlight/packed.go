@@ -69,8 +69,9 @@ func (p PackedLines) AppendJSON(dst []byte) ([]byte, error) {
 }
 
 // typeNames numbers the type names of one update in order of first use.
-// The names are nearly always the same few constants (golex's, chroma's),
-// so the same string is looked for by its address first.
+// The names are nearly always the few strings of one answer's type table
+// (wire.go), shared by its spans, so the same string is looked for by its
+// address first.
 type typeNames struct {
 	list  []string
 	small [32]string // list's first array
@@ -156,4 +157,26 @@ func (p *PackedLines) UnmarshalJSON(data []byte) error {
 	}
 	*p = out
 	return nil
+}
+
+// Packed is tokens already written in the packed form ([PackedLines]'
+// JSON): what a client that asked for packed tokens receives. Nil is
+// written as null.
+type Packed []byte
+
+// AppendJSON appends p as it is.
+func (p Packed) AppendJSON(dst []byte) ([]byte, error) {
+	if p == nil {
+		return append(dst, "null"...), nil
+	}
+	return append(dst, p...), nil
+}
+
+// MarshalJSON is AppendJSON for encoding/json.
+func (p Packed) MarshalJSON() ([]byte, error) { return p.AppendJSON(nil) }
+
+// Pack writes ts in the packed form.
+func Pack(ts TokenLines) Packed {
+	b, _ := PackedLines(ts).AppendJSON(nil) // it fails on nothing
+	return b
 }

@@ -1,6 +1,7 @@
 package highlight
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,6 +11,21 @@ import (
 	"strings"
 	"testing"
 )
+
+// goTokens returns a function that gives the real helper's tokens for
+// lines of a Go file, through a client closed when t ends.
+func goTokens(t testing.TB) func(lines []string) TokenLines {
+	c := New(Options{Path: helperBin, Log: quiet})
+	t.Cleanup(func() { c.Close() })
+	return func(lines []string) TokenLines {
+		t.Helper()
+		ts, err := c.Tokens(context.Background(), "/w/x.go", "", lines)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ts
+	}
+}
 
 // unpack decodes PackedLines' JSON with its UnmarshalJSON, as an editor
 // does, after checking that every line is whole triples of whole numbers
@@ -133,7 +149,7 @@ func TestPackedLines(t *testing.T) {
 }
 
 // TestPackedLines_GoSource: every 100-line window of net/http's server.go
-// decodes to exactly the spans GoLines made, in under a quarter of the
+// decodes to exactly the spans the helper made, in under a quarter of the
 // bytes of the objects (a sixth, when written).
 func TestPackedLines_GoSource(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
@@ -142,11 +158,9 @@ func TestPackedLines_GoSource(t *testing.T) {
 	}
 	lines := strings.Split(string(src), "\n")
 	var objects, packed int
+	tokens := goTokens(t)
 	for from := 0; from+100 <= len(lines); from += 100 {
-		ts, ok := GoLines(lines[from : from+100])
-		if !ok {
-			t.Fatalf("GoLines refused lines %d+", from)
-		}
+		ts := tokens(lines[from : from+100])
 		p, _ := PackedLines(ts).AppendJSON(nil)
 		o, _ := ts.AppendJSON(nil)
 		if u := unpack(t, p); !reflect.DeepEqual(u, ts) {
@@ -164,16 +178,13 @@ func TestPackedLines_GoSource(t *testing.T) {
 	t.Logf("packed %d bytes, objects %d (%.2f)", packed, objects, float64(packed)/float64(objects))
 }
 
-// FuzzPackedLines: whatever the text, GoLines' spans survive packing.
+// FuzzPackedLines: whatever the text, the helper's Go spans survive packing.
 func FuzzPackedLines(f *testing.F) {
 	for _, s := range []string{"package main\n\nfunc f() {}\n", "a := `x\ny`\n/* é\n*/ b", "\t\"\\u00e9\" 'x' 0x1p-2i\n\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		ts, ok := GoLines(strings.Split(s, "\n"))
-		if !ok {
-			return
-		}
+		ts := goTokens(t)(strings.Split(s, "\n"))
 		p, err := PackedLines(ts).AppendJSON(nil)
 		if err != nil {
 			t.Fatal(err)
@@ -198,7 +209,7 @@ func BenchmarkAppend100(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ts, _ := GoLines(strings.Split(string(src), "\n")[1000:1100])
+	ts := goTokens(b)(strings.Split(string(src), "\n")[1000:1100])
 	buf := make([]byte, 0, 64<<10)
 	b.Run("packed", func(b *testing.B) {
 		for b.Loop() {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 
-	"github.com/dsh-bridge/dsh-bridge/internal/stackreserve"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 )
 
@@ -240,7 +239,6 @@ func (l *Lane) drive() {
 		}
 		inFlight++
 		go func() { // owned by the lane: drained before drive returns
-			stackreserve.Grow()
 			release := l.p.admission.Acquire(l.ctx)
 			l.state(id, Running)
 			r.safeDispatch()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 
-	"github.com/dsh-bridge/dsh-bridge/internal/stackreserve"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 )
@@ -131,7 +130,6 @@ func (p *Pipeline) ExecuteBatch(ctx context.Context, calls []Call, opts BatchOpt
 			notify(i, Running, nil)
 		}
 		go func() { // owned by this batch: drain waits for it
-			stackreserve.Grow() // a call's chain is deep: grow once, not three times
 			defer func() { done <- i }()
 			if adm != nil {
 				// Admitted from here, not from the batch's goroutine, which

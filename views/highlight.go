@@ -45,7 +45,7 @@ func ReadTokens(ctx context.Context, env Env, callID string, view card.ResultVie
 }
 
 // PackingTokenizer is a Tokenizer that also writes tokens in the packed
-// form itself (*highlight.Client does, Go in one pass): nil and no error
+// form itself (*highlight.Client does): nil and no error
 // when the language is unknown.
 type PackingTokenizer interface {
 	PackedTokens(ctx context.Context, path, lang string, lines []string) (highlight.Packed, error)

@@ -44,26 +44,10 @@ func TestPackedTokens(t *testing.T) {
 }
 
 // TestPackedTokens_ByTheTokenizer: a tokenizer that packs tokens itself
-// (the bridge's, Go in one pass) is asked for them packed, and what it
-// writes is what packing its spans writes; a client that did not ask for
-// packed tokens still gets spans.
+// (the bridge's *highlight.Client) is asked for them packed.
 func TestPackedTokens_ByTheTokenizer(t *testing.T) {
 	lines := []card.ReadFileLine{{Number: 1, Text: "package main"}, {Number: 2, Text: ""}, {Number: 3, Text: "func main() { println(\"héllo 😀\", 0x1F) }"}}
 	read := &card.Read{Path: "/work/project/main.go", Offset: 1, Lines: lines, TotalLines: 3}
-	c := highlight.New(highlight.Options{})
-	defer c.Close()
-	spans, ok := ReadTokens(context.Background(), Env{Cwd: cwd, Tokenizer: c}, "c", read)
-	if !ok {
-		t.Fatal("no tokens for Go")
-	}
-	packed, ok := ReadTokens(context.Background(), Env{Cwd: cwd, Tokenizer: c, PackedTokens: true}, "c", read)
-	if !ok {
-		t.Fatal("no packed tokens for Go")
-	}
-	want := highlight.Pack(spans.Meta["dsh"].(DshMeta).Tokens)
-	if got := packed.Meta["dsh"].(DshMeta).PackedTokens; !bytes.Equal(got, want) || len(want) < 40 {
-		t.Errorf("packed by the tokenizer:\n%s\npacked spans:\n%s", got, want)
-	}
 	p := &packingTokenizer{}
 	if _, ok := ReadTokens(context.Background(), Env{Cwd: cwd, Tokenizer: p, PackedTokens: true}, "c", read); !ok || p.packed != 1 || p.keywordTokenizer.last.path == "" {
 		t.Errorf("a packing tokenizer: ok %v, packed %d times, asked for spans %+v", ok, p.packed, p.keywordTokenizer.last)

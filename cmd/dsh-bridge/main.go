@@ -14,7 +14,6 @@
 //	                           else deepseek-v4-pro, else the first listed), or script:PATH to replay a JSONL script
 //	--max-turn-requests DSH_MAX_TURN_REQUESTS  model requests per prompt turn (default 50)
 //	--state-dir DSH_STATE_DIR  session logs (default $XDG_STATE_HOME/dsh-bridge, i.e. ~/.local/state/dsh-bridge; macOS ~/Library/Application Support/dsh-bridge; Windows %LOCALAPPDATA%\dsh-bridge)
-//	--token-hold DSH_TOKEN_HOLD  how long a read's syntax tokens may wait for the other calls of its batch (default 16ms)
 //	--stream-idle DSH_STREAM_IDLE  how long a model's answer may bring no byte before it is cut
 //	                           (default 1m30s for DeepSeek's models, 5m0s for others; 0: never)
 //
@@ -22,9 +21,8 @@
 // debug, info, warn, error). DSH_CPUPROFILE=path writes a CPU profile;
 // DSH_MEMPROFILE=path writes an allocation profile (a sample per 4 KB)
 // when the bridge exits.
-// The bridge's Go code runs on one thread unless GOMAXPROCS is set, and
-// its collector's headroom over the sessions' histories is bounded
-// unless GOGC is set.
+// The collector's headroom over the sessions' histories is bounded unless
+// GOGC is set.
 package main
 
 import (
@@ -75,19 +73,6 @@ func main() {
 // hideErr is why secrets.HideProcess failed, logged once there is a log.
 var hideErr error
 
-// tuneRuntime runs the bridge's Go code on one thread unless GOMAXPROCS
-// says otherwise; the server calls it once initialize is answered. The
-// bridge is glue: a read is a chain of short steps handed from goroutine
-// to goroutine (the model's stream, the pipeline, the cards, the log, the
-// tokens), and with a thread per core each hand-off wakes another thread.
-// On two busy cores one thread cost about a third less CPU per prompt of
-// a 100-line read and took the 50-session p99 from 17-23 ms to 7-18 ms
-// (BENCHMARKS.md); what is heavy runs in other processes (commands, the
-// highlighter, Code Mode, MCP servers).
-func tuneRuntime() {
-	runtime.GOMAXPROCS(servingProcs())
-}
-
 // afterTurn is what the bridge tunes when a prompt turn ends: a
 // session's history only grows, and the collector's headroom over it is
 // kept to a sixteenth of it instead of all of it (heapgoal). Nil when GOGC
@@ -98,16 +83,6 @@ func afterTurn() func(historyBytes int) {
 	}
 	var gc heapgoal.Tuner
 	return func(history int) { gc.Adjust(uint64(history)) }
-}
-
-// servingProcs is the GOMAXPROCS the bridge serves with: 1, or the
-// environment's. The admission of tool bodies (two per thread) is sized
-// from it before tuneRuntime applies it.
-func servingProcs() int {
-	if os.Getenv("GOMAXPROCS") == "" {
-		return 1
-	}
-	return runtime.GOMAXPROCS(0)
 }
 
 func env(keys ...string) string {
@@ -155,7 +130,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	codeTimeout := fs.Duration("code-timeout", durationEnv("DSH_CODE_TIMEOUT", codemode.DefaultTimeout), "how long one run_code program may run")
 	codeOutput := fs.Int("code-max-output", atoi(env("DSH_CODE_MAX_OUTPUT"), codemode.DefaultMaxOutputBytes), "bytes of logs plus result one run_code program may produce")
 	stateDir := fs.String("state-dir", or(env("DSH_STATE_DIR"), defaultStateDir()), "directory of the session logs")
-	tokenHold := fs.Duration("token-hold", durationEnv("DSH_TOKEN_HOLD", bridge.DefaultTokenHold), "how long a read's syntax tokens may wait for the other calls of its batch")
 	streamIdle := fs.String("stream-idle", env("DSH_STREAM_IDLE"), "how long a model's answer may bring no byte before it is cut (default 1m30s for DeepSeek's models, 5m0s for others; 0: never)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -174,16 +148,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "dsh-bridge: --code-timeout and --code-max-output must be positive")
 		return 2
 	}
-	if *tokenHold <= 0 {
-		fmt.Fprintln(stderr, "dsh-bridge: --token-hold must be positive")
-		return 2
-	}
 	idle, ok := parseStreamIdle(*streamIdle)
 	if !ok {
 		fmt.Fprintf(stderr, "dsh-bridge: --stream-idle must be a duration of 0 (never) or more (got %q)\n", *streamIdle)
 		return 2
 	}
-	cfg := bridge.Config{ToolsMode: registry.Presentation(*toolsMode), CodeMode: codemode.Config{Timeout: *codeTimeout, MaxOutputBytes: *codeOutput}, ModelName: *modelName, MaxTurnRequests: *maxReqs, Version: version, Log: log, StateDir: *stateDir, TokenHold: *tokenHold}
+	cfg := bridge.Config{ToolsMode: registry.Presentation(*toolsMode), CodeMode: codemode.Config{Timeout: *codeTimeout, MaxOutputBytes: *codeOutput}, ModelName: *modelName, MaxTurnRequests: *maxReqs, Version: version, Log: log, StateDir: *stateDir}
 	// Read when the first session needs them: initialize does not.
 	cfg.LoadModelSettings = func() model.Settings {
 		ms, err := model.LoadSettings(filepath.Join(permission.UserConfigDir(), "settings.json"))
@@ -231,18 +201,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// Syntax tokens: Go's made here (package golex), other languages' by
-	// the dsh-highlight helper, started at the first such read card
-	// (linking chroma here would cost every start 17 ms).
+	// Syntax tokens: made by the dsh-highlight helper, started at the
+	// first read card (chroma is not linked here: its lexers' registration
+	// would cost every start).
 	if !highlight.Off() {
 		tokenizer := highlight.New(highlight.Options{Lookup: highlight.Locate, Log: log, Stderr: stderr})
 		defer tokenizer.Close()
 		cfg.Tokenizer = tokenizer
 	}
-	cfg.AfterInitialize = tuneRuntime // its stop-the-world cost start-up ~1 ms
 	cfg.AfterTurn = afterTurn()
-	cfg.Admitted = 2 * servingProcs()
-	log.Debug("serving", "threads", servingProcs(), "admitted", cfg.Admitted)
 	if f, ok := stdout.(*os.File); ok {
 		stdout = nowait.New(f) // each line costs no wake-up of the runtime's monitor
 	}

@@ -29,7 +29,6 @@ func TestRun(t *testing.T) {
 		{"unknown subcommand", []string{"bogus"}, 2, "", `unknown subcommand "bogus"`},
 		{"version", []string{"version"}, 0, versionText(buildSettings()), ""},
 		{"--version", []string{"--version"}, 0, versionText(buildSettings()), ""},
-		{"a token hold of zero", []string{"--token-hold", "0s"}, 2, "", "--token-hold must be positive"},
 		{"a negative stream idle", []string{"--stream-idle", "-5s"}, 2, "", `--stream-idle must be a duration of 0 (never) or more (got "-5s")`},
 		{"a stream idle that is no duration", []string{"--stream-idle", "soon"}, 2, "", `(got "soon")`},
 	} {
@@ -173,59 +172,24 @@ func TestDemo_Code(t *testing.T) {
 	}
 }
 
-// TestTuneRuntime: one thread of Go code unless GOMAXPROCS is set.
-func TestTuneRuntime(t *testing.T) {
+// TestRun_LeavesGOMAXPROCS: serving, initialize included, the bridge runs
+// on the threads Go chose (or the environment's GOMAXPROCS).
+func TestRun_LeavesGOMAXPROCS(t *testing.T) {
 	procs := runtime.GOMAXPROCS(0)
 	t.Cleanup(func() { runtime.GOMAXPROCS(procs) })
-	for _, tc := range []struct {
-		name, env string
-		want      int
-	}{{"default", "", 1}, {"the environment's", "3", 3}} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv("GOMAXPROCS", tc.env)
-			runtime.GOMAXPROCS(3)
-			tuneRuntime()
-			if got := runtime.GOMAXPROCS(0); got != tc.want {
-				t.Errorf("GOMAXPROCS %d, want %d", got, tc.want)
-			}
-		})
-	}
-}
-
-// TestRun_TunesAfterInitialize: serving, the bridge moves to one thread
-// once it has answered initialize (not before: start-up does not pay for
-// it).
-func TestRun_TunesAfterInitialize(t *testing.T) {
-	procs := runtime.GOMAXPROCS(0)
-	t.Cleanup(func() { runtime.GOMAXPROCS(procs) })
-	t.Setenv("GOMAXPROCS", "")
 	t.Setenv("DSH_STATE_DIR", t.TempDir())
 	t.Setenv("DSH_HIGHLIGHTER", "off")
-	t.Setenv("DSH_LOG_LEVEL", "debug")
-	for _, tc := range []struct {
-		name, in string
-		want     int
-	}{
-		{"no initialize", "", 3},
-		{"initialized", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}` + "\n", 1},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			runtime.GOMAXPROCS(3)
-			var out, errOut bytes.Buffer
-			if code := run(nil, strings.NewReader(tc.in), &out, &errOut); code != 0 {
-				t.Fatalf("exit %d: %s", code, errOut.String())
-			}
-			if tc.in != "" && !strings.Contains(out.String(), `"protocolVersion":1`) {
-				t.Fatalf("no initialize answer: %q", out.String())
-			}
-			if got := runtime.GOMAXPROCS(0); got != tc.want {
-				t.Errorf("GOMAXPROCS %d, want %d", got, tc.want)
-			}
-			// Two tool bodies per thread it serves with, not per core.
-			if !strings.Contains(errOut.String(), "threads=1 admitted=2") {
-				t.Errorf("admission not sized for one thread: %s", errOut.String())
-			}
-		})
+	runtime.GOMAXPROCS(3)
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}` + "\n"
+	var out, errOut bytes.Buffer
+	if code := run(nil, strings.NewReader(in), &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if !strings.Contains(out.String(), `"protocolVersion":1`) {
+		t.Fatalf("no initialize answer: %q", out.String())
+	}
+	if got := runtime.GOMAXPROCS(0); got != 3 {
+		t.Errorf("GOMAXPROCS %d after initialize, want 3", got)
 	}
 }
 

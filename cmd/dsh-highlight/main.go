@@ -1,13 +1,12 @@
 // Command dsh-highlight is dsh-bridge's syntax highlighter: a helper the
-// bridge starts on its first read card in a language other than Go (Go
-// it tokenizes itself, package golex) and talks to over stdin and stdout
+// bridge starts on its first read card and talks to over stdin and stdout
 // (package highlight documents the protocol). It keeps chroma, and its
 // start-up cost, out of the bridge binary. It confines itself (Landlock:
 // no files, no network) before it reads a request, and exits when its
 // input ends.
 //
 // Install it next to dsh-bridge (go install ./cmd/...); without it, read
-// cards other than Go come without syntax tokens.
+// cards come without syntax tokens.
 package main
 
 import (

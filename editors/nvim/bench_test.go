@@ -19,6 +19,7 @@ import (
 
 	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/highlight"
+	"github.com/dsh-bridge/dsh-bridge/highlight/chromatok"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/views"
 )
@@ -150,7 +151,7 @@ func tokenUpdates(b *testing.B) []string {
 	}
 	var env []string
 	for _, packed := range []bool{true, false} {
-		u, ok := views.ReadTokens(context.Background(), views.Env{Tokenizer: highlight.New(highlight.Options{}), PackedTokens: packed}, "r", read)
+		u, ok := views.ReadTokens(context.Background(), views.Env{Tokenizer: chromaTokenizer{}, PackedTokens: packed}, "r", read)
 		if !ok {
 			b.Fatal("no tokens for Go")
 		}
@@ -168,4 +169,13 @@ func tokenUpdates(b *testing.B) []string {
 		env = append(env, "DSH_BENCH_TOKENS_"+key+"="+path)
 	}
 	return append(env, "DSH_BENCH_TOKENS_SOURCE="+filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
+}
+
+// chromaTokenizer tokenizes in this process, as the dsh-highlight helper
+// does.
+type chromaTokenizer struct{}
+
+func (chromaTokenizer) Tokens(_ context.Context, path, lang string, lines []string) (highlight.TokenLines, error) {
+	ts, _, err := chromatok.Tokenize(path, lang, lines)
+	return ts, err
 }

@@ -78,11 +78,6 @@ func Tokenize(path, lang string, lines []string) (tokens highlight.TokenLines, k
 	if l == nil {
 		return nil, false, nil
 	}
-	if l.Config().Name == "Go" {
-		if out, ok := highlight.GoLines(lines); ok {
-			return out, true, nil // the bridge's own answer, where golex takes the text
-		}
-	}
 	out, err := chromaLines(l, lines, highlight.MaxSpans)
 	return out, true, err
 }

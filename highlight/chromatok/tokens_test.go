@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -146,4 +147,21 @@ func BenchmarkTokenize2000(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/2000, "ns/line")
+}
+// TestChromaLines_Budget: chroma's spans stop at the budget too (Tokenize
+// gives highlight.MaxSpans), so the helper's answer stays bounded; the
+// lines past it have none.
+func TestChromaLines_Budget(t *testing.T) {
+	lines := []string{"a+a+a", "b+b", "c", "d+d"}
+	ts, err := chromaLines(lexerFor("x.py", ""), lines, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []int{}
+	for _, l := range ts {
+		got = append(got, len(l))
+	}
+	if !reflect.DeepEqual(got, []int{5, 2, 0, 0}) || ts[2] != nil || ts[1][1] != (highlight.Span{Start: 1, End: 2, Type: "Operator"}) {
+		t.Errorf("spans a line %v: %+v", got, ts)
+	}
 }
