@@ -17,7 +17,7 @@ end
 -- what it is, and what is missing without it.
 local helpers = {
   { name = "dsh-highlight", env = "DSH_HIGHLIGHTER", what = "syntax highlighter",
-    off = "syntax tokens are off", without = "read cards other than Go come without syntax colours" },
+    off = "syntax tokens are off", without = "read cards come without syntax colours" },
   { name = "dsh-code", env = "DSH_CODE_RUNNER", what = "Code Mode runner",
     off = "Code Mode's runner is off", without = "run_code fails (Code Mode)" },
   { name = "dsh-markdown", env = "DSH_MARKDOWN", what = "HTML converter",
