@@ -3,7 +3,6 @@ package highlight
 import (
 	"fmt"
 	"io"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -29,10 +28,8 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 func (w *countingWriter) Close() error { return nil }
 
 // The requests of reads that finish together (goroutines one event made
-// ready, on the bridge's one thread) reach the helper in one write, give
-// or take, not one write each.
+// ready) reach the helper in one write, give or take, not one write each.
 func TestProc_RequestsTogether(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	const rounds, ready = 50, 10
 	writes := 0
 	for range rounds {
