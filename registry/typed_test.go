@@ -308,3 +308,15 @@ func TestDefine_ValueHandedBack(t *testing.T) {
 		})
 	}
 }
+
+// A typed tool whose output schema is replaced after Define is compiled
+// again at registration: the schema Define derived must not stand in for
+// the one the tool now declares.
+func TestDefine_ReplacedOutputSchemaIsCompiled(t *testing.T) {
+	tool := defineEdit(t)
+	tool.Output.Schema = jsonv.MustParse(`{"type":"object","patternProperties":{"x":{}}}`)
+	_, err := New().Register(tool, nil)
+	if !errors.Is(err, ErrUnsupportedSchema) {
+		t.Fatalf("got %v, want an UNSUPPORTED_SCHEMA error for the replaced schema", err)
+	}
+}

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -59,6 +61,42 @@ func testListApplies(t *testing.T, list string) {
 			default:
 				t.Errorf("neither a package (./...) nor a make target: %q", m.Pkg)
 			}
+			if m.Run != "" && m.Make == "" {
+				if err := runSelectsATest(filepath.Join("..", "..", "..", m.Pkg), m.Run); err != nil {
+					t.Error(err)
+				}
+			}
 		})
 	}
+}
+
+// testFunc names a test, benchmark, fuzz target or example.
+var testFunc = regexp.MustCompile(`(?m)^func ((?:Test|Benchmark|Fuzz|Example)\w*)\(`)
+
+// runSelectsATest reports an error unless the first level of the -run
+// pattern (before its first slash) matches a test function of the package
+// in dir: a pattern that selects nothing runs no test, and its mutation
+// could only survive.
+func runSelectsATest(dir, run string) error {
+	first, _, _ := strings.Cut(run, "/")
+	re, err := regexp.Compile(first)
+	if err != nil {
+		return fmt.Errorf("-run %q: %v", run, err)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		for _, m := range testFunc.FindAllSubmatch(src, -1) {
+			if re.Match(m[1]) {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("-run %q selects no test in %s", run, dir)
 }
