@@ -14,6 +14,7 @@ import (
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/tools"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // editorHost is the tools.Host of a session: file reads and writes go
@@ -82,23 +83,23 @@ func (h *editorHost) OpenText(ctx context.Context, path string) (io.ReadCloser, 
 
 // OpenChecked judges and opens what OpenText would read: a local file
 // through its descriptor (tools.LocalHost's); a file the editor serves is
-// judged on this disk (tools.Pin), the editor is asked for it by the
+// judged on this disk (workspace.Pin), the editor is asked for it by the
 // name judged (every symlink resolved), and its answer is returned only
 // if that name still leads to the same file once it came.
 func (h *editorHost) OpenChecked(ctx context.Context, path, verb string, check func(string) error) (io.ReadCloser, error) {
 	if h.readsLocally(path) {
 		return h.LocalHost.OpenChecked(ctx, path, verb, check)
 	}
-	pin, err := tools.Pin(path, verb, check)
+	pin, err := workspace.Pin(path, check)
 	if err != nil {
-		return nil, err
+		return nil, tools.FileError(err, verb, path)
 	}
 	s, err := h.readThroughEditor(ctx, pin.Real)
 	if err != nil {
 		return nil, err
 	}
 	if err := pin.Recheck(path, verb); err != nil {
-		return nil, err
+		return nil, tools.FileError(err, verb, path)
 	}
 	return io.NopCloser(strings.NewReader(s)), nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/store"
 	"github.com/dsh-bridge/dsh-bridge/tools"
 	"github.com/dsh-bridge/dsh-bridge/views"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // ProtocolVersion is the ACP version the bridge speaks.
@@ -125,7 +126,7 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 			s.log.Info("removed spill files left by processes that are gone", "count", n)
 		}
 	})
-	ws, err := tools.NewWorkspace(cwd, dirs...)
+	ws, err := workspace.New(cwd, dirs...)
 	if err != nil {
 		return nil, invalidParams("session: %v", err)
 	}

@@ -15,8 +15,8 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/mcptools"
 	"github.com/dsh-bridge/dsh-bridge/permission"
 	"github.com/dsh-bridge/dsh-bridge/sandbox"
-	"github.com/dsh-bridge/dsh-bridge/tools"
 	"github.com/dsh-bridge/dsh-bridge/views"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // mcpNotices holds what the MCP servers report until the editor knows the
@@ -87,7 +87,7 @@ func mcpDir(roots []string) string {
 	if err != nil || !filepath.IsAbs(home) {
 		return "/"
 	}
-	home = tools.Resolve(home)
+	home = workspace.Resolve(home)
 	for _, r := range roots {
 		if safepath.Within(home, r) {
 			return "/"

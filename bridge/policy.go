@@ -15,6 +15,7 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/sandbox"
 	"github.com/dsh-bridge/dsh-bridge/tools"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // installPolicies registers the session's permission policy on its scope:
@@ -62,7 +63,7 @@ func (ss *Session) installPolicies() {
 // the policy never decided runs as judged on nothing.
 func judgedWrapper(ctx context.Context, _ registry.Execution, next func(context.Context) registry.Result) (registry.Result, error) {
 	d, _ := pipeline.DecisionData(ctx).(permission.Decision)
-	return next(tools.WithJudged(ctx, d.Judged)), nil
+	return next(workspace.WithJudged(ctx, d.Judged)), nil
 }
 
 // fetchHop judges a web_fetch redirect with the session's policy.
@@ -82,7 +83,7 @@ func (ss *Session) fetchDial(ctx context.Context, host string, addr netip.Addr) 
 // deny are the trees commands may not read; kept gives the paths they may
 // not change in the folders they may (permission.Policy.Kept), asked for
 // every such folder: the roots, the temp folder and the devices' folders.
-func sandboxFor(set permission.Settings, ws *tools.Workspace, deny []string, kept func(writable []string) []string) *tools.Sandbox {
+func sandboxFor(set permission.Settings, ws *workspace.Workspace, deny []string, kept func(writable []string) []string) *tools.Sandbox {
 	if set.Sandbox == permission.SandboxOff || !sandbox.Available() {
 		return nil
 	}
@@ -99,7 +100,7 @@ func sandboxFor(set permission.Settings, ws *tools.Workspace, deny []string, kep
 	if set.Sandbox == permission.SandboxWorkspaceWrite {
 		prof.Write = append(prof.Write, ws.Roots()...)
 	}
-	prof.Write = append(prof.Write, tools.Resolve(os.TempDir()))
+	prof.Write = append(prof.Write, workspace.Resolve(os.TempDir()))
 	prof.Kept = kept(prof.Writable())
 	return &tools.Sandbox{Helper: self, Profile: prof}
 }

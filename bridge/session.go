@@ -12,6 +12,7 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/store"
 	"github.com/dsh-bridge/dsh-bridge/tools"
 	"github.com/dsh-bridge/dsh-bridge/views"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // Mode ids, as editors know them from other agents.
@@ -39,7 +40,7 @@ type Session struct {
 	ready     chan struct{}
 	id        string
 	srv       *Server
-	ws        *tools.Workspace
+	ws        *workspace.Workspace
 	scope     *registry.Scope
 	env       views.Env
 	caps      clientCapabilities

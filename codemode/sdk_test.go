@@ -2,6 +2,7 @@ package codemode
 
 import (
 	"github.com/dsh-bridge/dsh-bridge/codemode/jsvm"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 
 	"context"
 	"flag"
@@ -23,7 +24,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // in both maps.
 func TestDeclarations(t *testing.T) {
 	reg := registry.New()
-	ws, err := tools.NewWorkspace(t.TempDir())
+	ws, err := workspace.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

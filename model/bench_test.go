@@ -17,6 +17,7 @@ import (
 
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/tools"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // benchHistory is a realistic 200-message tool loop: 66 rounds of an
@@ -49,7 +50,7 @@ func benchHistory(b *testing.B, n int) []Message {
 
 func benchTools(b *testing.B) []Tool {
 	reg := registry.New()
-	ws, err := tools.NewWorkspace(b.TempDir())
+	ws, err := workspace.New(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
-	"github.com/dsh-bridge/dsh-bridge/tools"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // call is one call as the policy sees it.
@@ -13,7 +13,7 @@ type call struct {
 	tool     *registry.Tool
 	args     jsonv.Value
 	declared []registry.Access // the tool's own declaration
-	ws       *tools.Workspace
+	ws       *workspace.Workspace
 	files    []access // declared, resolved: accesses() fills it once
 	resolved bool
 	targets  []string  // cmd's redirects, resolved ("" for a dynamic one): target() fills it once

@@ -12,6 +12,7 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/tools"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // testPolicy is a policy over a fresh workspace with the given rules, in
@@ -23,7 +24,7 @@ func testPolicy(t testing.TB, mode Mode, allow, ask, deny []string) (*Policy, *r
 		t.Fatal(err)
 	}
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, ".config-home"))
-	ws, _ := tools.NewWorkspace(dir)
+	ws, _ := workspace.New(dir)
 	reg := registry.New()
 	scope := reg.NewScope("s", nil)
 	if _, err := tools.Register(reg, scope, tools.Options{Workspace: ws}); err != nil {

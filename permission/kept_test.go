@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/dsh-bridge/dsh-bridge/sandbox"
-	"github.com/dsh-bridge/dsh-bridge/tools"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // TestKept: every path the sandbox keeps read-only is one a file tool must
@@ -34,7 +34,7 @@ func TestKept(t *testing.T) {
 			if err := os.MkdirAll(tc.root, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			ws, err := tools.NewWorkspace(tc.root)
+			ws, err := workspace.New(tc.root)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,7 +125,7 @@ func TestMakeKept(t *testing.T) {
 			case "symlink":
 				os.Symlink(filepath.Join(base, "elsewhere"), dsh)
 			}
-			ws, err := tools.NewWorkspace(root)
+			ws, err := workspace.New(root)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -177,7 +177,7 @@ func TestKept_TempFolder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ws, err := tools.NewWorkspace(root)
+	ws, err := workspace.New(root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/tools"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // Mode is a session's permission mode.
@@ -37,16 +38,16 @@ type Decision struct {
 	// no rule or earlier answer covers, and why the rest cannot be.
 	Pending []string
 	// Judged is what the decision judged of the call's files, for the
-	// host to hold the call to as it runs (tools.WithJudged): the paths it
+	// host to hold the call to as it runs (workspace.WithJudged): the paths it
 	// resolved, or Anywhere (the mode allows every path).
-	Judged tools.Judged
+	Judged workspace.Judged
 }
 
 // Policy decides a session's calls: rules, remembered answers, the
 // workspace's bounds, protected files and the mode. It is safe for
 // concurrent use. Deny is always decided before anyone is asked.
 type Policy struct {
-	ws               *tools.Workspace
+	ws               *workspace.Workspace
 	home, configDir  string
 	homeFiles        []string // shellFiles in home ("" home: none)
 	stateDir         string   // the session logs' folder, resolved ("": none)
@@ -64,24 +65,24 @@ type Policy struct {
 
 // New returns the policy of a workspace under settings; mode reports the
 // session's current mode.
-func New(ws *tools.Workspace, s Settings, mode func() Mode) *Policy {
+func New(ws *workspace.Workspace, s Settings, mode func() Mode) *Policy {
 	home, _ := os.UserHomeDir()
 	p := &Policy{ws: ws, mode: mode, always: map[string]bool{}, never: map[string]bool{}, private: map[string]bool{}}
 	if home != "" {
-		p.home = tools.Resolve(home)
+		p.home = workspace.Resolve(home)
 		for _, f := range shellFiles {
 			p.homeFiles = append(p.homeFiles, filepath.Join(p.home, f))
 		}
 	}
 	if d := UserConfigDir(); d != "" {
-		p.configDir = tools.Resolve(d)
+		p.configDir = workspace.Resolve(d)
 	}
 	if s.StateDir != "" {
-		p.stateDir = tools.Resolve(s.StateDir)
+		p.stateDir = workspace.Resolve(s.StateDir)
 	}
 	for _, prog := range s.Programs {
 		if prog != "" {
-			p.programs = append(p.programs, tools.Resolve(prog))
+			p.programs = append(p.programs, workspace.Resolve(prog))
 		}
 	}
 	root := ws.Roots()[0]

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
-	"github.com/dsh-bridge/dsh-bridge/tools"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 func jargs(kv ...string) jsonv.Value {
@@ -101,11 +101,11 @@ func TestPolicy_SymlinkedWorkspaceRoot(t *testing.T) {
 	link := filepath.Join(t.TempDir(), "ws")
 	os.Symlink(real, link)
 	os.MkdirAll(filepath.Join(real, "secrets"), 0o755)
-	ws, _ := tools.NewWorkspace(link)
+	ws, _ := workspace.New(link)
 	r, _ := ParseRule("read(secrets/**)", FromWorkspace)
 	p := New(ws, Settings{Deny: []Rule{r}}, func() Mode { return ModeBypass })
 	for _, path := range []string{filepath.Join(real, "secrets", "a"), filepath.Join(link, "secrets", "a")} {
-		if p.CheckPath(tools.Resolve(path), false) == nil {
+		if p.CheckPath(workspace.Resolve(path), false) == nil {
 			t.Errorf("%s passes a deny written against the symlinked root", path)
 		}
 	}
@@ -242,9 +242,9 @@ func TestPolicy_DecisionJudgesTheFiles(t *testing.T) {
 			os.Symlink(filepath.Join(dir, "real.txt"), filepath.Join(dir, "link"))
 			args, _ := jsonv.FromGo(map[string]any{"file_path": "link"})
 			d := p.Decide(context.Background(), reg.Get("read", scope), args)
-			want := tools.Judged{Anywhere: true}
+			want := workspace.Judged{Anywhere: true}
 			if !tc.anywhere {
-				want = tools.Judged{Paths: []string{filepath.Join(dir, "real.txt")}}
+				want = workspace.Judged{Paths: []string{filepath.Join(dir, "real.txt")}}
 			}
 			if !reflect.DeepEqual(d.Judged, want) {
 				t.Errorf("judged %+v, want %+v", d.Judged, want)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/dsh-bridge/dsh-bridge/tools"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // Verdict is what rules (or a policy) say of a call, strongest last.
@@ -169,13 +169,13 @@ func globUnquote(s string) string {
 func resolveGlobPrefix(g string) string {
 	i := strings.IndexAny(g, "*?[{\\")
 	if i < 0 {
-		return filepath.ToSlash(tools.Resolve(filepath.FromSlash(g)))
+		return filepath.ToSlash(workspace.Resolve(filepath.FromSlash(g)))
 	}
 	dir := g[:strings.LastIndex(g[:i], "/")+1]
 	if dir == "" || dir == "/" {
 		return g
 	}
-	return filepath.ToSlash(tools.Resolve(filepath.FromSlash(strings.TrimSuffix(dir, "/")))) + "/" + g[len(dir):]
+	return filepath.ToSlash(workspace.Resolve(filepath.FromSlash(strings.TrimSuffix(dir, "/")))) + "/" + g[len(dir):]
 }
 
 // matchPath reports whether a resolved absolute path matches a compiled

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/dsh-bridge/dsh-bridge/internal/folders"
-	"github.com/dsh-bridge/dsh-bridge/tools"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // Sandbox modes for commands.
@@ -80,7 +80,7 @@ func LoadSettings(cwd string) Settings {
 		s.UserFile = filepath.Join(d, "settings.json")
 	}
 	s.WorkspaceFile = filepath.Join(cwd, ".dsh", "settings.json")
-	realCwd := tools.Resolve(cwd)
+	realCwd := workspace.Resolve(cwd)
 	var wsAllow []Rule
 	for _, src := range []Source{FromUser, FromWorkspace} {
 		file := s.UserFile
@@ -160,7 +160,7 @@ func trusts(entry, realCwd string) bool {
 	if !filepath.IsAbs(entry) {
 		return false
 	}
-	real := tools.Resolve(filepath.Clean(entry))
+	real := workspace.Resolve(filepath.Clean(entry))
 	return real == realCwd || (tree && strings.HasPrefix(realCwd, real+string(filepath.Separator)))
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/tools"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // decisionModes are the columns of TestPolicy_DecisionTable's rows.
@@ -281,7 +282,7 @@ func tableWorkspace(t *testing.T) string {
 func policyIn(t *testing.T, dir string, mode Mode, allow, ask, deny []string) (*Policy, *registry.Registry, *registry.Scope) {
 	t.Helper()
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, ".config-home"))
-	ws, err := tools.NewWorkspace(dir)
+	ws, err := workspace.New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // Bash timeouts (contract §4).
@@ -228,7 +229,7 @@ func noteSandbox(v *foregroundValue) {
 	}
 }
 
-func newBash(h Host, w *Workspace, jobs *Jobs, spills *spillSet) (*registry.Tool, error) {
+func newBash(h Host, w *workspace.Workspace, jobs *Jobs, spills *spillSet) (*registry.Tool, error) {
 	t, err := registry.Define(registry.TypedTool[bashArgs, jsonv.Value]{
 		Name:        "bash",
 		Description: "Run a shell command in the workspace with bash -c and return its output and exit status. A non-zero exit is reported, not an error. Use run_in_background for servers and other long-running commands.",

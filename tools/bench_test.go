@@ -14,10 +14,11 @@ import (
 
 	"github.com/dsh-bridge/dsh-bridge/pipeline"
 	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 func benchEnv(b *testing.B, dir string, native bool, opts ...func(*Options)) (*pipeline.Pipeline, *registry.Scope) {
-	ws, err := NewWorkspace(dir)
+	ws, err := workspace.New(dir)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,10 +6,13 @@
 // Every tool does its I/O through a [Host]: [LocalHost] (the disk and child
 // processes) or the editor's file system and terminals (provided by the
 // bridge), so unsaved buffers are what tools read and editor reviews see
-// what tools write. Paths are resolved against the session's [Workspace];
-// every tool declares the paths a call touches (registry.Tool.Accesses),
-// which the permission policy judges in pre-execute, before anything
-// happens: not even a directory is created before the approval.
+// what tools write. Paths are resolved and judged by package workspace,
+// against the session's [workspace.Workspace]; the host a tool runs on
+// holds it to the permission rules ([PathRules]) on the file it really
+// opens or writes. Every tool declares the paths a call touches
+// (registry.Tool.Accesses), which the permission policy judges in
+// pre-execute, before anything happens: not even a directory is created
+// before the approval.
 //
 // bash runs scripts through bash -c (sh -c without bash) in a new process
 // group; cancellation, timeouts and the end of the command kill the whole

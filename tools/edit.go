@@ -11,6 +11,7 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/views"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 type writeArgs struct {
@@ -81,7 +82,7 @@ func envelope(path, body string) string {
 	return "<path>" + path + "</path>\n<type>file</type>\n<content>\n" + body + "\n</content>"
 }
 
-func newWrite(h Host, w *Workspace) (*registry.Tool, error) {
+func newWrite(h Host, w *workspace.Workspace) (*registry.Tool, error) {
 	t, err := registry.Define(registry.TypedTool[writeArgs, writeValue]{
 		Name:        "write",
 		Description: "Write a UTF-8 text file, replacing its content or creating it (with missing parent directories). Prefer edit for changes to an existing file.",
@@ -247,7 +248,7 @@ func lineEnding(text string, start, end int) string {
 	return "\n"
 }
 
-func newEdit(h Host, w *Workspace) (*registry.Tool, error) {
+func newEdit(h Host, w *workspace.Workspace) (*registry.Tool, error) {
 	t, err := registry.Define(registry.TypedTool[editArgs, editValue]{
 		Name:        "edit",
 		Description: "Replace exact text in a file. old_string must match exactly once unless replace_all is set; include enough surrounding lines to make it unique.",

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"github.com/dsh-bridge/dsh-bridge/sandbox"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 
 	"context"
 	"flag"
@@ -122,7 +123,7 @@ var hosts = []struct {
 type env struct {
 	t     testing.TB
 	dir   string
-	ws    *Workspace
+	ws    *workspace.Workspace
 	host  Host
 	reg   *registry.Registry
 	p     *pipeline.Pipeline
@@ -135,7 +136,7 @@ func newEnv(t testing.TB, h Host, opts ...func(*Options)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws, err := NewWorkspace(dir)
+	ws, err := workspace.New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -215,26 +214,6 @@ func (LocalHost) OpenText(_ context.Context, path string) (io.ReadCloser, error)
 // other program's would.
 func (l LocalHost) WriteTextFile(ctx context.Context, path, content string) error {
 	return l.WriteChecked(ctx, path, content, func(string) error { return nil })
-}
-
-// linkTarget follows path's symlinks, dangling ones included, to the file
-// a write must change.
-func linkTarget(path string) (string, error) {
-	for hops := 0; hops < 40; hops++ {
-		fi, err := os.Lstat(path)
-		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			return path, nil
-		}
-		dest, err := os.Readlink(path)
-		if err != nil {
-			return "", err
-		}
-		if !filepath.IsAbs(dest) {
-			dest = filepath.Join(filepath.Dir(path), dest)
-		}
-		path = dest
-	}
-	return "", fmt.Errorf("%s: too many levels of symbolic links", path)
 }
 
 // Stat implements Host.

@@ -7,11 +7,11 @@ import (
 	"io"
 	"io/fs"
 	"strconv"
-	"strings"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // CheckedOpener is a Host that opens a regular file for reading and has
@@ -30,41 +30,22 @@ type CheckedOpener interface {
 }
 
 // OpenChecked implements CheckedOpener on the local disk, in four or five
-// system calls: openJudged opens the path without reading it, names the
-// file it reached, has check judge that name and refuses anything but a
-// regular file; the text is then opened through the descriptor itself
-// (/proc/self/fd/N), so it is the file judged whatever the path points
-// to by then.
+// system calls: workspace.OpenJudged opens the path without reading it,
+// names the file it reached, has check judge that name and refuses
+// anything but a regular file; the text is then opened through the
+// descriptor itself (/proc/self/fd/N), so it is the file judged whatever
+// the path points to by then.
 func (LocalHost) OpenChecked(_ context.Context, path, verb string, check func(string) error) (io.ReadCloser, error) {
-	f, err := openJudged(path, verb, check)
+	f, err := workspace.OpenJudged(path, check)
 	if err != nil {
-		return nil, err
+		return nil, FileError(err, verb, path)
 	}
-	defer unix.Close(f.fd)
-	text := "/proc/self/fd/" + strconv.Itoa(f.fd)
-	if !f.named {
+	defer unix.Close(f.Fd)
+	text := "/proc/self/fd/" + strconv.Itoa(f.Fd)
+	if !f.Named {
 		text = path
 	}
 	return openFile(text, path)
-}
-
-// errNotRegular marks a path that is not a regular file.
-var errNotRegular = errors.New("not a regular file")
-
-// fdPath is where the descriptor link self (/proc/self/fd/N) points:
-// false when /proc is not mounted or the answer is not a plain path (a
-// file unlinked meanwhile reads "… (deleted)"; a name may also end so).
-func fdPath(self string) (string, bool) {
-	var buf [unix.PathMax]byte
-	n, err := unix.Readlink(self, buf[:])
-	if err != nil || n == 0 || n == len(buf) || buf[0] != '/' {
-		return "", false
-	}
-	real := string(buf[:n])
-	if strings.HasSuffix(real, " (deleted)") {
-		return "", false
-	}
-	return real, true
 }
 
 // openRetry is open(2) retried on EINTR.
@@ -77,20 +58,23 @@ func openRetry(path string, flags int) (int, error) {
 	}
 }
 
-// fileError is the contract's FS error for err, a failure to verb path:
+// FileError is the contract's FS error for err, a failure to verb path:
 // not found, permission denied, not a regular file, or an I/O error. A
 // tool error (the path rules' or the permission decision's refusal) is
-// returned as it is.
-func fileError(err error, verb, path string) error {
+// returned as it is, and a refusal of package workspace (ErrDenied)
+// becomes the permission error it words.
+func FileError(err error, verb, path string) error {
 	var te *registry.Error
 	switch {
 	case errors.As(err, &te):
 		return err
+	case errors.Is(err, workspace.ErrDenied):
+		return registry.NewError("PermissionError", "FS_PERMISSION_DENIED", err.Error())
 	case errors.Is(err, fs.ErrNotExist):
 		return fsError("FS_NOT_FOUND", fmt.Sprintf("cannot %s %q: not found", verb, path))
 	case errors.Is(err, fs.ErrPermission):
 		return fsError("FS_PERMISSION_DENIED", fmt.Sprintf("cannot %s %q: permission denied", verb, path))
-	case errors.Is(err, errNotRegular):
+	case errors.Is(err, workspace.ErrNotRegular):
 		return fsError("FS_NOT_REGULAR_FILE", fmt.Sprintf("cannot %s %q: not a regular file", verb, path))
 	}
 	return fsError("FS_IO_ERROR", fmt.Sprintf("cannot %s %q: %v", verb, path, err))

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // recordingRules denies one resolved tree, remembers every path it
@@ -142,22 +143,22 @@ func TestOpenChecked_HeldToTheJudgement(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		target string // where the link points when the call runs
-		judged *Judged
+		judged *workspace.Judged
 		want   string
 		failed bool
 	}{
-		{"the file judged", inside, &Judged{Paths: []string{inside}}, "open text", false},
-		{"swapped outside after the decision", outside, &Judged{Paths: []string{inside}}, "which this call was not judged on", true},
-		{"outside, as judged (approved)", outside, &Judged{Paths: []string{outside}}, "outside text", false},
-		{"outside, the mode allowing every path", outside, &Judged{Anywhere: true}, "outside text", false},
-		{"swapped inside after the decision", inside, &Judged{Paths: []string{outside}}, "open text", false},
+		{"the file judged", inside, &workspace.Judged{Paths: []string{inside}}, "open text", false},
+		{"swapped outside after the decision", outside, &workspace.Judged{Paths: []string{inside}}, "which this call was not judged on", true},
+		{"outside, as judged (approved)", outside, &workspace.Judged{Paths: []string{outside}}, "outside text", false},
+		{"outside, the mode allowing every path", outside, &workspace.Judged{Anywhere: true}, "outside text", false},
+		{"swapped inside after the decision", inside, &workspace.Judged{Paths: []string{outside}}, "open text", false},
 		{"no judgement (no session's policy)", outside, nil, "outside text", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			swapLink(t, tc.target, link)
 			ctx := context.Background()
 			if tc.judged != nil {
-				ctx = WithJudged(ctx, *tc.judged)
+				ctx = workspace.WithJudged(ctx, *tc.judged)
 			}
 			wantHeld(t, e.callCtx(ctx, "read", `{"file_path":"link.txt"}`), tc.failed, tc.want, "outside text")
 		})
@@ -181,17 +182,17 @@ func TestSearch_HeldToTheJudgement(t *testing.T) {
 		}
 		for _, tc := range []struct {
 			name, target string
-			judged       Judged
+			judged       workspace.Judged
 			want         string
 			failed       bool
 		}{
-			{"the root judged", inside, Judged{Paths: []string{inside}}, "i.txt", false},
-			{"swapped outside after the decision", outside, Judged{Paths: []string{inside}}, "which this call was not judged on", true},
-			{"outside, as judged", outside, Judged{Paths: []string{outside}}, "o.txt", false},
+			{"the root judged", inside, workspace.Judged{Paths: []string{inside}}, "i.txt", false},
+			{"swapped outside after the decision", outside, workspace.Judged{Paths: []string{inside}}, "which this call was not judged on", true},
+			{"outside, as judged", outside, workspace.Judged{Paths: []string{outside}}, "o.txt", false},
 		} {
 			t.Run(tool+"/"+tc.name, func(t *testing.T) {
 				swapLink(t, tc.target, root)
-				wantHeld(t, e.callCtx(WithJudged(context.Background(), tc.judged), tool, args), tc.failed, tc.want, "o.txt")
+				wantHeld(t, e.callCtx(workspace.WithJudged(context.Background(), tc.judged), tool, args), tc.failed, tc.want, "o.txt")
 			})
 		}
 	}
@@ -205,7 +206,7 @@ func TestSearch_HeldToTheJudgement(t *testing.T) {
 func TestHost_HeldToTheJudgement(t *testing.T) {
 	e, inside, outside, link := heldWorld(t)
 	swapLink(t, outside, link) // swapped after a decision that saw inside
-	ctx := WithJudged(context.Background(), Judged{Paths: []string{inside}})
+	ctx := workspace.WithJudged(context.Background(), workspace.Judged{Paths: []string{inside}})
 	h := guardedHost{Host: LocalHost{}, ws: e.ws, rules: &recordingRules{denyTree: denyTree{"/nonexistent/denied"}}}
 	if s, err := h.ReadTextFile(ctx, link); err == nil || !strings.Contains(err.Error(), "not judged on") {
 		t.Errorf("ReadTextFile = %q, %v", s, err)
@@ -213,7 +214,7 @@ func TestHost_HeldToTheJudgement(t *testing.T) {
 	if _, err := h.Stat(ctx, link); err == nil || !strings.Contains(err.Error(), "not judged on") {
 		t.Errorf("Stat: %v", err)
 	}
-	if s, err := h.ReadTextFile(WithJudged(context.Background(), Judged{Paths: []string{outside}}), link); err != nil || s != "outside text\n" {
+	if s, err := h.ReadTextFile(workspace.WithJudged(context.Background(), workspace.Judged{Paths: []string{outside}}), link); err != nil || s != "outside text\n" {
 		t.Errorf("ReadTextFile of the judged file = %q, %v", s, err)
 	}
 	for _, old := range []string{"outside", "absent"} {

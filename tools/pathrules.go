@@ -2,12 +2,14 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
 
 	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // PathRules is what a permission policy enforces where files are opened,
@@ -24,7 +26,7 @@ type PathRules interface {
 // the rules before the inner host sees it.
 type guardedHost struct {
 	Host
-	ws    *Workspace
+	ws    *workspace.Workspace
 	rules PathRules
 }
 
@@ -55,8 +57,8 @@ func (h guardedHost) judgeHeld(ctx context.Context, path, verb string, write boo
 
 // judge is the rules' verdict on a resolved path, as a tool error.
 func (h guardedHost) judge(real string, write bool) error {
-	if why := processSecret(real); why != "" {
-		return registry.NewError("PermissionError", "FS_PERMISSION_DENIED", processSecretError(real, why).Error())
+	if err := workspace.ProcessSecret(real); err != nil {
+		return registry.NewError("PermissionError", "FS_PERMISSION_DENIED", err.Error())
 	}
 	if err := h.rules.CheckPath(real, write); err != nil {
 		return registry.NewError("PermissionError", "FS_PERMISSION_DENIED", err.Error())
@@ -118,7 +120,7 @@ func (h guardedHost) openRegular(ctx context.Context, path, verb string) (io.Rea
 // editor's buffers) does for [CheckedOpener]. Its errors are check's and
 // the read tool's FS errors for verb.
 func OpenRegular(ctx context.Context, h Host, path, verb string, check func(real string) error) (io.ReadCloser, error) {
-	if err := check(Resolve(path)); err != nil {
+	if err := check(workspace.Resolve(path)); err != nil {
 		return nil, err
 	}
 	if _, err := statFile(ctx, h, path, verb); err != nil {
@@ -140,12 +142,12 @@ func (h guardedHost) Stat(ctx context.Context, path string) (fs.FileInfo, error)
 // hidden reports whether a search result (absolute) lies in a denied
 // tree; resolved paths are cached per search.
 type hider struct {
-	ws    *Workspace
+	ws    *workspace.Workspace
 	rules PathRules
 	seen  map[string]bool
 }
 
-func newHider(ws *Workspace, rules PathRules) *hider {
+func newHider(ws *workspace.Workspace, rules PathRules) *hider {
 	if rules == nil {
 		return nil
 	}
@@ -160,7 +162,7 @@ func (h *hider) hidden(abs string) bool {
 		return v
 	}
 	real := h.ws.Resolve(abs)
-	v := processSecret(real) != "" || h.rules.CheckPath(real, false) != nil
+	v := workspace.ProcessSecret(real) != nil || h.rules.CheckPath(real, false) != nil
 	h.seen[abs] = v
 	return v
 }
@@ -171,7 +173,7 @@ func (h *hider) excludes(root string) []string {
 	if h == nil {
 		return nil
 	}
-	realRoot := Resolve(root)
+	realRoot := workspace.Resolve(root)
 	var out []string
 	for _, t := range h.rules.DeniedTrees() {
 		rel, err := filepath.Rel(realRoot, t)
@@ -189,4 +191,14 @@ func (h *hider) skip() func(string) bool {
 		return nil
 	}
 	return h.hidden
+}
+
+// holdTo refuses real (what a call is about to touch, resolved) when ctx
+// carries a judgement that does not cover it (workspace.Holds).
+func holdTo(ctx context.Context, ws *workspace.Workspace, path, real, verb string) error {
+	if workspace.Holds(ctx, ws, real) {
+		return nil
+	}
+	return registry.NewError("PermissionError", "FS_PERMISSION_DENIED",
+		fmt.Sprintf("cannot %s %q: it now leads to %s, outside the workspace, which this call was not judged on", verb, path, real))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // Read caps (contract §4).
@@ -75,10 +76,10 @@ func fsError(code, msg string) error { return registry.NewError("FsError", code,
 func statFile(ctx context.Context, h Host, path, verb string) (fs.FileInfo, error) {
 	info, err := h.Stat(ctx, path)
 	if err == nil && !info.Mode().IsRegular() {
-		err = errNotRegular
+		err = workspace.ErrNotRegular
 	}
 	if err != nil {
-		return nil, fileError(err, verb, path)
+		return nil, FileError(err, verb, path)
 	}
 	return info, nil
 }
@@ -218,7 +219,7 @@ func readMetaOf(v readValue, value jsonv.Value) (jsonv.Value, error) {
 	return meta.WithOrigin(m), nil
 }
 
-func newRead(h Host, w *Workspace) (*registry.Tool, error) {
+func newRead(h Host, w *workspace.Workspace) (*registry.Tool, error) {
 	t, err := registry.Define(registry.TypedTool[readArgs, readValue]{
 		Name:        "read",
 		Description: "Read a UTF-8 text file and return line-numbered content. Use offset and limit to continue reading large files.",

@@ -7,13 +7,14 @@ import (
 	"strings"
 
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 
 	"github.com/dsh-bridge/dsh-bridge/registry"
 )
 
 // Options configure the built-in tools of one session.
 type Options struct {
-	Workspace *Workspace
+	Workspace *workspace.Workspace
 	Host      Host         // nil: LocalHost
 	Jobs      *Jobs        // nil: a new job table on Host (closed by the disposer)
 	HTTP      *http.Client // nil: web_fetch's default client

@@ -22,6 +22,7 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/internal/safepath"
 	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // Search caps (contract §4).
@@ -97,11 +98,11 @@ type searchRoot struct {
 
 // rootOf is the search root of path ("" for the workspace's directory),
 // resolved now.
-func rootOf(w *Workspace, path string) searchRoot {
+func rootOf(w *workspace.Workspace, path string) searchRoot {
 	if path == "" {
 		return searchRoot{Path: w.Cwd(), Real: w.Roots()[0]}
 	}
-	return searchRoot{Path: path, Real: Resolve(w.Abs(path))}
+	return searchRoot{Path: path, Real: workspace.Resolve(w.Abs(path))}
 }
 
 // shown is p, a path the search found under r.Real, under r.Path.
@@ -116,7 +117,7 @@ func (r searchRoot) shown(p string) string {
 // rgGrep is the ripgrep command of a grep in root: its JSON output mode,
 // without a shell, run in the workspace's resolved directory and handed
 // the resolved root (results then name files under it).
-func rgGrep(ctx context.Context, rg string, w *Workspace, hide *hider, root searchRoot, pattern, include string) *exec.Cmd {
+func rgGrep(ctx context.Context, rg string, w *workspace.Workspace, hide *hider, root searchRoot, pattern, include string) *exec.Cmd {
 	args := []string{"--no-config", "--json", "--regexp=" + pattern}
 	if include != "" {
 		args = append(args, "--glob="+include)
@@ -153,7 +154,7 @@ func (d rgData) value() (string, bool) {
 // files it failed on, and under a swap those may lie in a denied tree. A
 // failure is reported by ripgrep's exit status alone (the pattern's own
 // errors excepted), and its stderr goes to the log.
-func grepRG(ctx context.Context, rg string, jail searchJail, w *Workspace, hide *hider, root searchRoot, pattern, include string) (grepResult, error) {
+func grepRG(ctx context.Context, rg string, jail searchJail, w *workspace.Workspace, hide *hider, root searchRoot, pattern, include string) (grepResult, error) {
 	cmd := rgGrep(ctx, rg, w, hide, root, pattern, include)
 	if err := jail.confine(cmd); err != nil {
 		return grepResult{}, searchError("SEARCH_FAILED", "cannot confine ripgrep: "+err.Error())
@@ -224,7 +225,7 @@ func grepRG(ctx context.Context, rg string, jail searchJail, w *Workspace, hide 
 
 // grepNative searches like ripgrep's defaults: .gitignore honoured, hidden
 // files, VCS directories and binary files skipped.
-func grepNative(ctx context.Context, w *Workspace, hide *hider, root searchRoot, pattern, include string) (grepResult, error) {
+func grepNative(ctx context.Context, w *workspace.Workspace, hide *hider, root searchRoot, pattern, include string) (grepResult, error) {
 	re, err := regexp.Compile(pattern)
 	if err != nil {
 		return grepResult{}, searchError("SEARCH_INVALID_PATTERN", "invalid pattern: "+err.Error())
@@ -301,7 +302,7 @@ func readOpened(open func() (*os.File, error)) ([]byte, error) {
 // quoted as Go quotes strings (strconv.Quote) when it is not valid UTF-8:
 // such a name would otherwise reach the model and the editor with its
 // bytes replaced, naming another file or none.
-func relPath(w *Workspace, p string) string {
+func relPath(w *workspace.Workspace, p string) string {
 	shown := p
 	if !filepath.IsAbs(p) {
 		shown = filepath.ToSlash(filepath.Clean(p))

@@ -17,6 +17,7 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // GrepTimeout is grep's declared timeout (contract §4).
@@ -101,7 +102,7 @@ func searchMeta(v grepResult) (jsonv.Value, error) {
 	}
 }
 
-func newSearchTools(w *Workspace, native bool, rules PathRules, jail searchJail) ([]*registry.Tool, error) {
+func newSearchTools(w *workspace.Workspace, native bool, rules PathRules, jail searchJail) ([]*registry.Tool, error) {
 	grep, err := registry.Define(registry.TypedTool[grepArgs, grepResult]{
 		Name:        "grep",
 		Description: "Search file contents in the workspace with a regular expression (ripgrep). Honours .gitignore; skips hidden and binary files. Returns matching lines grouped by file.",

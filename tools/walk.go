@@ -7,11 +7,12 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"golang.org/x/sys/unix"
+
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // vcsDirs are never searched.
@@ -100,7 +101,7 @@ func walkFiles(root string, opt walkOptions, fn func(abs, rel string, d fs.DirEn
 		return nil // unreadable directories are skipped, as ripgrep does
 	}
 	defer top.Close()
-	if real, ok := fdPath("/proc/self/fd/" + strconv.Itoa(int(top.Fd()))); ok && real != root {
+	if real, ok := workspace.NameOf(int(top.Fd())); ok && real != root {
 		return nil // root was swapped since it was resolved
 	}
 	var walk func(dir *os.File, abs string, parts []string) error

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // dialLog is a DialFunc that records what it judged and refuses the
@@ -130,7 +131,7 @@ func TestFetchTransport_Proxy(t *testing.T) {
 func TestFetchTransport_ClosedWithTheTools(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") }))
 	defer srv.Close()
-	ws, _ := NewWorkspace(t.TempDir())
+	ws, _ := workspace.New(t.TempDir())
 	reg := registry.New()
 	scope := reg.NewScope("s", nil)
 	dispose, err := Register(reg, scope, Options{Workspace: ws, FetchDial: func(context.Context, string, netip.Addr) error { return nil }})

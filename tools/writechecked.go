@@ -2,15 +2,8 @@ package tools
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io/fs"
-	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"strconv"
 
-	"golang.org/x/sys/unix"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // CheckedWriter is a Host that writes a file and has check judge where
@@ -34,7 +27,7 @@ type CheckedWriter interface {
 // the way that changes after the judgement cannot send the write
 // anywhere else.
 func WriteJudged(ctx context.Context, h Host, path, content string, check func(real string) error) error {
-	real := Resolve(path)
+	real := workspace.Resolve(path)
 	if err := check(real); err != nil {
 		return err
 	}
@@ -42,86 +35,7 @@ func WriteJudged(ctx context.Context, h Host, path, content string, check func(r
 }
 
 // WriteChecked implements CheckedWriter on the local disk (WriteTextFile
-// is it without a judge): the directory is opened once (O_PATH), and
-// named for the second judgement by its own path when no component of it
-// is a symlink (openPlain), else by /proc (without /proc, the directory
-// as it resolves then), and the temporary file is created, and renamed, through
-// that descriptor, so it lands in the directory judged whatever its path
-// leads to by then.
+// is it without a judge): workspace.WriteFile.
 func (LocalHost) WriteChecked(_ context.Context, path, content string, check func(string) error) error {
-	target, err := linkTarget(path)
-	if err != nil {
-		return err
-	}
-	if err := check(Resolve(target)); err != nil {
-		return err
-	}
-	dir, base := filepath.Dir(target), filepath.Base(target)
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return err
-	}
-	dfd, err := openPlain(dir, unix.O_DIRECTORY)
-	plain := err == nil
-	realDir := dir // opened without a symlink: dir names it
-	if !plain {
-		if dfd, err = openRetry(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC); err != nil {
-			return &fs.PathError{Op: "open", Path: dir, Err: err}
-		}
-		var ok bool
-		if realDir, ok = fdPath("/proc/self/fd/" + strconv.Itoa(dfd)); !ok {
-			realDir = Resolve(dir) // no /proc: the directory as it resolves now
-		}
-	}
-	defer unix.Close(dfd)
-	if err := check(filepath.Join(realDir, base)); err != nil {
-		return err
-	}
-	var st unix.Stat_t
-	existing := unix.Fstatat(dfd, base, &st, 0) == nil
-	name, f, err := createTempAt(dfd, realDir, "."+base+".dsh-")
-	if err != nil {
-		return err
-	}
-	renamed := false
-	defer func() {
-		if !renamed {
-			unix.Unlinkat(dfd, name, 0)
-		}
-	}()
-	if _, err := f.WriteString(content); err != nil {
-		f.Close()
-		return err
-	}
-	if existing {
-		if err := f.Chmod(fs.FileMode(st.Mode) & fs.ModePerm); err != nil {
-			f.Close()
-			return err
-		}
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := unix.Renameat(dfd, name, dfd, base); err != nil {
-		return &os.LinkError{Op: "rename", Old: filepath.Join(realDir, name), New: filepath.Join(realDir, base), Err: err}
-	}
-	renamed = true
-	return nil
-}
-
-// createTempAt creates a new file with a random name in the directory
-// dfd (named dirName, for errors), mode 0666 less the umask, without
-// following a symlink planted under that name.
-func createTempAt(dfd int, dirName, prefix string) (string, *os.File, error) {
-	for range 100 {
-		name := prefix + strconv.FormatUint(rand.Uint64(), 36)
-		fd, err := unix.Openat(dfd, name, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o666)
-		if errors.Is(err, unix.EEXIST) || errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return "", nil, &fs.PathError{Op: "open", Path: filepath.Join(dirName, name), Err: err}
-		}
-		return name, os.NewFile(uintptr(fd), filepath.Join(dirName, name)), nil
-	}
-	return "", nil, fmt.Errorf("cannot create a temporary file in %s", dirName)
+	return workspace.WriteFile(path, content, check)
 }

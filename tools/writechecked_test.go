@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // TestWriteChecked: a guarded local write lands in the directory that was
@@ -48,7 +50,7 @@ func TestWriteChecked(t *testing.T) {
 			swapLink(t, filepath.Join(d, "target.txt"), filepath.Join(e.dir, "link.txt"))
 			rules.onWrite = tc.swap
 			defer func() { rules.onWrite = nil }()
-			ctx := WithJudged(context.Background(), Judged{Paths: []string{Resolve(filepath.Join(e.dir, tc.path))}})
+			ctx := workspace.WithJudged(context.Background(), workspace.Judged{Paths: []string{workspace.Resolve(filepath.Join(e.dir, tc.path))}})
 			r := e.callCtx(ctx, "write", `{"file_path":"`+tc.path+`","content":"new text\n"}`)
 			if r.IsError != tc.failed {
 				t.Fatalf("failed %v (%+v), want %v", r.IsError, r.Error, tc.failed)

@@ -55,6 +55,7 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/sandbox"
 	"github.com/dsh-bridge/dsh-bridge/tools"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 var version = "0.1.0-dev"
@@ -263,7 +264,7 @@ func printTools(stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "dsh-bridge:", err)
 		return 1
 	}
-	ws, err := tools.NewWorkspace(cwd)
+	ws, err := workspace.New(cwd)
 	if err != nil {
 		fmt.Fprintln(stderr, "dsh-bridge:", err)
 		return 1

@@ -1,11 +1,10 @@
-package tools
+package workspace
 
 import (
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -20,9 +19,9 @@ type Workspace struct {
 	roots []string // symlink-resolved, cleaned
 }
 
-// NewWorkspace returns the workspace of cwd (absolute) and extra
-// directories (absolute, or relative to cwd).
-func NewWorkspace(cwd string, extra ...string) (*Workspace, error) {
+// New returns the workspace of cwd (absolute) and extra directories
+// (absolute, or relative to cwd).
+func New(cwd string, extra ...string) (*Workspace, error) {
 	if !filepath.IsAbs(cwd) {
 		return nil, fmt.Errorf("workspace directory %q is not absolute", cwd)
 	}
@@ -177,5 +176,5 @@ func resolveOpen(p string) (string, bool) {
 		return "", false
 	}
 	defer unix.Close(fd)
-	return fdPath("/proc/self/fd/" + strconv.Itoa(fd))
+	return NameOf(fd)
 }

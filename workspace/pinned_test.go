@@ -1,4 +1,4 @@
-package tools
+package workspace
 
 import (
 	"errors"
@@ -44,7 +44,7 @@ func TestPinned_Recheck(t *testing.T) {
 			}
 			os.Symlink(filepath.Join(dir, "d", "f.txt"), filepath.Join(dir, "link.txt"))
 			var judged []string
-			p, err := Pin(filepath.Join(dir, tc.path), "read", func(real string) error { judged = append(judged, real); return nil })
+			p, err := Pin(filepath.Join(dir, tc.path), func(real string) error { judged = append(judged, real); return nil })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -62,8 +62,9 @@ func TestPinned_Recheck(t *testing.T) {
 	}
 }
 
-// TestPin_Refuses: Pin fails as the read tool does, and a path its check
-// refuses is refused whether or not it exists.
+// TestPin_Refuses: Pin fails with the system's error, ErrNotRegular, or
+// check's, and a path its check refuses is refused whether or not it
+// exists.
 func TestPin_Refuses(t *testing.T) {
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("x\n"), 0o644)
@@ -73,14 +74,14 @@ func TestPin_Refuses(t *testing.T) {
 		name, path, wantErr string
 		deny                bool
 	}{
-		{name: "missing", path: "nope.txt", wantErr: "not found"},
+		{name: "missing", path: "nope.txt", wantErr: "no such file or directory"},
 		{name: "a FIFO", path: "fifo", wantErr: "not a regular file"},
 		{name: "a folder", path: ".", wantErr: "not a regular file"},
 		{name: "denied", path: "f.txt", deny: true, wantErr: "denied by the rule"},
 		{name: "denied and missing", path: "nope.txt", deny: true, wantErr: "denied by the rule"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Pin(filepath.Join(dir, tc.path), "read", func(string) error {
+			_, err := Pin(filepath.Join(dir, tc.path), func(string) error {
 				if tc.deny {
 					return denied
 				}
@@ -90,5 +91,18 @@ func TestPin_Refuses(t *testing.T) {
 				t.Errorf("got %v, want %q", err, tc.wantErr)
 			}
 		})
+	}
+}
+
+// swapLink points link at target, atomically (a rename over the link).
+func swapLink(t *testing.T, target, link string) {
+	t.Helper()
+	tmp := link + ".new"
+	os.Remove(tmp)
+	if err := os.Symlink(target, tmp); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, link); err != nil {
+		t.Fatal(err)
 	}
 }

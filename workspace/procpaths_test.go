@@ -1,4 +1,4 @@
-package tools
+package workspace
 
 import "testing"
 

@@ -1,8 +1,10 @@
-package tools
+package workspace
 
 import (
 	"errors"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -42,3 +44,34 @@ func openPlain(path string, flags uint64) (fd int, err error) {
 
 // errNotPlain is openPlain's refusal of a relative or unclean path.
 var errNotPlain = errors.New("not an absolute, clean path")
+
+// NameOf is the name the kernel gives the file the open descriptor fd
+// leads to (/proc/self/fd/N): false when /proc is not mounted or the
+// answer is not a plain path.
+func NameOf(fd int) (string, bool) { return fdPath("/proc/self/fd/" + strconv.Itoa(fd)) }
+
+// fdPath is where the descriptor link self (/proc/self/fd/N) points:
+// false when /proc is not mounted or the answer is not a plain path (a
+// file unlinked meanwhile reads "… (deleted)"; a name may also end so).
+func fdPath(self string) (string, bool) {
+	var buf [unix.PathMax]byte
+	n, err := unix.Readlink(self, buf[:])
+	if err != nil || n == 0 || n == len(buf) || buf[0] != '/' {
+		return "", false
+	}
+	real := string(buf[:n])
+	if strings.HasSuffix(real, " (deleted)") {
+		return "", false
+	}
+	return real, true
+}
+
+// openRetry is open(2) retried on EINTR.
+func openRetry(path string, flags int) (int, error) {
+	for {
+		fd, err := unix.Open(path, flags, 0)
+		if err != unix.EINTR {
+			return fd, err
+		}
+	}
+}

@@ -1,11 +1,8 @@
-package tools
+package workspace
 
 import (
 	"context"
-	"fmt"
 	"slices"
-
-	"github.com/dsh-bridge/dsh-bridge/registry"
 )
 
 // Judged is what a permission decision judged of a call's files, for the
@@ -32,15 +29,11 @@ func judgedFrom(ctx context.Context) (Judged, bool) {
 	return j, ok
 }
 
-// holdTo refuses real (what a call is about to touch, resolved) when ctx
-// carries a judgement that does not cover it: outside the workspace, and
-// not a path the decision judged. A call without a judgement (tools run
-// outside a session's policy) is not held.
-func holdTo(ctx context.Context, ws *Workspace, path, real, verb string) error {
+// Holds reports whether a call run with ctx may touch real (resolved):
+// ctx carries no judgement (tools run outside a session's policy), or
+// one that covers real: Anywhere, inside w, or a path the decision
+// judged.
+func Holds(ctx context.Context, w *Workspace, real string) bool {
 	j, ok := judgedFrom(ctx)
-	if !ok || j.Anywhere || ws.ContainsResolved(real) || slices.Contains(j.Paths, real) {
-		return nil
-	}
-	return registry.NewError("PermissionError", "FS_PERMISSION_DENIED",
-		fmt.Sprintf("cannot %s %q: it now leads to %s, outside the workspace, which this call was not judged on", verb, path, real))
+	return !ok || j.Anywhere || w.ContainsResolved(real) || slices.Contains(j.Paths, real)
 }

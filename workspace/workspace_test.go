@@ -1,4 +1,4 @@
-package tools
+package workspace
 
 import (
 	"os"
@@ -19,7 +19,7 @@ func TestWorkspace_Contains(t *testing.T) {
 	os.Symlink(outside, filepath.Join(ws, "escape"))
 	os.Symlink(filepath.Join(outside, "secret"), filepath.Join(ws, "secret-link"))
 	os.Symlink(filepath.Join(ws, "sub"), filepath.Join(outside, "into-ws"))
-	w, err := NewWorkspace(ws, extra)
+	w, err := New(ws, extra)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestWorkspace_Contains(t *testing.T) {
 			}
 		})
 	}
-	if _, err := NewWorkspace("relative"); err == nil {
+	if _, err := New("relative"); err == nil {
 		t.Errorf("relative workspace accepted")
 	}
 }

@@ -1,9 +1,19 @@
-package tools
+package workspace
 
 import (
 	"fmt"
 	"strings"
 )
+
+// ProcessSecret refuses (an ErrDenied saying why) the resolved path real
+// when it is a file the file tools never read, whatever the mode and the
+// rules: nil for any other path. See processSecret.
+func ProcessSecret(real string) error {
+	if why := processSecret(real); why != "" {
+		return denied{processSecretError(real, why).Error()}
+	}
+	return nil
+}
 
 // processSecret reports why the file tools never read the resolved path
 // real, whatever the mode and the rules: a process's environment,

@@ -1,4 +1,4 @@
-package tools
+package workspace
 
 import (
 	"os"
@@ -116,7 +116,7 @@ func TestResolveAsWritten(t *testing.T) {
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	os.MkdirAll(filepath.Join(dir, "sub", "a..b"), 0o755)
 	os.Symlink(filepath.Join(outside, "deep"), filepath.Join(dir, "out"))
-	ws, err := NewWorkspace(dir)
+	ws, err := New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
