@@ -233,18 +233,21 @@ var runsLater = map[string]string{
 // files, package managers' settings that run code, dev containers, shell
 // start files, and dsh-bridge's own configuration, session logs and
 // programs.
+//
+// Paths compare in the workspace's form: where the file system folds
+// case, .GIT/Hooks is git's hooks folder.
 func (p *Policy) protected(path string) string {
-	slash := filepath.ToSlash(path)
-	if within(path, []string{p.configDir}) {
+	slash := p.form.Of(filepath.ToSlash(path))
+	if p.within(path, []string{p.configDir}) {
 		return "dsh-bridge's own configuration"
 	}
-	if within(path, []string{p.stateDir}) {
+	if p.within(path, []string{p.stateDir}) {
 		return "dsh-bridge's session logs (a loaded session takes its mode from them)"
 	}
-	if slices.Contains(p.programs, path) {
+	if slices.ContainsFunc(p.programs, func(prog string) bool { return p.form.Of(prog) == slash }) {
 		return "dsh-bridge's own program (it runs outside the sandbox)"
 	}
-	if within(path, p.homeFiles) {
+	if p.within(path, p.homeFiles) {
 		return "a file your shell or tools run at start"
 	}
 	parts := strings.Split(slash, "/")
@@ -276,4 +279,16 @@ func (p *Policy) protected(path string) string {
 		}
 	}
 	return ""
+}
+
+// within is within in the workspace's form: whether a resolved path is
+// in one of roots ("" is in none), case-folded where the file system
+// folds case.
+func (p *Policy) within(path string, roots []string) bool {
+	for _, r := range roots {
+		if r != "" && p.form.Within(path, r) {
+			return true
+		}
+	}
+	return false
 }

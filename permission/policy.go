@@ -48,6 +48,7 @@ type Decision struct {
 // concurrent use. Deny is always decided before anyone is asked.
 type Policy struct {
 	ws               *workspace.Workspace
+	form             workspace.Form // how rules and protected paths compare: ws.Form()
 	home, configDir  string
 	homeFiles        []string // shellFiles in home ("" home: none)
 	stateDir         string   // the session logs' folder, resolved ("": none)
@@ -67,7 +68,7 @@ type Policy struct {
 // session's current mode.
 func New(ws *workspace.Workspace, s Settings, mode func() Mode) *Policy {
 	home, _ := os.UserHomeDir()
-	p := &Policy{ws: ws, mode: mode, always: map[string]bool{}, never: map[string]bool{}, private: map[string]bool{}}
+	p := &Policy{ws: ws, form: ws.Form(), mode: mode, always: map[string]bool{}, never: map[string]bool{}, private: map[string]bool{}}
 	if home != "" {
 		p.home = workspace.Resolve(home)
 		for _, f := range shellFiles {
@@ -91,7 +92,7 @@ func New(ws *workspace.Workspace, s Settings, mode func() Mode) *Policy {
 		out *[]compiled
 	}{{s.Allow, &p.allow}, {s.Ask, &p.ask}, {s.Deny, &p.deny}} {
 		for _, r := range l.in {
-			*l.out = append(*l.out, compile(r, root, p.home))
+			*l.out = append(*l.out, compile(r, root, p.home).in(p.form))
 		}
 	}
 	return p
@@ -458,10 +459,10 @@ func (p *Policy) DeniedTrees() []string {
 	var out []string
 	for _, r := range p.deny {
 		if r.Tool == "read" && !r.any {
-			if r.tree != "" {
-				out = append(out, filepath.FromSlash(r.tree))
-			} else if !strings.ContainsAny(r.glob, "*?[{\\") {
-				out = append(out, filepath.FromSlash(r.glob))
+			if r.speltTree != "" {
+				out = append(out, filepath.FromSlash(r.speltTree))
+			} else if !strings.ContainsAny(r.speltGlob, "*?[{\\") {
+				out = append(out, filepath.FromSlash(r.speltGlob))
 			}
 		}
 	}

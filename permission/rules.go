@@ -84,15 +84,20 @@ func isPathTool(tool string) bool {
 }
 
 // compiled is a rule ready to match: path globs absolute over resolved
-// paths, command patterns split into words, domains canonical.
+// paths (in the workspace's form: case-folded where the file system
+// folds case), command patterns split into words, domains canonical.
 type compiled struct {
 	Rule
-	any    bool     // bare tool name, or (*)
-	glob   string   // file tools: absolute slash glob over resolved paths
-	tree   string   // glob ending in /**: the tree's root also matches
-	words  []string // bash: the pattern's words
-	prefix bool     // bash: pattern:* (the words, then anything)
-	domain string   // web_fetch: canonical host
+	any  bool           // bare tool name, or (*)
+	form workspace.Form // how paths compare: glob and tree are in it
+	glob string         // file tools: absolute slash glob over resolved paths
+	tree string         // glob ending in /**: the tree's root also matches
+	// spelt are glob and tree as the file system spells them, not
+	// case-folded: the denied trees searches and the sandbox skip.
+	speltGlob, speltTree string
+	words                []string // bash: the pattern's words
+	prefix               bool     // bash: pattern:* (the words, then anything)
+	domain               string   // web_fetch: canonical host
 }
 
 func compile(r Rule, root, home string) compiled {
@@ -118,6 +123,7 @@ func compile(r Rule, root, home string) compiled {
 		if strings.HasSuffix(g, "/**") {
 			c.tree = globUnquote(strings.TrimSuffix(c.glob, "/**"))
 		}
+		c.speltGlob, c.speltTree = c.glob, c.tree
 	case r.Tool == "web_fetch":
 		c.domain = CanonicalHost(strings.TrimPrefix(r.Spec, "domain:"))
 	default:
@@ -130,6 +136,16 @@ func compile(r Rule, root, home string) compiled {
 		if len(c.words) > 0 {
 			c.words[0] = path.Base(c.words[0])
 		}
+	}
+	return c
+}
+
+// in returns c matching paths in the form f: its globs case-folded when
+// f folds case, so that a rule on secrets/** holds for Secrets/KEY.
+func (c compiled) in(f workspace.Form) compiled {
+	c.form = f
+	if f.Fold {
+		c.glob, c.tree = workspace.Fold(c.glob), workspace.Fold(c.tree)
 	}
 	return c
 }
@@ -179,12 +195,12 @@ func resolveGlobPrefix(g string) string {
 }
 
 // matchPath reports whether a resolved absolute path matches a compiled
-// path rule (a tree rule also matches its root).
+// path rule (a tree rule also matches its root), in the rule's form.
 func (c compiled) matchPath(p string) bool {
 	if c.any {
 		return true
 	}
-	p = filepath.ToSlash(p)
+	p = c.form.Of(filepath.ToSlash(p))
 	if c.tree != "" && (p == c.tree || strings.HasPrefix(p, c.tree+"/")) {
 		return true
 	}

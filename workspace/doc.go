@@ -9,6 +9,14 @@
 // decision judged ([Judged], [Holds]). The files no tool ever reads, a
 // process's secrets, are refused here ([ProcessSecret]).
 //
+// Paths differ by platform, and the decisions that depend on it are pure
+// functions of the platform (a GOOS value), tested on every platform:
+// whether a file system folds case ([FoldsCase]; a [Workspace] takes
+// runtime.GOOS, or a platform named with [NewOn]), the case fold rules
+// are compared under ([Fold], [Within]), and the one form of a Windows
+// path, whether written with drive letters, UNC or \\?\ prefixes, / or \
+// ([Slash]).
+//
 // Package tools and package permission both judge paths through it;
 // its refusals are errors marked [ErrDenied] and [ErrNotRegular], which
 // tools turns into the tool errors the contract names.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -17,15 +18,27 @@ import (
 type Workspace struct {
 	cwd   string
 	roots []string // symlink-resolved, cleaned
+	form  Form     // how its platform compares paths
 }
 
 // New returns the workspace of cwd (absolute) and extra directories
-// (absolute, or relative to cwd).
+// (absolute, or relative to cwd), on this machine's platform: its paths
+// compare as FormOf(runtime.GOOS) says (case-folded on macOS and
+// Windows). The platform's default is taken rather than a probe of the
+// volume: a probe needs a name to create or a second spelling of one
+// that exists, and a workspace may be read-only.
 func New(cwd string, extra ...string) (*Workspace, error) {
+	return NewOn(runtime.GOOS, cwd, extra...)
+}
+
+// NewOn is New with the platform named (a GOOS value): the paths are
+// still this machine's, but rules are judged against them as goos
+// compares paths (Form). Tests use it to judge as darwin or windows.
+func NewOn(goos, cwd string, extra ...string) (*Workspace, error) {
 	if !filepath.IsAbs(cwd) {
 		return nil, fmt.Errorf("workspace directory %q is not absolute", cwd)
 	}
-	w := &Workspace{cwd: filepath.Clean(cwd)}
+	w := &Workspace{cwd: filepath.Clean(cwd), form: FormOf(goos)}
 	for _, d := range append([]string{cwd}, extra...) {
 		if !filepath.IsAbs(d) {
 			d = filepath.Join(cwd, d)
@@ -34,6 +47,13 @@ func New(cwd string, extra ...string) (*Workspace, error) {
 	}
 	return w, nil
 }
+
+// Form is how the workspace's platform compares paths: rules about paths
+// (permission rules, protected files, denied trees) match Form().Of of
+// a resolved path, case-folded where the file system folds case.
+// Containment (Contains, ContainsResolved) is exact: a differently cased
+// spelling is outside, and asks.
+func (w *Workspace) Form() Form { return w.form }
 
 // Cwd returns the workspace directory.
 func (w *Workspace) Cwd() string { return w.cwd }
