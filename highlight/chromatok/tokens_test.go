@@ -148,6 +148,7 @@ func BenchmarkTokenize2000(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/2000, "ns/line")
 }
+
 // TestChromaLines_Budget: chroma's spans stop at the budget too (Tokenize
 // gives highlight.MaxSpans), so the helper's answer stays bounded; the
 // lines past it have none.
