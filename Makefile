@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: build demo test test-stress deps vet bench fuzz mutate mutate-independent test-nvim deps-nvim test-vscode deps-vscode vsix code-server cross
+.PHONY: build demo test test-stress deps vet deps-wine test-wine bench fuzz mutate mutate-independent test-nvim deps-nvim test-vscode deps-vscode vsix code-server cross
 
 # build puts dsh-bridge and its helpers side by side in bin/: dsh-highlight
 # (syntax tokens), dsh-code (Code Mode's runner) and dsh-markdown
@@ -21,6 +21,7 @@ demo: build
 test: deps vet
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) test -race -timeout 15m ./...
+	$(MAKE) test-wine
 	$(MAKE) test-nvim
 	$(MAKE) test-vscode
 
@@ -133,6 +134,19 @@ cross:
 
 vet:
 	$(GO) vet ./...
+
+# deps-wine installs Wine and mingw-w64, and makes the Wine prefix the
+# Windows tests run in (internal/wine/prefix.sh: once; quick after).
+WINE_PREFIX ?= $(HOME)/.cache/dsh-bridge/wine
+deps-wine:
+	$(call apt,wine:wine64 x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64)
+	internal/wine/prefix.sh $(WINE_PREFIX)
+
+# test-wine runs the Windows test binaries of the packages that need no
+# kernel sandbox under Wine (internal/wine/test.sh).
+WINE_PKGS := jsonv registry pipeline card store
+test-wine: deps-wine
+	WINEPREFIX=$(WINE_PREFIX) internal/wine/test.sh $(WINE_PKGS)
 
 # bench reproduces BENCHMARKS.md.
 bench: deps
