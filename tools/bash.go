@@ -230,9 +230,13 @@ func noteSandbox(v *foregroundValue) {
 }
 
 func newBash(h Host, w *workspace.Workspace, jobs *Jobs, spills *spillSet) (*registry.Tool, error) {
+	desc := "Run a shell command in the workspace with bash -c and return its output and exit status. A non-zero exit is reported, not an error. Use run_in_background for servers and other long-running commands."
+	if Shell().Kind == ShellCmd {
+		desc += NoBashNote
+	}
 	t, err := registry.Define(registry.TypedTool[bashArgs, jsonv.Value]{
 		Name:        "bash",
-		Description: "Run a shell command in the workspace with bash -c and return its output and exit status. A non-zero exit is reported, not an error. Use run_in_background for servers and other long-running commands.",
+		Description: desc,
 		OutputSpec:  bashOutputSpec(),
 		Execute: func(ctx context.Context, a bashArgs, _ registry.RunContext) (jsonv.Value, error) {
 			switch {

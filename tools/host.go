@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -175,7 +176,7 @@ func (h LocalHost) TerminalCommand(ctx context.Context, script string) (string, 
 		p := h.Sandbox.Profile
 		spec.Profile = &p
 	}
-	return sandbox.InTerminal(self, spec, []string{Shell(), "-c", script})
+	return sandbox.InTerminal(self, spec, Shell().Argv(script))
 }
 
 // SandboxCache is the folder of sandboxed commands' caches under tmp
@@ -219,14 +220,19 @@ func (l LocalHost) WriteTextFile(ctx context.Context, path, content string) erro
 // Stat implements Host.
 func (LocalHost) Stat(_ context.Context, path string) (fs.FileInfo, error) { return os.Stat(path) }
 
-// Shell returns the shell scripts run under: bash when on PATH (outside
-// the folders commands may write: an approved unsandboxed command runs
-// under it), else sh.
-func Shell() string {
-	if p, err := safepath.LookPath("bash"); err == nil {
-		return p
+// Shell returns the shell scripts run under (chooseShell): bash when on
+// PATH (outside the folders commands may write: an approved unsandboxed
+// command runs under it), else sh; on Windows, Git for Windows' bash, else
+// cmd.exe.
+func Shell() ShellChoice {
+	lookPath := safepath.LookPath
+	if runtime.GOOS == "windows" {
+		lookPath = exec.LookPath // no sandbox there, and no mode bits for safepath to judge
 	}
-	return "/bin/sh"
+	return chooseShell(shellEnv{goos: runtime.GOOS, getenv: os.Getenv, lookPath: lookPath, exists: func(p string) bool {
+		fi, err := os.Stat(p)
+		return err == nil && fi.Mode().IsRegular()
+	}})
 }
 
 // Start implements Host: the script runs under Shell() -c in a new process
@@ -234,7 +240,7 @@ func Shell() string {
 // it left running in its group is killed too (use a background job for
 // long-lived processes).
 func (h LocalHost) Start(ctx context.Context, c Command) (Process, error) {
-	argv := []string{Shell(), "-c", c.Script}
+	argv := Shell().Argv(c.Script)
 	sandboxed := h.Sandboxed(ctx)
 	if sandboxed {
 		var err error
