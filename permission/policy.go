@@ -55,6 +55,8 @@ type Policy struct {
 	programs         []string // dsh-bridge's binary and helpers, resolved
 	allow, ask, deny []compiled
 	mode             func() Mode
+	unconfined       bool            // Settings.Unconfined
+	shell            tools.ShellKind // Settings.Shell
 
 	mu     sync.Mutex
 	always map[string]bool // remembered "always allow" keys
@@ -68,7 +70,8 @@ type Policy struct {
 // session's current mode.
 func New(ws *workspace.Workspace, s Settings, mode func() Mode) *Policy {
 	home, _ := os.UserHomeDir()
-	p := &Policy{ws: ws, form: ws.Form(), mode: mode, always: map[string]bool{}, never: map[string]bool{}, private: map[string]bool{}}
+	p := &Policy{ws: ws, form: ws.Form(), mode: mode, always: map[string]bool{}, never: map[string]bool{}, private: map[string]bool{},
+		unconfined: s.Unconfined, shell: s.Shell}
 	if home != "" {
 		p.home = workspace.Resolve(home)
 		for _, f := range shellFiles {
@@ -110,7 +113,7 @@ func (p *Policy) prepare(ctx context.Context, t *registry.Tool, args jsonv.Value
 		subject := t.Subject(args)
 		switch t.Effect {
 		case registry.EffectExecute:
-			a := Analyze(subject)
+			a := p.analyze(subject)
 			c.cmd = &a
 		case registry.EffectFetch:
 			c.host = CanonicalHost(strings.TrimPrefix(subject, "domain:"))
@@ -170,7 +173,7 @@ func (p *Policy) decide(c *call, args jsonv.Value) Decision {
 	}
 	switch {
 	case c.cmd != nil:
-		return p.decideCommand(c)
+		return p.unconfinedCommand(c, p.decideCommand(c))
 	case t.Effect == registry.EffectFetch && t.Subject != nil:
 		return p.decideFetch(c)
 	}
@@ -219,6 +222,9 @@ func (p *Policy) denied(c *call) string {
 func (p *Policy) denies(r compiled, c *call) string {
 	t := c.tool
 	writer := r.Tool == "edit" || r.Tool == "write"
+	if why := p.unconfinedDenies(r, c); why != "" {
+		return why
+	}
 	if writer && c.cmd != nil && len(c.cmd.Opaque) > 0 {
 		return ": " + c.cmd.Opaque[0] + ", so the rule cannot be checked (write the command out plainly)"
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/dsh-bridge/dsh-bridge/internal/folders"
+	"github.com/dsh-bridge/dsh-bridge/tools"
 	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
@@ -46,6 +47,13 @@ type Settings struct {
 	// their place would run outside the sandbox. Guarded as the
 	// configuration is.
 	Programs []string
+	// Unconfined reports that commands run with no kernel sandbox, as on
+	// Windows (set by the bridge): the policy is stricter to match
+	// (unconfined.go).
+	Unconfined bool
+	// Shell is the language of the bash tool's commands (set by the
+	// bridge; "" is bash): cmd's are read by AnalyzeCmd.
+	Shell tools.ShellKind
 	// Problems describe settings files that were ignored whole.
 	Problems []string
 }

@@ -79,10 +79,10 @@ func open(t *testing.T, fields []string) []windows.Handle {
 	return hs
 }
 
-// ended reports whether the process has ended, waiting up to a minute
+// ended reports whether the process has ended, waiting up to 20 s
 // (a bound for a loaded machine, not a measurement).
 func ended(h windows.Handle) bool {
-	ev, _ := windows.WaitForSingleObject(h, 60_000)
+	ev, _ := windows.WaitForSingleObject(h, 20_000)
 	return ev == windows.WAIT_OBJECT_0
 }
 
