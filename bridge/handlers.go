@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -152,6 +153,8 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 	// Programs run outside the sandbox are not looked up where commands write.
 	safepath.Distrust(ws.Roots()...)
 	ss.settings.Programs = ownPrograms()
+	ss.settings.Unconfined = runtime.GOOS == "windows" // no kernel sandbox there: the policy asks more
+	ss.settings.Shell = tools.Shell().Kind
 	ss.settingsProblems = ss.settings.Problems
 	ss.policy = permission.New(ws, ss.settings, func() permission.Mode { return permission.Mode(ss.currentMode()) })
 	ss.sandbox = sandboxFor(ss.settings, ws, ss.policy.DeniedTrees(), ss.policy.Kept)

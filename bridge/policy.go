@@ -105,11 +105,20 @@ func sandboxFor(set permission.Settings, ws *workspace.Workspace, deny []string,
 	return &tools.Sandbox{Helper: self, Profile: prof}
 }
 
+// unconfinedNotice says what Windows lacks, and what the policy does
+// instead (permission.Settings.Unconfined).
+const unconfinedNotice = "Windows gives dsh-bridge no kernel sandbox: commands can read and write whatever you can. " +
+	"Each runs in a Job Object, so nothing it starts outlives it or the session. To make up for the sandbox, permission asks more: " +
+	"a command's writes ask in every mode but bypassPermissions unless an edit or write allow rule covers them, " +
+	"and a read deny rule refuses any command that names a denied file or has code that cannot be read."
+
 // sandboxNotice is what the person learns of the sandbox at session start.
 func sandboxNotice(set permission.Settings, sb *tools.Sandbox, editorTerminal bool) (title, desc string) {
 	switch {
 	case set.Sandbox == permission.SandboxOff:
 		return "Commands run unsandboxed", "The sandbox is off in your settings: commands are limited by the permission rules alone."
+	case set.Unconfined:
+		return "Commands run unsandboxed", unconfinedNotice
 	case sb == nil:
 		return "Commands run unsandboxed", sandbox.Unconfined()
 	case editorTerminal:
