@@ -144,7 +144,7 @@ deps-wine:
 
 # test-wine runs the Windows test binaries of the packages that need no
 # kernel sandbox under Wine (internal/wine/test.sh).
-WINE_PKGS := jsonv registry pipeline card store
+WINE_PKGS := jsonv registry pipeline card store internal/winjob
 test-wine: deps-wine
 	WINEPREFIX=$(WINE_PREFIX) internal/wine/test.sh $(WINE_PKGS)
 

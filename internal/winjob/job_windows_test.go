@@ -140,7 +140,7 @@ func TestJob_EndsTheTree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer c.Wait()
+			t.Cleanup(func() { c.Process.Kill(); c.Wait() }) // after open's: the tree is gone by then
 			line, err := bufio.NewReader(out).ReadString('\n')
 			if err != nil || strings.HasPrefix(line, "error") {
 				t.Fatalf("the tree did not start: %q %v", line, err)
