@@ -121,6 +121,20 @@ func TestInfo_Cost(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a user's price has no peak factor", func(t *testing.T) {
+		c := Catalog{Overrides: map[string]ModelSettings{
+			"deepseek-v4-pro": {Price: &Price{CacheHit: 1, CacheMiss: 2, Output: 3}},
+			"local-llm":       {Price: &Price{CacheHit: 1, CacheMiss: 2, Output: 3}},
+		}}
+		own := 0.8*1 + 0.2*2 + 0.1*3
+		for _, id := range []string{"deepseek-v4-pro", "local-llm"} {
+			for _, at := range []time.Time{sat(10, 0), sat(3, 0)} {
+				if got, ok := c.Lookup(id).Cost(u, at); !ok || math.Abs(got-own) > 1e-12 {
+					t.Errorf("%s at %s: got %v (known %v), want %v", id, at.Format("15:04"), got, ok, own)
+				}
+			}
+		}
+	})
 	if _, ok := (Catalog{}).Lookup("gpt-5").Cost(u, sat(3, 0)); ok {
 		t.Error("an unknown price was reported as a cost")
 	}
