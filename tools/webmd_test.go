@@ -129,3 +129,44 @@ func TestRunMarkdown(t *testing.T) {
 		}
 	})
 }
+
+// TestWebFetch_RawCap pins the raw body cap at its edge: a page of exactly
+// FetchMaxBytes is read whole and is not truncated; one byte more is cut
+// to FetchMaxBytes and reported truncated.
+func TestWebFetch_RawCap(t *testing.T) {
+	page := func(n int) string {
+		const head, tail = "<html><body><h1>Hello</h1><!--", "--></body></html>"
+		return head + strings.Repeat("x", n-len(head)-len(tail)) + tail
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := FetchMaxBytes
+		if r.URL.Path == "/over" {
+			n++
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, page(n))
+	}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		name, path string
+		truncated  bool
+	}{
+		{"exactly at the cap", "/at", false},
+		{"one byte over the cap", "/over", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var seen int
+			convert := func(_ context.Context, html string, _ int) (string, bool, error) {
+				seen = len(html)
+				return "# Hello\n", false, nil
+			}
+			e := newEnv(t, LocalHost{}, func(o *Options) { o.HTTP, o.Markdown = srv.Client(), convert })
+			r := e.call("web_fetch", `{"url":"`+srv.URL+tc.path+`"}`)
+			wantOK(t, r)
+			truncated, _ := r.Value.Get("truncated")
+			if seen != FetchMaxBytes || truncated.Bool() != tc.truncated {
+				t.Errorf("converted %d bytes (cap %d), truncated %v, want %v", seen, FetchMaxBytes, truncated.Bool(), tc.truncated)
+			}
+		})
+	}
+}
