@@ -2,10 +2,13 @@ package codemode
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 )
@@ -71,5 +74,44 @@ func TestRunCode_HoldsUntilYield(t *testing.T) {
 	}
 	if !slices.Equal(started, []string{"h:code:1"}) {
 		t.Errorf("got started %v, want [h:code:1] (the second waits for a yield that never comes)", started)
+	}
+}
+
+// TestRunCode_ResultAfterCancel: a sub-call that succeeded but whose commit
+// the turn's cancellation overtook (here the dispatch log cancels while it
+// logs the result) is settled in the program as a failure: its value never
+// reaches a cancelled program. The stub runner writes what the bridge sends
+// it to a file, so that the test reads the settlement whatever order it
+// and the abort arrive in.
+func TestRunCode_ResultAfterCancel(t *testing.T) {
+	heard := filepath.Join(t.TempDir(), "heard")
+	runner := script(t, `echo 'dsh-code 1'; read run; echo '{"call":{"id":1,"name":"read","args":{"path":"a"}}}'
+while read line; do echo "$line" >> `+heard+`; case "$line" in *'"settle"'*) break;; esac; done
+echo '{"outcome":{"result":1}}'`)
+	e := newCM(t, registry.Code, Config{Runner: runner})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	e.rc.OnDispatchLog(func(d DispatchLog, next func() []card.Content) ([]card.Content, error) {
+		if d.Name == "read" && !d.IsError {
+			cancel() // the turn ends while the result commits
+		}
+		return next(), nil
+	})
+	r := e.runCode(ctx, "c", "unused: the stub runner plays the program")
+	if !r.IsError || !strings.HasPrefix(r.Error.Message, "code run failed (abort)") {
+		t.Fatalf("got %s %+v, want an abort", resultText(r), r.Error)
+	}
+	data, err := os.ReadFile(heard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var settle string
+	for line := range strings.Lines(string(data)) {
+		if strings.Contains(line, `"settle"`) {
+			settle = line
+		}
+	}
+	if !strings.Contains(settle, `"ok":false`) || !strings.Contains(settle, "result discarded") || strings.Contains(settle, "contents of a") {
+		t.Errorf("the program was sent %q, want the result discarded", settle)
 	}
 }

@@ -103,6 +103,35 @@ func TestRun_Runner(t *testing.T) {
 	}
 }
 
+// TestRun_Kinds runs programs that fail in each of the contract's kinds
+// through the real runner: each arrives with its own kind and message,
+// not as some other kind.
+func TestRun_Kinds(t *testing.T) {
+	for _, tc := range []struct {
+		name, code string
+		prog       func(*Program)
+		kind       string
+		message    string
+	}{
+		{"an exception", "throw new Error('boom')", nil, KindException, "Error: boom"},
+		{"a result that is not JSON", "return () => 1", nil, KindInvalidOutput, "program completion must be lossless JSON"},
+		{"logs past the output limit", "for (let i = 0; i < 1000; i++) console.log('line ' + i)", func(p *Program) { p.MaxOutputBytes = 200 }, KindOutputLimit, "outer output exceeded 200 bytes"},
+		{"a result past the output limit", "return 'x'.repeat(500)", func(p *Program) { p.MaxOutputBytes = 200 }, KindOutputLimit, "outer output exceeded 200 bytes"},
+		{"past the timeout", "while (true) {}", func(p *Program) { p.Timeout = 200 * time.Millisecond }, KindTimeout, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := Program{Code: tc.code, Dispatch: (&recorder{}).dispatch}
+			if tc.prog != nil {
+				tc.prog(&p)
+			}
+			o := Run(context.Background(), os.Args[0], p)
+			if o.Err == nil || o.Err.Kind != tc.kind || !strings.Contains(o.Err.Message, tc.message) {
+				t.Fatalf("got %+v %s, want kind %s with %q", o.Err, o.Result, tc.kind, tc.message)
+			}
+		})
+	}
+}
+
 // TestRun_MemoryCap allocates a huge string in one step, which the heap
 // guard's sampling could miss: the runner's memory cap stops it at once.
 func TestRun_MemoryCap(t *testing.T) {
@@ -196,5 +225,40 @@ func TestRun_Spare(t *testing.T) {
 	other := script(t, `echo 'dsh-code 1'; read run; echo '{"outcome":{"result":"other"}}'`)
 	if o := run(other); o.Err != nil || o.Result.String() != `"other"` {
 		t.Fatalf("a run of another runner: %+v %s", o.Err, o.Result)
+	}
+}
+
+// TestRun_SpareHeardNotRerun: a spare runner that dies after the program
+// reached it (it sent a call) ends the run as worker-exit; the program is
+// not run again on a new runner, which would repeat its tool calls.
+func TestRun_SpareHeardNotRerun(t *testing.T) {
+	defer StopSpare()
+	path := script(t, `echo 'dsh-code 1'; read run; echo '{"call":{"id":1,"name":"read","args":{}}}'; exit 3`)
+	run := func() (Outcome, []string) {
+		rec := &recorder{}
+		o := Run(context.Background(), path, Program{Code: "x", Names: []string{"read"}, Dispatch: rec.dispatch})
+		return o, rec.calls
+	}
+	if o, calls := run(); o.Err == nil || o.Err.Kind != KindWorkerExit || len(calls) != 1 {
+		t.Fatalf("the first run: %+v, dispatched %v", o.Err, calls)
+	}
+	spare.wg.Wait()
+	spare.Lock()
+	ready := spare.rp != nil && spare.path == path
+	spare.Unlock()
+	if !ready {
+		t.Fatal("no spare of the script after its run")
+	}
+	starts := runnerStarts.Load()
+	o, calls := run()
+	if o.Err == nil || o.Err.Kind != KindWorkerExit || !strings.Contains(o.Err.Message, "exit status 3") {
+		t.Errorf("got %+v, want worker-exit with the runner's exit status", o.Err)
+	}
+	if len(calls) != 1 {
+		t.Errorf("dispatched %v, want the one call once", calls)
+	}
+	spare.wg.Wait()
+	if n := runnerStarts.Load() - starts; n != 1 {
+		t.Errorf("%d runners started, want 1 (the next spare): the program ran again", n)
 	}
 }
