@@ -60,6 +60,21 @@ func TestHelper_DeniedTreesWithoutNamespace(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Links beside the denied trees that lead into them: carving must not
+	// grant a link's target (a rule on a path is a rule on what it
+	// resolves to).
+	for link, target := range map[string]string{
+		filepath.Join(ws, "key-link"):       filepath.Join(ws, "secrets", "key"),
+		filepath.Join(ws, "secrets-link"):   filepath.Join(ws, "secrets"),
+		filepath.Join(base, "private-link"): private,
+		filepath.Join(base, "outside-link"): filepath.Join(private, "key"),
+		filepath.Join(ws, "plain-link"):     filepath.Join(ws, "plain"),
+		filepath.Join(ws, "dangling-link"):  filepath.Join(ws, "secrets-old", "made"),
+	} {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
 	p := Profile{Write: []string{ws}, Deny: []string{filepath.Join(ws, "secrets"), private}}
 	if a := sysProcAttr(p, false); a.Cloneflags != 0 || !a.Setsid {
 		t.Fatalf("without namespaces: clone flags %#x, setsid %v; want none, true", a.Cloneflags, a.Setsid)
@@ -93,6 +108,12 @@ func TestHelper_DeniedTreesWithoutNamespace(t *testing.T) {
 			{"the rest of the workspace", "cat plain", "plain"},
 			{"beside the tree outside", "cat " + filepath.Join(base, "private-not", "k"), "beside"},
 			{"a write beside the tree", "echo -n w > secrets-old/new && cat secrets-old/new", "w"},
+			{"a link to a file in a denied tree", "cat key-link", ""},
+			{"a link to a denied tree", "cat secrets-link/key", ""},
+			{"a link to the denied tree outside", "cat " + filepath.Join(base, "private-link", "key"), ""},
+			{"a link outside to a file in the tree outside", "cat " + filepath.Join(base, "outside-link"), ""},
+			{"a link to a readable file", "cat plain-link", "plain"},
+			{"a write through a dangling link", "echo -n d > dangling-link && cat secrets-old/made", "d"},
 		} {
 			t.Run(m.name+"/"+tc.name, func(t *testing.T) {
 				out, err := helperRunAttr(t, p, sysProcAttr(p, m.namespace), ws, tc.script)
@@ -106,6 +127,49 @@ func TestHelper_DeniedTreesWithoutNamespace(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestHelper_DeniedWhenMaskingFails: in the helper's namespace, a denied
+// path it cannot mask (a dangling symlink: the mount follows it to
+// nothing) leaves the trees after it unmasked; Landlock's carving must
+// then still keep them unreadable, and the rest of the command's world
+// must work.
+func TestHelper_DeniedWhenMaskingFails(t *testing.T) {
+	if ABI() == 0 {
+		t.Fatal("no Landlock; the sandbox tests need it (platform-notes.md: ABI 7)")
+	}
+	if !userNamespaces() {
+		t.Fatal("no user namespaces here; platform-notes.md says they work on this machine kind")
+	}
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	ws := filepath.Join(base, "ws")
+	os.MkdirAll(filepath.Join(ws, "secrets"), 0o755)
+	os.WriteFile(filepath.Join(ws, "secrets", "key"), []byte("TOPSECRET"), 0o644)
+	os.WriteFile(filepath.Join(ws, "plain"), []byte("plain"), 0o644)
+	gone := filepath.Join(base, "gone")
+	if err := os.Symlink(filepath.Join(base, "nowhere"), gone); err != nil {
+		t.Fatal(err)
+	}
+	p := Profile{Write: []string{ws}, Deny: []string{gone, filepath.Join(ws, "secrets")}}
+	// Landlock alone leaves a denied tree's names listable; a masked tree
+	// lists nothing.
+	if out, err := helperRunAttr(t, p, sysProcAttr(p, true), ws, "ls secrets"); err != nil || out != "key\n" {
+		t.Fatalf("listing the tree: err %v, output %q; want it unmasked (the masking failed), its names listable", err, out)
+	}
+	for _, tc := range []struct{ name, script, want string }{
+		{"the denied tree after it", "cat secrets/key", ""},
+		{"the rest of the workspace", "cat plain", "plain"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := helperRunAttr(t, p, sysProcAttr(p, true), ws, tc.script)
+			switch {
+			case tc.want == "" && (err == nil || strings.Contains(out, "TOPSECRET")):
+				t.Errorf("got err %v, output %q; want a failure", err, out)
+			case tc.want != "" && (err != nil || out != tc.want):
+				t.Errorf("got err %v, output %q; want %q", err, out, tc.want)
+			}
+		})
 	}
 }
 
