@@ -44,15 +44,6 @@ func Image(base64Data, mimeType string) Content {
 	)}
 }
 
-// ResourceLink returns a resource_link block.
-func ResourceLink(uri, name string) Content {
-	return Content{jsonv.MustObject(
-		jsonv.Member{Key: "type", Value: jsonv.MustString(TypeResourceLink)},
-		jsonv.Member{Key: "uri", Value: jsonv.MustString(toValidUTF8(uri))},
-		jsonv.Member{Key: "name", Value: jsonv.MustString(toValidUTF8(name))},
-	)}
-}
-
 // required lists each block type's required string fields.
 var required = map[string][]string{
 	TypeText:         {"text"},

@@ -235,17 +235,10 @@ func (p *parser) str() (string, error) {
 	return string(text), nil
 }
 
-// ReadString reads the JSON string whose opening quote is data[i]: its
-// text (a slice of data itself when the string has no escapes, else a
-// new buffer) and the index just past its closing quote. ok is false for
-// a string that is not valid JSON or not valid UTF-8, lone surrogate
-// escapes included: the strings Parse refuses.
-func ReadString(data []byte, i int) (text []byte, end int, ok bool) {
-	text, end, _, msg := readString(data, i)
-	return text, end, msg == ""
-}
-
-// readString is ReadString with the reason it fails and where.
+// readString reads the JSON string whose opening quote is data[quote]:
+// its text (a slice of data itself when the string has no escapes, else
+// a new buffer) and the index just past its closing quote, or the reason
+// it fails (invalid JSON, invalid UTF-8, lone surrogates) and where.
 func readString(data []byte, quote int) (text []byte, end, at int, msg string) {
 	start := quote + 1
 	// Fast path: no escapes.
@@ -350,11 +343,6 @@ func hex4(data []byte, i int) (rune, bool) {
 	}
 	return r, true
 }
-
-// ScanNumber returns the end of the JSON number grammar starting at d[i],
-// or -1 when no number starts there; what follows the number is the
-// caller's to check.
-func ScanNumber(d []byte, i int) int { return scanNumber(d, i) }
 
 // scanNumber returns the end of the JSON number grammar starting at i, or -1.
 func scanNumber(d []byte, i int) int {

@@ -208,24 +208,6 @@ func (c compiled) matchPath(p string) bool {
 	return err == nil && ok
 }
 
-// inTree reports whether a directory p contains anything a tree rule
-// covers: a search rooted at p would reach it.
-func (c compiled) reachesInto(dir string) bool {
-	if c.any {
-		return true
-	}
-	dir = filepath.ToSlash(dir)
-	root := c.tree
-	if root == "" {
-		root = c.glob
-		if i := strings.IndexAny(root, "*?[{\\"); i >= 0 {
-			root = root[:strings.LastIndex(root[:i], "/")+1]
-		}
-		root = strings.TrimSuffix(root, "/")
-	}
-	return root == dir || strings.HasPrefix(root, dir+"/") || dir == "/" || c.matchPath(dir)
-}
-
 // matchCommand reports whether a command rule covers a simple command.
 // For allow (strict), every word the pattern names must be a literal
 // that equals it, a program written with a directory must come from a

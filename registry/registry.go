@@ -73,9 +73,6 @@ func WithDefaultPresentation(p Presentation) Option {
 // which the Code and Both presentations need.
 func WithCodeMode() Option { return func(r *Registry) { r.codeMode = true } }
 
-// WithLogger sets the logger for contained listener failures.
-func WithLogger(l *slog.Logger) Option { return func(r *Registry) { r.log = l } }
-
 // New returns an empty registry.
 func New(opts ...Option) *Registry {
 	r := &Registry{defaultMode: Native, log: slog.Default()}

@@ -30,11 +30,7 @@ type guardedHost struct {
 	rules PathRules
 }
 
-func (h guardedHost) check(path string, write bool) error {
-	return h.judge(h.ws.Resolve(path), write)
-}
-
-// checkHeld is check, and the call held to its permission decision
+// checkHeld judges a path by the rules, with the call held to its permission decision
 // (holdTo) on the path as it resolves now.
 func (h guardedHost) checkHeld(ctx context.Context, path, verb string) error {
 	real := h.ws.Resolve(path)
