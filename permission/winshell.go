@@ -9,26 +9,13 @@ import (
 // &, &&, || and |, each part's first word is its program (the base name,
 // case folded, without .exe, .com, .bat or .cmd), and its redirections
 // are files it reads or writes (NUL writes nothing). powershell and pwsh
-// with -Command, and cmd /c, are read inside (AnalyzePowerShell, and this
-// again). Whatever this reading cannot see through — variables (%x%,
+// with -Command, and cmd /c, are read inside (psScript, and this again). Whatever this reading cannot see through — variables (%x%,
 // !x!), escapes (^), blocks, call, start, for, if, a PowerShell script
 // given otherwise than by -Command — is Opaque: it asks, and is refused
 // where a deny rule could apply.
 func AnalyzeCmd(src string) Analysis {
 	a := Analysis{renamed: map[string]string{}, facts: &arithFacts{}, expansions: new(int)}
 	a.cmdScript(src, 0)
-	return a
-}
-
-// AnalyzePowerShell lists what a PowerShell script runs, by the names of
-// its commands (case folded, without .exe): statements split at ;, |, &&,
-// || and line ends, the first word of each; redirections (>, >>, 2>, *>)
-// and the files Out-File, Set-Content, Add-Content and Tee-Object write
-// are writes. Variables, subexpressions, script blocks, the call and dot
-// operators, escapes and Invoke-Expression are Opaque.
-func AnalyzePowerShell(src string) Analysis {
-	a := Analysis{renamed: map[string]string{}, facts: &arithFacts{}, expansions: new(int)}
-	a.psScript(src, 0)
 	return a
 }
 
@@ -99,6 +86,12 @@ func (a *Analysis) take(in *Analysis) {
 // or -LiteralPath names, or their first positional argument.
 var psWriters = map[string]bool{"out-file": true, "set-content": true, "add-content": true, "tee-object": true}
 
+// psScript reads what a PowerShell script runs, by the names of its
+// commands (case folded, without .exe): statements split at ;, |, &&, ||
+// and line ends, the first word of each; redirections (>, >>, 2>, *>) and
+// the files Out-File, Set-Content, Add-Content and Tee-Object write are
+// writes. Variables, subexpressions, script blocks, the call and dot
+// operators, escapes and Invoke-Expression are Opaque.
 func (a *Analysis) psScript(src string, depth int) {
 	if depth > maxNesting {
 		a.opaque("shell strings nested more than %d deep", maxNesting)
