@@ -196,19 +196,6 @@ func fill(path string) {
 	spare.path, spare.rp = path, rp
 }
 
-// StopSpare ends the spare runner, if any, and waits for the refills in
-// flight. A process need not call it (a spare dies with its parent); tests
-// do, so that nothing outlives them.
-func StopSpare() {
-	spare.wg.Wait()
-	spare.Lock()
-	defer spare.Unlock()
-	if spare.rp != nil {
-		spare.rp.stop(true)
-		spare.rp = nil
-	}
-}
-
 // alive reports whether the runner has not ended: its reader closes msgs
 // only once the process is gone, and sends nothing before a run.
 func (rp *runnerProc) alive() bool {

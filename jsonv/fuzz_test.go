@@ -42,16 +42,3 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
-
-// FuzzQuotedLen checks that QuotedLen counts exactly what AppendString
-// writes, for any bytes (invalid UTF-8 and control characters included).
-func FuzzQuotedLen(f *testing.F) {
-	for _, s := range []string{"", "plain", "tab\there\nand \"quotes\" \\", "\x00\x1f\x7f", "é漢字😀", "\xff\xfe", "\xe6\xbc", "<path>&</path>"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := QuotedLen(s), len(AppendString(nil, s)); got != want {
-			t.Fatalf("QuotedLen(%q) = %d, AppendString wrote %d", s, got, want)
-		}
-	})
-}

@@ -22,8 +22,7 @@ func AppendString(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		if i+8 <= len(s) {
-			// A word at a time, inlined (a call per eight bytes, as
-			// skipPlain's was, took a third of the time).
+			// A word at a time, inlined into the loop.
 			m := specialIn(load64(s, i))
 			if m == 0 {
 				i += 8
@@ -61,35 +60,6 @@ func AppendString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// QuotedLen is len(AppendString(nil, s)), counted without writing: a
-// caller that keeps the encoding sizes its buffer exactly with it.
-func QuotedLen(s string) int {
-	n := len(s) + 2
-	for i := 0; i < len(s); {
-		if i = skipPlain(s, i); i == len(s) {
-			break
-		}
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				n += len(`\ufffd`) - 1
-			}
-			i += size
-			continue
-		}
-		switch escapes[c] {
-		case 0:
-		case 'u':
-			n += len(`\u0000`) - 1
-		default:
-			n++
-		}
-		i++
-	}
-	return n
-}
-
 // escapes[c] is, for an ASCII byte c, 0 when a JSON string holds it as it
 // is, the letter of its two-character escape (`\n`: 'n', `\"`: '"'), or
 // 'u' when it is written \u00XX.
@@ -99,19 +69,6 @@ var escapes = [utf8.RuneSelf]byte{
 	0x10: 'u', 0x11: 'u', 0x12: 'u', 0x13: 'u', 0x14: 'u', 0x15: 'u', 0x16: 'u', 0x17: 'u',
 	0x18: 'u', 0x19: 'u', 0x1a: 'u', 0x1b: 'u', 0x1c: 'u', 0x1d: 'u', 0x1e: 'u', 0x1f: 'u',
 	'"': '"', '\\': '\\',
-}
-
-// skipPlain returns where the plain ASCII that starts at s[i] ends: the
-// first byte to look at one by one, found a word at a time, or the first
-// of the fewer than eight bytes left.
-func skipPlain(s string, i int) int {
-	for i+8 <= len(s) {
-		if m := specialIn(load64(s, i)); m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-		i += 8
-	}
-	return i
 }
 
 // specialIn marks, with its high bit, each byte of the word w (eight

@@ -156,23 +156,14 @@ func (c *toolCache) appendTools(dst []byte, tools []Tool) []byte {
 // output becomes U+FFFD).
 func appendString(dst []byte, s string) []byte { return jsonv.AppendString(dst, s) }
 
-// body writes a whole request: model, messages (system first, then the
-// history's encodings), tools, streaming and, for DeepSeek models,
-// the thinking controls. Fields come in a fixed order, so successive
-// requests of a session share their prefix byte for byte.
-func (c *Chat) body(req *Request, modelID string) []byte {
-	parts, n := c.bodyParts(req, modelID)
-	b := make([]byte, 0, n)
-	for _, p := range parts {
-		b = append(b, p...)
-	}
-	return b
-}
-
-// bodyParts is body as the pieces it is written from, and their total
-// size: the cached message encodings are handed out as they are, so a
-// request over a long history is never joined into one buffer (the
-// HTTP client reads the pieces through a partsReader).
+// bodyParts writes a whole request — model, messages (system first,
+// then the history's encodings), tools, streaming and, for DeepSeek
+// models, the thinking controls — as the pieces it is written from, and
+// their total size. Fields come in a fixed order, so successive requests
+// of a session share their prefix byte for byte. The cached message
+// encodings are handed out as they are, so a request over a long history
+// is never joined into one buffer (the HTTP client reads the pieces
+// through a partsReader).
 func (c *Chat) bodyParts(req *Request, modelID string) (parts [][]byte, size int) {
 	d := dialectOpenAI
 	if IsDeepSeek(modelID) {

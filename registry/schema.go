@@ -111,16 +111,6 @@ func CompileObjectSchema(raw jsonv.Value) (*Schema, error) {
 	return s, nil
 }
 
-// MustCompileSchema is CompileSchema for schemas known to be valid; it panics
-// otherwise.
-func MustCompileSchema(raw jsonv.Value) *Schema {
-	s, err := CompileSchema(raw)
-	if err != nil {
-		panic(err)
-	}
-	return s
-}
-
 type checkTask struct {
 	kind int // 0 enter, 1 oneOf tail, 2 object tail
 	v    jsonv.Value

@@ -59,16 +59,6 @@ func lexerFor(path, lang string) chroma.Lexer {
 	return l
 }
 
-// LanguageName returns the lexer's name for a path or hint in lower case
-// ("go", "python"), or "" when no lexer knows it.
-func LanguageName(path, lang string) string {
-	l := lexerFor(path, lang)
-	if l == nil {
-		return ""
-	}
-	return strings.ToLower(l.Config().Name)
-}
-
 // Tokenize returns the syntax spans of each line (whitespace and plain text
 // omitted), highlighting the lines as one text so that multi-line
 // constructs are recognized. known is false when no lexer knows the
