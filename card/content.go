@@ -122,19 +122,6 @@ func (c *Content) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// ContentValue returns blocks as one JSON array value. It fails when a block
-// is the zero Content.
-func ContentValue(blocks []Content) (jsonv.Value, error) {
-	items := make([]jsonv.Value, len(blocks))
-	for i, b := range blocks {
-		if !b.v.IsValid() {
-			return jsonv.Value{}, fmt.Errorf("%w: content[%d] is empty", ErrInvalidContent, i)
-		}
-		items[i] = b.v
-	}
-	return jsonv.ArrayValue(items...)
-}
-
 // ContentsFromValue converts a JSON array of blocks.
 func ContentsFromValue(v jsonv.Value) ([]Content, error) {
 	if v.Kind() != jsonv.Array {
