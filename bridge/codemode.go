@@ -65,7 +65,7 @@ var _ codemode.Observer = (*Session)(nil)
 
 // SubCallStarted announces the sub-call's pending card.
 func (ss *Session) SubCallStarted(outer registry.Execution, c pipeline.Call) {
-	view := ss.srv.presenter.Call(c.Name, c.Args, ss.scope)
+	view := ss.srv.presenter.Preview(context.Background(), c.Name, c.Args, ss.scope)
 	ss.mu.Lock()
 	ss.calls[c.CallID] = &callInfo{name: c.Name, args: c.Args, view: view, parent: outer.CallID}
 	ss.mu.Unlock()

@@ -72,6 +72,9 @@ func TestDurable_RestartAndLoad(t *testing.T) {
 	}
 	replayed := cardsOf(second)
 	for k, v := range live {
+		if k == "e1/call" {
+			continue // live, a pending edit shows the file; replayed, its arguments (TestBridge_PendingDiffReplaysFromTheLog)
+		}
 		if replayed[k] != v {
 			t.Errorf("%s differs after replay:\n live %s\n replay %s", k, v, replayed[k])
 		}

@@ -222,7 +222,7 @@ func (ss *Session) turn(ctx context.Context) string {
 				settle()
 				s.notify(ctx, ss.id, contentChunk{SessionUpdate: "agent_thought_chunk", Content: card.Text(d)})
 			},
-			OnToolCall: func(tc model.ToolCall) { settle(); ss.announce(ctx, tc) },
+			OnToolCall: func(tc model.ToolCall) { settle(); ss.announceLive(ctx, tc) },
 		})
 		settle()
 		if ctx.Err() != nil {
@@ -301,10 +301,22 @@ func (ss *Session) pruneCalls() {
 	ss.mu.Unlock()
 }
 
-// announce sends the pending tool_call of a call the model finished.
+// announce sends the pending tool_call of a replayed call: its card comes
+// from the arguments alone, so a log replays to the same cards.
 func (ss *Session) announce(ctx context.Context, tc model.ToolCall) {
 	args := registry.CallArgs([]byte(tc.Arguments))
-	view := ss.srv.presenter.Call(tc.Name, args, ss.scope)
+	ss.announceCard(ctx, tc, args, ss.srv.presenter.Call(tc.Name, args, ss.scope))
+}
+
+// announceLive sends the pending tool_call of a call the model finished:
+// its card may preview the change on the files as they are now (an edit's
+// true diff).
+func (ss *Session) announceLive(ctx context.Context, tc model.ToolCall) {
+	args := registry.CallArgs([]byte(tc.Arguments))
+	ss.announceCard(ctx, tc, args, ss.srv.presenter.Preview(ctx, tc.Name, args, ss.scope))
+}
+
+func (ss *Session) announceCard(ctx context.Context, tc model.ToolCall, args jsonv.Value, view card.CallView) {
 	ss.mu.Lock()
 	ss.calls[tc.ID] = &callInfo{name: tc.Name, args: args, view: view}
 	ss.mu.Unlock()

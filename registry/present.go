@@ -2,6 +2,7 @@ package registry
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"reflect"
 
@@ -70,6 +71,29 @@ func (p Presenter) Call(name string, args jsonv.Value, scope *Scope) card.CallVi
 		return genericCall(name, args)
 	}
 	return view
+}
+
+// Preview returns the pending card of a live call: the tool's
+// PreviewCall, else (missing, nil, panicking) what Call returns. Replay
+// uses Call, so a log replays to the same cards whatever the files hold.
+func (p Presenter) Preview(ctx context.Context, name string, args jsonv.Value, scope *Scope) card.CallView {
+	tool := p.Registry.Get(name, scope)
+	if tool != nil && tool.PreviewCall != nil {
+		var view card.CallView
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					p.log().Warn("previewCall failed; using the pending card", "tool", name, "panic", r)
+					view = nil
+				}
+			}()
+			view = tool.PreviewCall(ctx, args)
+		}()
+		if view != nil && !isNilView(view) {
+			return view
+		}
+	}
+	return p.Call(name, args, scope)
 }
 
 // Result returns the completed card of a call, given the pending card it

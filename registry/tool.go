@@ -76,6 +76,12 @@ type Tool struct {
 	PresentCall   func(args jsonv.Value) card.CallView
 	PresentResult func(args jsonv.Value, r ToolResult) card.ResultView
 
+	// PreviewCall, when set, is the pending card of a live call: unlike
+	// PresentCall it may look at what the call would change (an edit's
+	// file, read through the tool's judged host), so it is never used to
+	// replay a log. A nil view, or a panic, falls back to PresentCall.
+	PreviewCall func(ctx context.Context, args jsonv.Value) card.CallView
+
 	out *Schema // Output.Schema, compiled at registration (or by Define, while Output.Schema is still its raw)
 }
 

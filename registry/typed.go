@@ -42,6 +42,8 @@ type TypedTool[In, Out any] struct {
 	// arguments give the generic fallback instead of calling them.
 	PresentCall   func(in In) card.CallView
 	PresentResult func(in In, r ToolResult) card.ResultView
+	// PreviewCall is Tool.PreviewCall, with valid arguments only.
+	PreviewCall func(ctx context.Context, in In) card.CallView
 
 	Params     []Property // overrides the parameter schema derived from In
 	OutputSpec *Spec      // overrides the output schema derived from Out
@@ -143,6 +145,14 @@ func Define[In, Out any](d TypedTool[In, Out]) (*Tool, error) {
 		t.PresentCall = func(v jsonv.Value) card.CallView {
 			if in, ok := decodeIn(v); ok {
 				return d.PresentCall(in)
+			}
+			return nil
+		}
+	}
+	if d.PreviewCall != nil {
+		t.PreviewCall = func(ctx context.Context, v jsonv.Value) card.CallView {
+			if in, ok := decodeIn(v); ok {
+				return d.PreviewCall(ctx, in)
 			}
 			return nil
 		}

@@ -127,6 +127,7 @@ func newWrite(h Host, w *workspace.Workspace) (*registry.Tool, error) {
 		PresentCall: func(a writeArgs) card.CallView {
 			return &card.Diff{Title: "Write " + a.FilePath, Diffs: []card.FileDiff{{Path: a.FilePath, NewText: a.Content}}, Locations: []card.FileLocation{{Path: a.FilePath}}}
 		},
+		PreviewCall: func(ctx context.Context, a writeArgs) card.CallView { return previewWrite(ctx, h, w, a) },
 		PresentResult: func(a writeArgs, r registry.ToolResult) card.ResultView {
 			if r.IsError {
 				return nil
@@ -297,6 +298,7 @@ func newEdit(h Host, w *workspace.Workspace) (*registry.Tool, error) {
 			}
 			return &card.Diff{Title: "Edit " + a.FilePath, Diffs: []card.FileDiff{{Path: a.FilePath, OldText: old, NewText: a.NewString}}, Locations: []card.FileLocation{{Path: a.FilePath}}}
 		},
+		PreviewCall: func(ctx context.Context, a editArgs) card.CallView { return previewEdit(ctx, h, w, a) },
 		PresentResult: func(a editArgs, r registry.ToolResult) card.ResultView {
 			if r.IsError {
 				return nil
