@@ -68,11 +68,14 @@ describe("commands", function()
     end, 5000, "the option")
   end)
 
-  it(":DshDiff shows the proposed change side by side before the decision", function()
-    local dir = h.workspace({ ["hello.txt"] = "hello world\n" })
-    local seen
+  it(":DshDiff shows the file and its proposed change before the decision, closed once it settles", function()
+    local file = "# hi\n\none\ntwo\nthree\nhello world\nfour\nfive\nsix\nend\n"
+    local dir = h.workspace({ ["hello.txt"] = file })
+    local seen, card, tabs
+    local chat
     h.select_with(function(items, opts)
       if opts.kind == "dsh.permission" and not seen then
+        card = table.concat(h.lines(chat), "\n")
         vim.cmd("DshDiff")
         local wins = vim.api.nvim_tabpage_list_wins(0)
         seen = {}
@@ -81,18 +84,25 @@ describe("commands", function()
           seen[#seen + 1] = { name = vim.api.nvim_buf_get_name(b), diff = vim.wo[w].diff,
             text = table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), "\n") }
         end
-        vim.cmd("tabclose")
+        tabs = #vim.api.nvim_list_tabpages()
       end
       return h.by_kind("reject_once")(items)
     end)
-    local chat = h.start("reject.jsonl")
+    chat = h.start("reject.jsonl")
     assert.are.equal("end_turn", h.turn(chat, "edit"))
+    -- the pending card is numbered from the file, with context
+    assert.truthy(card:find("@@ -3,7 +3,7 @@", 1, true), card)
     assert.are.equal(2, #seen)
     assert.truthy(seen[1].name:find("dsh://current/" .. dir .. "/hello.txt", 1, true), seen[1].name)
     assert.truthy(seen[2].name:find("dsh://proposed/", 1, true))
     assert.is_true(seen[1].diff and seen[2].diff)
-    assert.are.equal("world", seen[1].text)
-    assert.are.equal("ACP", seen[2].text)
+    assert.are.equal((file:gsub("\n$", "")), seen[1].text)
+    assert.are.equal((file:gsub("world", "ACP"):gsub("\n$", "")), seen[2].text)
+    -- the rejected call settled: its diff tab is gone
+    assert.are.equal(2, tabs)
+    h.wait(function()
+      return #vim.api.nvim_list_tabpages() == 1
+    end, 5000, "the diff tab to close")
   end)
 
   it(":DshAdd attaches the buffer or a range as embedded resources", function()

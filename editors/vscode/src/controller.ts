@@ -21,6 +21,8 @@ export class Controller implements vscode.Disposable {
   readonly chats = new Map<string, SessionState>();
   current: SessionState | undefined;
   private attachments: Array<{ label: string; block: acp.ContentBlock }> = [];
+  /** the proposed sides of the diff editors opened per call */
+  private readonly diffTabs = new Map<string, string[]>();
   readonly host: VscodeHost;
   readonly view: ChatView;
   readonly log: vscode.OutputChannel;
@@ -160,7 +162,21 @@ export class Controller implements vscode.Disposable {
   }
 
   private blockChanged(s: SessionState, b: Block): void {
+    if (b.kind === "tool" && (b.status === "completed" || b.status === "failed")) void this.closeDiffs(b.id);
     if (s === this.current) this.view.post({ type: "blocks", sessionId: s.id, blocks: [this.blockView(b)] });
+  }
+
+  /** closeDiffs closes the "proposed by dsh-bridge" diff editors of a
+   * call once it has settled: their proposed side no longer is a proposal. */
+  private async closeDiffs(toolCallId: string): Promise<void> {
+    const uris = this.diffTabs.get(toolCallId);
+    if (!uris) return;
+    this.diffTabs.delete(toolCallId);
+    const open = vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .filter((t) => t.input instanceof vscode.TabInputTextDiff && uris.includes(t.input.modified.toString()));
+    if (open.length > 0) await vscode.window.tabGroups.close(open);
+    this.proposed.forget(uris);
   }
 
   blockView(b: Block): BlockView {
@@ -247,6 +263,7 @@ export class Controller implements vscode.Disposable {
     for (const d of proposedDiffs(call)) {
       const path = d.path.startsWith("/") ? d.path : `${this.cwd}/${d.path}`;
       const { left, right } = await this.proposed.pair(path, d.oldText, d.newText);
+      this.diffTabs.set(toolCallId, [...(this.diffTabs.get(toolCallId) ?? []), right.toString()]);
       await vscode.commands.executeCommand("vscode.diff", left, right, `${path.split("/").pop()} (proposed by dsh-bridge)`, { preview: true });
     }
   }

@@ -42,6 +42,11 @@ export class ProposedDocs implements vscode.TextDocumentContentProvider, vscode.
     return { left: this.add(path, "before", oldText ?? ""), right: this.add(path, "proposed", newText) };
   }
 
+  /** forget drops documents no editor shows any more. */
+  forget(uris: string[]): void {
+    for (const u of uris) this.docs.delete(u);
+  }
+
   dispose(): void {
     this.reg.dispose();
     this.docs.clear();

@@ -33,7 +33,7 @@ function M.diff()
     return
   end
   local call = target_call(c)
-  if not call or require("dsh.ui.diffview").open(call, c.session.cwd) == 0 then
+  if not call or require("dsh.ui.diffview").open(call, c.session.cwd, c.session) == 0 then
     notify("no proposed change here", vim.log.levels.WARN)
   end
 end

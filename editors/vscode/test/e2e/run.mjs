@@ -32,7 +32,8 @@ const WebSocket = createRequire(path.join(csDir, "node_modules", "code-server", 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "dsh-e2e-"));
 const dirs = { ext: path.join(tmp, "extensions"), data: path.join(tmp, "data"), ws: path.join(tmp, "workspace"), chrome: path.join(tmp, "chrome") };
 for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
-fs.writeFileSync(path.join(dirs.ws, "hello.txt"), "hello world\n");
+// The greeting on line 6: a pending edit's card must say so (-3,7 +3,7).
+fs.writeFileSync(path.join(dirs.ws, "hello.txt"), "# hi\n\none\ntwo\nthree\nhello world\nfour\nfive\nsix\nend\n");
 // A workspace that tries to choose the binary, its environment and the
 // approvals: each setting is the person's (scope machine), so all of it
 // must be ignored. The harness's checks fail otherwise: the agent would

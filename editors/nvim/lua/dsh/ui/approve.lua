@@ -67,7 +67,7 @@ function M.ask()
   }, function(choice)
     asking = nil
     if choice == REVIEW then
-      require("dsh.ui.diffview").open(req.call, req.session.cwd)
+      require("dsh.ui.diffview").open(req.call, req.session.cwd, req.session)
       vim.schedule(M.ask)
       return
     end

@@ -1,9 +1,41 @@
 -- dsh.ui.diffview: a proposed change side by side in diff mode, in a tab
 -- of its own: the text the agent saw against the text it proposes (an
--- empty left side for a new file). `q` closes it.
+-- empty left side for a new file). `q` closes it; so does the call's
+-- end (completed, failed or cancelled), when the proposal is no longer one.
 local cards = require("dsh.ui.cards")
 
 local M = {}
+
+-- tabs[call id] = the tabpages opened for that call's proposal.
+local tabs = {}
+local watched = setmetatable({}, { __mode = "k" })
+
+local SETTLED = { completed = true, failed = true, cancelled = true }
+
+-- M.close closes the diff tabs of a call (the ones still open).
+function M.close(id)
+  local list = tabs[id]
+  tabs[id] = nil
+  for _, tab in ipairs(list or {}) do
+    if vim.api.nvim_tabpage_is_valid(tab) and #vim.api.nvim_list_tabpages() > 1 then
+      pcall(vim.cmd, vim.api.nvim_tabpage_get_number(tab) .. "tabclose")
+    end
+  end
+end
+
+local function watch(session)
+  if not session or watched[session] or type(session.on_change) ~= "function" then
+    return
+  end
+  watched[session] = true
+  session:on_change(function(block)
+    if block and block.kind == "tool" and tabs[block.id] and SETTLED[block.status] then
+      vim.schedule(function()
+        M.close(block.id)
+      end)
+    end
+  end)
+end
 
 local function scratch(name, text, path)
   local b = vim.api.nvim_create_buf(false, true)
@@ -26,9 +58,11 @@ local function scratch(name, text, path)
 end
 
 -- M.open opens one tab per file that call would change (relative paths
--- are the session's, under cwd); returns the tab count.
-function M.open(call, cwd)
+-- are the session's, under cwd); returns the tab count. Given the call's
+-- session, the tabs close when the call settles.
+function M.open(call, cwd, session)
   local diffs = cards.diffs(call)
+  watch(session)
   for _, d in ipairs(diffs) do
     local path = tostring(d.path)
     if path:sub(1, 1) ~= "/" and cwd then
@@ -46,6 +80,10 @@ function M.open(call, cwd)
     local right = scratch("dsh://proposed/" .. path, type(d.newText) == "string" and d.newText or "", path)
     vim.api.nvim_win_set_buf(0, right)
     vim.cmd("diffthis")
+    if call.id then
+      tabs[call.id] = tabs[call.id] or {}
+      table.insert(tabs[call.id], vim.api.nvim_get_current_tabpage())
+    end
   end
   return #diffs
 end

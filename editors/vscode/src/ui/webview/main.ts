@@ -371,6 +371,7 @@ function test(m: Extract<ToWebview, { type: "test" }>): void {
       status: c.dataset.status,
       buttons: [...c.querySelectorAll<HTMLButtonElement>("button.permission")].map((b) => b.textContent),
       diffLines: [...c.querySelectorAll(".diff-line")].map((l) => l.textContent),
+      hunks: [...c.querySelectorAll(".hunk")].map((l) => l.textContent),
       terminal: c.querySelector(".terminal-output")?.textContent ?? null,
     }));
     const html = {

@@ -33,6 +33,8 @@ async function activate() {
     result.bench.activationMs = api.activationMs;
     const ws = vscode.workspace.workspaceFolders[0].uri.fsPath;
     const file = path.join(ws, "hello.txt");
+    const BEFORE = fs.readFileSync(file, "utf8");
+    const AFTER = BEFORE.replace("hello world", "hello ACP");
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
     await vscode.window.showTextDocument(doc, { preview: false });
 
@@ -70,6 +72,11 @@ async function activate() {
     result.bench.promptToFirstChunkMs = firstChunk ? firstChunk.at - sentAt : null;
     const diff = page.cards.find((x) => x.type === "diff");
     check("diff card shown", diff.diffLines.some((l) => l.includes("-") && l.includes("world")), diff.diffLines);
+    // While pending, the card shows the file's lines: the hunk at the
+    // greeting's real line with three lines of context on each side.
+    check("pending hunk at the file's lines", diff.hunks.length === 1 && diff.hunks[0] === "@@ -3,7 +3,7 @@", diff.hunks);
+    check("pending diff has context with line numbers", diff.diffLines.some((l) => l.startsWith("44") && l.includes("two")) &&
+      diff.diffLines.some((l) => l.startsWith("6") && l.includes("-") && l.includes("world")), diff.diffLines);
     check("permission buttons shown", ["Allow once", "Always allow", "Reject", "Always reject"].every((b) => diff.buttons.includes(b)), diff.buttons);
     // "Open diff" before deciding: a diff editor with the proposed text
     await ask({ op: "click", selector: `.card[data-type="diff"] button.open-diff` });
@@ -79,14 +86,15 @@ async function activate() {
       "the diff editor",
     );
     const proposedDoc = await vscode.workspace.openTextDocument(diffTab.input.modified);
-    check("open diff shows the whole proposed file", proposedDoc.getText() === "hello ACP\n" && diffTab.input.original.fsPath === file,
+    check("open diff shows the whole proposed file", proposedDoc.getText() === AFTER && diffTab.input.original.fsPath === file,
       { modified: proposedDoc.getText(), original: diffTab.input.original.toString() });
     check("the proposed side has the file's language", proposedDoc.languageId === doc.languageId, proposedDoc.languageId);
-    await vscode.window.tabGroups.close(diffTab);
+    // The diff editor stays open through the approval: it closes itself
+    // once the call settles (checked after the turn).
     await vscode.window.showTextDocument(doc, { preview: false });
     // Nothing is written before the person answers (a workspace's
     // dshBridge.autoApprove, say, must not answer for them).
-    check("nothing written before the approval", fs.readFileSync(file, "utf8") === "hello world\n" && s.calls.get("edit_1")?.decision === undefined,
+    check("nothing written before the approval", fs.readFileSync(file, "utf8") === BEFORE && s.calls.get("edit_1")?.decision === undefined,
       { disk: fs.readFileSync(file, "utf8"), decision: s.calls.get("edit_1")?.decision });
     // the approval, clicked in the page
     const clicked = await ask({ op: "click", selector: `.card[data-type="diff"] button.permission[data-kind="allow_once"]` });
@@ -106,8 +114,11 @@ async function activate() {
     check("the turn ended", s.blocks.some((b) => b.kind === "agent" && /Done/.test(b.text)), s.blocks.map((b) => b.kind));
     const call = s.calls.get("edit_1");
     check("approval reached the agent", call.decision === "allow_once" && call.status === "completed", { decision: call.decision, status: call.status });
-    check("file changed on disk", fs.readFileSync(file, "utf8") === "hello ACP\n", fs.readFileSync(file, "utf8"));
-    check("file changed in the editor", doc.getText() === "hello ACP\n", doc.getText());
+    check("the stale diff tab is gone after Allow",
+      !vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === "dsh-proposed"),
+      vscode.window.tabGroups.all.flatMap((g) => g.tabs).map((t) => t.label));
+    check("file changed on disk", fs.readFileSync(file, "utf8") === AFTER, fs.readFileSync(file, "utf8"));
+    check("file changed in the editor", doc.getText() === AFTER, doc.getText());
     check("document saved", !doc.isDirty, doc.isDirty);
     await sleep(300);
     const after = await ask({ op: "query" });
@@ -118,7 +129,7 @@ async function activate() {
     // undo in the editor restores the text
     await vscode.window.showTextDocument(doc, { preview: false });
     await vscode.commands.executeCommand("undo");
-    check("undo restores it", doc.getText() === "hello world\n", doc.getText());
+    check("undo restores it", doc.getText() === BEFORE, doc.getText());
     await vscode.commands.executeCommand("redo");
     await doc.save();
 
