@@ -37,7 +37,7 @@ export interface CardView {
   decision?: string;
   diff?: { files: DiffFile[]; proposed: Array<{ path: string; oldText: string | null; newText: string }> };
   read?: { path: string; offset: number; total?: number; lines: Array<{ n: number; text: string; spans: Span[] }> };
-  terminal?: { terminalId?: string; command?: string; cwd?: string; output?: string; exitCode?: number | null; signal?: string | null };
+  terminal?: { terminalId?: string; command?: string; description?: string; cwd?: string; output?: string; exitCode?: number | null; signal?: string | null };
   search?: { files: Array<{ path: string; matches: Array<{ line: number; text: string }> }>; paths?: string[]; truncated: boolean; total?: number };
   web?: { url?: string; status?: number; answer?: string; sources: Array<{ url: string; title?: string }> };
   text?: string;
@@ -196,6 +196,7 @@ export function cardView(call: ToolCallBlock, terminals?: (id: string) => { outp
       terminalId: call.terminalId,
       command: type === "terminal" ? str(card!.title) : undefined,
       cwd: typeof card?.cwd === "string" ? card.cwd : undefined,
+      description: type === "terminal" && typeof card?.description === "string" ? card.description : undefined,
       output: t?.output ?? (typeof card?.output === "string" ? card.output : live?.output),
       exitCode: t?.exitCode ?? card?.exitCode,
       signal: t?.signal ?? card?.signal,

@@ -128,6 +128,11 @@ function readBody(v: CardView, post: Post, all: boolean, redraw: () => void): HT
 function terminalBody(v: CardView, post: Post, all: boolean, redraw: () => void): HTMLElement {
   const t = v.terminal!;
   const body = el("div", "terminal");
+  // Asked about, the whole command is shown (the title is cut to a line).
+  if (v.awaiting && t.command) {
+    if (t.description) body.append(el("div", "command-description", t.description));
+    body.append(el("pre", "command", t.command));
+  }
   if (t.cwd) body.append(el("div", "meta", `in ${t.cwd}`));
   const lines = (t.output ?? "").replace(/\x1b\[[\d;?]*[A-Za-z@]/g, "").replace(/\r/g, "").split("\n");
   if (lines[lines.length - 1] === "") lines.pop();

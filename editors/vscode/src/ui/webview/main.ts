@@ -372,6 +372,8 @@ function test(m: Extract<ToWebview, { type: "test" }>): void {
       buttons: [...c.querySelectorAll<HTMLButtonElement>("button.permission")].map((b) => b.textContent),
       diffLines: [...c.querySelectorAll(".diff-line")].map((l) => l.textContent),
       hunks: [...c.querySelectorAll(".hunk")].map((l) => l.textContent),
+      command: ((cmd) => cmd && { text: cmd.textContent, wraps: cmd.scrollWidth <= cmd.clientWidth, font: getComputedStyle(cmd).fontFamily,
+        description: c.querySelector(".command-description")?.textContent ?? null })(c.querySelector<HTMLElement>("pre.command")),
       terminal: c.querySelector(".terminal-output")?.textContent ?? null,
     }));
     const html = {

@@ -105,6 +105,12 @@ async function activate() {
         if (!s.running) return true;
         const q = await ask({ op: "query" });
         const waiting = q.cards.find((x) => x.buttons.length > 0 && x.type === "terminal");
+        if (waiting) {
+          const cmd = waiting.command;
+          check("the approval shows the whole command, wrapped, monospace, with its description",
+            cmd && cmd.text.startsWith("cat hello.txt && echo the-whole-command") && cmd.text.endsWith("-END") && cmd.wraps &&
+              /mono|courier|menlo|consol/i.test(cmd.font) && cmd.description === "Show the result", cmd);
+        }
         if (waiting) await ask({ op: "click", selector: `.card[data-id="${waiting.id}"] button.permission[data-kind="allow_once"]` });
         return false;
       },
