@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dsh-bridge/dsh-bridge/card"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // A pending edit or write shows the change against the file as it is when
@@ -33,11 +34,11 @@ const (
 // out of it is refused as it opens), the rules must allow reading it, and
 // it must be a regular text file of at most previewCap bytes. A denied or
 // outside path is never opened to show a diff.
-func previewText(ctx context.Context, h Host, w *Workspace, path string) (string, bool) {
+func previewText(ctx context.Context, h Host, w *workspace.Workspace, path string) (string, bool) {
 	if !w.ContainsResolved(w.Resolve(path)) {
 		return "", false
 	}
-	ctx, cancel := context.WithTimeout(WithJudged(ctx, Judged{}), previewWait)
+	ctx, cancel := context.WithTimeout(workspace.WithJudged(ctx, workspace.Judged{}), previewWait)
 	defer cancel()
 	rc, err := openRegular(ctx, h, path, "read")
 	if err != nil {
@@ -64,7 +65,7 @@ func proposedDiffs(path, before, after string) []card.FileDiff {
 // previewEdit is edit's live pending card: the file's diff, or nil (the
 // card of the arguments) when the file cannot be previewed or the edit
 // would not apply to it as it is.
-func previewEdit(ctx context.Context, h Host, w *Workspace, a editArgs) card.CallView {
+func previewEdit(ctx context.Context, h Host, w *workspace.Workspace, a editArgs) card.CallView {
 	if strings.TrimSpace(a.FilePath) == "" || a.OldString == "" || a.OldString == a.NewString {
 		return nil
 	}
@@ -81,7 +82,7 @@ func previewEdit(ctx context.Context, h Host, w *Workspace, a editArgs) card.Cal
 
 // previewWrite is write's live pending card over an existing file: its
 // diff against the file, or nil (the card of the arguments).
-func previewWrite(ctx context.Context, h Host, w *Workspace, a writeArgs) card.CallView {
+func previewWrite(ctx context.Context, h Host, w *workspace.Workspace, a writeArgs) card.CallView {
 	if strings.TrimSpace(a.FilePath) == "" {
 		return nil
 	}
