@@ -174,6 +174,9 @@ func TestBridge_CodeMode(t *testing.T) {
 	}
 	replayed := cardsOf(second)
 	for k, v := range live {
+		if k == "rc1:code:3/call" {
+			continue // live, a pending edit shows the file; replayed, its arguments (TestBridge_PendingDiffReplaysFromTheLog)
+		}
 		if replayed[k] != v {
 			t.Errorf("%s differs after replay:\n live   %s\n replay %s", k, v, replayed[k])
 		}
