@@ -63,9 +63,8 @@ type chunkError struct {
 // maxEventBytes bounds one SSE event; a longer one is a broken stream.
 const maxEventBytes = 16 << 20
 
-// readers are readStream's 32 KB line buffers, reused: a long turn makes
-// a request per tool round, and a fresh buffer each was an eighth of its
-// allocations. Nothing read is kept past readStream (events are copied
+// readers are readStream's line buffers, reused: a long turn makes a
+// request per tool round. Nothing read is kept past readStream (events are copied
 // into data, and decoded from there).
 var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 32<<10) }}
 

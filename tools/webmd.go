@@ -43,10 +43,9 @@ var markdownBin = sync.OnceValue(func() string {
 
 // HelperMarkdown converts html in a dsh-markdown process of its own, one
 // per page, so that a page that exploits a flaw in the parser reaches
-// nothing, not even the next page. A cold process costs about 14 ms more
-// for a 15 KB page and 30 ms for a 293 KB one than converting in the
-// bridge did (its start, and its heap faulted in afresh;
-// BenchmarkMarkdown), against a fetch that waits hundreds for the
+// nothing, not even the next page. A cold process costs more than
+// converting in the bridge would (its start, and its heap faulted in
+// afresh: BenchmarkMarkdown), little beside a fetch's wait for the
 // network. The process is killed when ctx ends, after markdownTimeout, or
 // when the bridge dies. The bridge never links an HTML parser.
 func HelperMarkdown(ctx context.Context, html string, limit int) (string, bool, error) {

@@ -7,8 +7,8 @@ import (
 
 // versionText is what `dsh-bridge version` prints for a binary built with
 // settings (its build information): the version line, and a note when it
-// links libc through cgo, which starts it about 4 ms later in every
-// editor session and every supervised command (BENCHMARKS.md).
+// links libc through cgo, which starts it later in every editor session
+// and every supervised command.
 func versionText(settings []debug.BuildSetting) string {
 	var b strings.Builder
 	b.WriteString("dsh-bridge " + version + " (ACP v1)\n")

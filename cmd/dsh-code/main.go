@@ -1,7 +1,7 @@
 // Command dsh-code is Code Mode's runner: dsh-bridge starts one per
 // run_code run and speaks to it over stdin and stdout (package coderun
-// documents the protocol). It keeps esbuild and goja, 16 MB of binary and
-// milliseconds of start-up, out of the bridge, and gives every run a
+// documents the protocol). It keeps esbuild and goja, their binary size
+// and start-up, out of the bridge, and gives every run a
 // process of its own: a heap limit that holds, and a kill that always
 // works. It confines itself (Landlock: no files, no network) before it
 // reads the program, and exits after the run's outcome.

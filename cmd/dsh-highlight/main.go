@@ -42,18 +42,15 @@ func main() {
 // the environment sets them (GOGC, GOMAXPROCS).
 func tune() {
 	if os.Getenv("GOGC") == "" {
-		// The helper's live heap is a few MB of lexers, and every request
-		// allocates its tokens afresh: at the default 100 it collects
-		// after almost every request (6.0 ms of CPU per 100-line Go file
-		// against 3.5 ms at 400; BENCHMARKS.md).
+		// The helper's live heap is its lexers, and every request
+		// allocates its tokens afresh: at the default 100 it would collect
+		// after almost every request.
 		debug.SetGCPercent(400)
 	}
 	if os.Getenv("GOMAXPROCS") == "" {
-		// One request at a time. Tokens are decoration (see niceness);
-		// with a thread per core the runtime's hand-offs and idle
-		// spinning cost 15-30 % more CPU per request on two busy cores,
-		// and tokens for a turn's reads arriving one after another is
-		// fine (BENCHMARKS.md).
+		// One request at a time. Tokens are decoration (see niceness):
+		// a turn's reads may get theirs one after another, and a thread
+		// per core costs more CPU per request in hand-offs and spinning.
 		runtime.GOMAXPROCS(1)
 	}
 }
@@ -73,7 +70,5 @@ func run(r io.Reader, w, stderr io.Writer) error {
 
 // niceness is the helper's scheduling niceness. Tokens are decoration that
 // follow a result the editor already shows; under load they must not take
-// the CPU from the calls users wait for (on two busy cores the tokenizer
-// used three times the bridge's CPU per read and drew out its slowest
-// completions; BENCHMARKS.md).
+// the CPU from the calls users wait for.
 const niceness = 10

@@ -2,8 +2,7 @@
 // Markdown: dsh-bridge starts it for each HTML page, writes the page to
 // its stdin and reads the Markdown from its stdout (package tools,
 // webmd.go). It keeps the HTML parser and converter, and their package
-// initialisation (x/net/html's entity table alone is 0.7 ms of every
-// start), out of the bridge binary, which starts for every editor session
+// initialisation (x/net/html's entity table), out of the bridge binary, which starts for every editor session
 // and every command it supervises; and it parses pages from the web, which
 // anyone may have written, in a process that can reach nothing: it
 // confines itself (Landlock: no files, no network) before it reads the

@@ -5,7 +5,7 @@
 // is captured as logs.
 //
 // Only dsh-code, Code Mode's runner, links this package (esbuild and goja
-// are 16 MB of binary and milliseconds of start-up that an editor session
-// without Code Mode should not pay): Serve is its main loop, one run per
+// are binary size and start-up that an editor session without Code Mode
+// should not pay): Serve is its main loop, one run per
 // process, over the protocol of package coderun.
 package jsvm

@@ -91,7 +91,7 @@ func Serve(in io.Reader, out io.Writer, status io.ReaderAt) error {
 
 // warmUp runs a small program before the real one is read: the first
 // transform and the first VM of a process fault in esbuild's and goja's
-// code and build their tables (about 15 ms on a cold process), which a
+// code and build their tables, which a
 // runner started ahead of its run (the bridge keeps a spare) then does not
 // spend on the run.
 func warmUp() {

@@ -26,8 +26,7 @@ const MaxHold = 16 * time.Millisecond
 // An answer is written at once when no other request is waiting. While
 // some are (a turn's reads arrive faster than they are tokenized), it is
 // held, for MaxHold at most, so that one write carries several answers and
-// the bridge wakes once for them: on two busy cores that cut the bridge's
-// context switches per read by about a third (BENCHMARKS.md).
+// the bridge wakes once for them.
 func Serve(in io.Reader, out io.Writer, workers int) error {
 	return serveHeld(in, out, workers, MaxHold)
 }

@@ -1,7 +1,7 @@
 // Package bufpool lends byte buffers to code that encodes one line at a
 // time (the ACP stream's updates, the session logs' events). A read card's
-// update is hundreds of KB; growing a fresh buffer for each one cost the
-// bridge copies and collections (BENCHMARKS.md, issue 13).
+// update can be hundreds of KB; growing a fresh buffer for each one would
+// cost copies and collections.
 package bufpool
 
 import "sync"

@@ -6,5 +6,5 @@
 // cost a scan of it each time), but only a sixteenth of the histories, and
 // at least 2 MiB: a long session then grows by its history, not twice its
 // history. A history is text and encodings, which hold no pointers: the
-// more frequent collections mark them and scan nothing (BENCHMARKS.md).
+// more frequent collections mark them and scan nothing.
 package heapgoal
