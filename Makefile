@@ -120,8 +120,9 @@ test-vscode: deps-vscode vsix code-server
 
 # cross builds the bridge and its three helpers statically for the six
 # targets the ACP Registry takes, and vets every package (tests included)
-# for the four that are not this machine's OS. Not yet in test: tools/
-# (openat2, O_PATH, x/sys/unix) does not build for darwin or windows.
+# for the four that are not this machine's OS. Not yet in test: windows
+# needs tools/host.go's process start split by OS (process_windows.go),
+# and darwin bridge's tests (socket pairs, /proc) behind build tags.
 CROSS_TARGETS = linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 CROSS_OUT ?= $(or $(TMPDIR),/tmp)/dsh-bridge-cross
 cross:

@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/dsh-bridge/dsh-bridge/internal/helperbin"
 	"github.com/dsh-bridge/dsh-bridge/internal/safepath"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/sandbox"
@@ -115,12 +115,10 @@ func (s *server) transport() (mcp.Transport, error) {
 		return nil, err
 	}
 	argv := append([]string{prog}, c.Args...)
-	attr := &syscall.SysProcAttr{Setpgid: true}
+	attr := helperbin.GroupAttr() // a group of its own; on Linux killed with us
 	if self := s.m.opts.Supervisor; self != "" {
 		// The supervisor ends the server, and all it started, with us.
 		argv, attr = sandbox.Supervised(self, argv), sandbox.SupervisorAttr(attr)
-	} else {
-		attr.Pdeathsig = syscall.SIGKILL
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.SysProcAttr = attr

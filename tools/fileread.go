@@ -1,3 +1,5 @@
+//go:build unix
+
 package tools
 
 import (
@@ -68,4 +70,14 @@ func (f *fileReader) Close() error {
 		return &fs.PathError{Op: "close", Path: f.path, Err: err}
 	}
 	return nil
+}
+
+// openRetry is open(2) retried on EINTR.
+func openRetry(path string, flags int) (int, error) {
+	for {
+		fd, err := unix.Open(path, flags, 0)
+		if err != unix.EINTR {
+			return fd, err
+		}
+	}
 }

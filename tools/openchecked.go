@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"strconv"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/workspace"
@@ -27,35 +24,6 @@ import (
 // files elsewhere must override it, as it overrides OpenText.
 type CheckedOpener interface {
 	OpenChecked(ctx context.Context, path, verb string, check func(real string) error) (io.ReadCloser, error)
-}
-
-// OpenChecked implements CheckedOpener on the local disk, in four or five
-// system calls: workspace.OpenJudged opens the path without reading it,
-// names the file it reached, has check judge that name and refuses
-// anything but a regular file; the text is then opened through the
-// descriptor itself (/proc/self/fd/N), so it is the file judged whatever
-// the path points to by then.
-func (LocalHost) OpenChecked(_ context.Context, path, verb string, check func(string) error) (io.ReadCloser, error) {
-	f, err := workspace.OpenJudged(path, check)
-	if err != nil {
-		return nil, FileError(err, verb, path)
-	}
-	defer unix.Close(f.Fd)
-	text := "/proc/self/fd/" + strconv.Itoa(f.Fd)
-	if !f.Named {
-		text = path
-	}
-	return openFile(text, path)
-}
-
-// openRetry is open(2) retried on EINTR.
-func openRetry(path string, flags int) (int, error) {
-	for {
-		fd, err := unix.Open(path, flags, 0)
-		if err != unix.EINTR {
-			return fd, err
-		}
-	}
 }
 
 // FileError is the contract's FS error for err, a failure to verb path:

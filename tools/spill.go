@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -130,20 +129,6 @@ func makeOwnSub(r *os.Root, name string) (*os.Root, error) {
 	return sub, nil
 }
 
-// ownFolder says why fi is not a real folder of this user's alone.
-func ownFolder(fi fs.FileInfo) error {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	switch {
-	case !fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0:
-		return errors.New("not a folder")
-	case !ok || int(st.Uid) != os.Getuid():
-		return errors.New("another user's folder")
-	case fi.Mode().Perm()&0o022 != 0:
-		return errors.New("a folder others may write")
-	}
-	return nil
-}
-
 // startTicks is a process's start time (field 22 of /proc/<pid>/stat), or
 // 0 when it cannot be read (the process is gone).
 func startTicks(pid int) uint64 {
@@ -196,11 +181,6 @@ func sweepSpills(tmp string) int {
 		}
 	}
 	return removed
-}
-
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || err == syscall.EPERM
 }
 
 // spillSet is one session's spill files, deleted together.

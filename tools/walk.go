@@ -6,11 +6,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
-	"golang.org/x/sys/unix"
 
 	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
@@ -86,7 +86,9 @@ type walkOptions struct {
 //
 // The walk never goes by name below root: each directory is opened
 // relative to its parent's descriptor without following a symlink
-// (openat, O_NOFOLLOW), and fn's open opens its file the same way. A name
+// (openat, O_NOFOLLOW; on Windows by path, refused unless Windows names
+// the file opened that path: workspace.OpenNoFollow), and fn's open opens
+// its file the same way. A name
 // swapped for a symlink meanwhile (by a command the model runs beside
 // the search) is then skipped, where a walk by path would follow it into
 // a tree nobody judged. root itself is opened by path, and skipped
@@ -96,12 +98,13 @@ func walkFiles(root string, opt walkOptions, fn func(abs, rel string, d fs.DirEn
 	if opt.gitignore {
 		patterns = loadIgnore(root, nil)
 	}
+	form := workspace.FormOf(runtime.GOOS) // on Linux the names as they are
 	top, err := os.Open(root)
 	if err != nil {
 		return nil // unreadable directories are skipped, as ripgrep does
 	}
 	defer top.Close()
-	if real, ok := workspace.NameOf(int(top.Fd())); ok && real != root {
+	if real, ok := workspace.FileName(top); ok && form.Of(real) != form.Of(root) {
 		return nil // root was swapped since it was resolved
 	}
 	var walk func(dir *os.File, abs string, parts []string) error
@@ -134,7 +137,7 @@ func walkFiles(root string, opt walkOptions, fn func(abs, rel string, d fs.DirEn
 				continue
 			}
 			if isDir {
-				sub, err := openAt(dir, name, childAbs, unix.O_DIRECTORY)
+				sub, err := openAt(dir, name, childAbs, true)
 				if err != nil {
 					continue // gone, or no longer a directory
 				}
@@ -146,7 +149,7 @@ func walkFiles(root string, opt walkOptions, fn func(abs, rel string, d fs.DirEn
 				continue
 			}
 			if e.Type().IsRegular() {
-				open := func() (*os.File, error) { return openAt(dir, name, childAbs, 0) }
+				open := func() (*os.File, error) { return openAt(dir, name, childAbs, false) }
 				if err := fn(childAbs, strings.Join(child, "/"), e, open); err != nil {
 					return err
 				}
@@ -155,19 +158,4 @@ func walkFiles(root string, opt walkOptions, fn func(abs, rel string, d fs.DirEn
 		return nil
 	}
 	return walk(top, root, nil)
-}
-
-// openAt opens name in dir for reading without following a symlink
-// (flags are added: unix.O_DIRECTORY for a directory); abs names the file.
-func openAt(dir *os.File, name, abs string, flags int) (*os.File, error) {
-	for {
-		fd, err := unix.Openat(int(dir.Fd()), name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|flags, 0)
-		switch {
-		case err == unix.EINTR:
-			continue
-		case err != nil:
-			return nil, &fs.PathError{Op: "openat", Path: abs, Err: err}
-		}
-		return os.NewFile(uintptr(fd), abs), nil
-	}
 }

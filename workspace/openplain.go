@@ -1,7 +1,10 @@
+//go:build linux
+
 package workspace
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -64,6 +67,42 @@ func fdPath(self string) (string, bool) {
 		return "", false
 	}
 	return real, true
+}
+
+// oPath opens a file without reading it (O_PATH): none of the side
+// effects opening a device or a FIFO has.
+const oPath = unix.O_PATH
+
+// FileName is the name the kernel gives the file f is open on (NameOf).
+func FileName(f *os.File) (string, bool) { return NameOf(int(f.Fd())) }
+
+// evalSymlinks is the walk's resolution of an existing path.
+func evalSymlinks(p string) (string, error) { return filepath.EvalSymlinks(p) }
+
+// resolveOpen resolves a path through the kernel. A path with no symlink
+// on it is its own answer (openPlain, two system calls), and so is one
+// that has none up to a name that is missing: nothing on it leads
+// elsewhere, and a file made there is made at p (openPlain's ENOENT; a
+// symlink, even a dangling one, is ELOOP instead). Otherwise it opens p
+// without reading it (O_PATH, following every symlink) and asks /proc
+// where the descriptor points, three system calls where EvalSymlinks
+// makes one lstat per component. False (so the walk decides) when p does
+// not exist past a symlink, /proc is not mounted, or the answer is not a
+// plain path.
+func resolveOpen(p string) (string, bool) {
+	switch fd, err := openPlain(p, 0); err {
+	case nil:
+		unix.Close(fd)
+		return p, true // no symlink on the way: p is its own name
+	case unix.ENOENT:
+		return p, true // no symlink up to the missing name, which is none either
+	}
+	fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", false
+	}
+	defer unix.Close(fd)
+	return NameOf(fd)
 }
 
 // openRetry is open(2) retried on EINTR.

@@ -1,40 +1,13 @@
+//go:build unix
+
 package workspace
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 
 	"golang.org/x/sys/unix"
 )
-
-// ErrNotRegular marks a path that is not a regular file.
-var ErrNotRegular = errors.New("not a regular file")
-
-// ErrDenied marks a refusal of a path this package makes itself: a
-// pinned file that changed (Recheck), a process's secrets
-// (ProcessSecret). Its message says why, for the person and the model.
-var ErrDenied = errors.New("denied")
-
-// denied is an ErrDenied with its message.
-type denied struct{ msg string }
-
-func (e denied) Error() string        { return e.msg }
-func (e denied) Is(target error) bool { return target == ErrDenied }
-
-// Pinned is a regular file on the local disk as a judgement saw it: its
-// name with every symlink resolved, and its identity (device and inode).
-//
-// A Host that reads files elsewhere (an editor's buffers) asks for the
-// file by Real, never by the path as written, so a symlink on that path
-// swapped after the judgement (by a command the model runs beside the
-// call) cannot lead the other reader to a file nobody judged; and it
-// holds the answer to the file with [Pinned.Recheck], which catches a
-// folder on Real swapped for a symlink while the other reader read.
-type Pinned struct {
-	Real     string
-	dev, ino uint64
-}
 
 // Pin judges the regular file path (absolute) leads to, as OpenJudged
 // does, without reading it: check judges the name the kernel gives the
@@ -57,7 +30,7 @@ func (p Pinned) Recheck(path, verb string) error {
 	fd, err := openPlain(p.Real, 0)
 	if err == unix.ENOSYS || err == unix.EPERM || err == errNotPlain {
 		// No openat2: the name /proc gives the file Real leads to.
-		if fd, err = openRetry(p.Real, unix.O_PATH|unix.O_CLOEXEC); err == nil {
+		if fd, err = openRetry(p.Real, oPath|unix.O_CLOEXEC); err == nil {
 			real, ok := NameOf(fd)
 			if !ok {
 				real = Resolve(p.Real)
@@ -84,14 +57,15 @@ func (p Pinned) Recheck(path, verb string) error {
 
 // Opened is a regular file OpenJudged opened without reading it.
 type Opened struct {
-	Fd    int    // O_PATH; the caller closes it
+	Fd    int    // O_PATH on Linux, open for reading on macOS (oPath); the caller closes it
 	Real  string // the name check judged
-	Named bool   // /proc (or the path itself) named the file: Fd's link (/proc/self/fd/N) opens it
+	Named bool   // the kernel (or the path itself) named the file; on Linux Fd's link (/proc/self/fd/N) then opens it
 	st    unix.Stat_t
 }
 
-// OpenJudged opens path without reading it (O_PATH, with none of the
-// side effects opening a device has), names the file it reached (by the
+// OpenJudged opens path without reading it (on Linux O_PATH, with none
+// of the side effects opening a device has; on macOS for reading, once a
+// stat found a regular file: oPath), names the file it reached (by the
 // path itself when no component of it is a symlink, openPlain; else the
 // open follows every symlink and /proc names the file), has check judge
 // that name, and refuses anything but a regular file (fstat).
@@ -107,7 +81,7 @@ func OpenJudged(path string, check func(string) error) (Opened, error) {
 	fd, err := openPlain(path, 0)
 	plain := err == nil
 	if !plain {
-		if fd, err = openRetry(path, unix.O_PATH|unix.O_CLOEXEC); err != nil {
+		if fd, err = openRetry(path, oPath|unix.O_CLOEXEC); err != nil {
 			if cerr := check(Resolve(path)); cerr != nil {
 				return Opened{}, cerr
 			}

@@ -3,12 +3,11 @@ package workspace
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/dsh-bridge/dsh-bridge/internal/safepath"
 )
@@ -152,7 +151,7 @@ func resolve(p string, depth int) string {
 func resolveWalk(p string, depth int) string {
 	rest := ""
 	for cur := p; ; {
-		if real, err := filepath.EvalSymlinks(cur); err == nil {
+		if real, err := evalSymlinks(cur); err == nil {
 			return filepath.Join(real, rest)
 		} else if !errors.Is(err, os.ErrNotExist) {
 			return filepath.Join(cur, rest) // unreadable: judge the path as written
@@ -173,28 +172,22 @@ func resolveWalk(p string, depth int) string {
 	}
 }
 
-// resolveOpen resolves a path through the kernel. A path with no symlink
-// on it is its own answer (openPlain, two system calls), and so is one
-// that has none up to a name that is missing: nothing on it leads
-// elsewhere, and a file made there is made at p (openPlain's ENOENT; a
-// symlink, even a dangling one, is ELOOP instead). Otherwise it opens p
-// without reading it (O_PATH, following every symlink) and asks /proc
-// where the descriptor points, three system calls where EvalSymlinks
-// makes one lstat per component. False (so the walk decides) when p does
-// not exist past a symlink, /proc is not mounted, or the answer is not a
-// plain path.
-func resolveOpen(p string) (string, bool) {
-	switch fd, err := openPlain(p, 0); err {
-	case nil:
-		unix.Close(fd)
-		return p, true // no symlink on the way: p is its own name
-	case unix.ENOENT:
-		return p, true // no symlink up to the missing name, which is none either
+// linkTarget follows path's symlinks, dangling ones included, to the file
+// a write must change.
+func linkTarget(path string) (string, error) {
+	for hops := 0; hops < 40; hops++ {
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		dest, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(path), dest)
+		}
+		path = dest
 	}
-	fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return "", false
-	}
-	defer unix.Close(fd)
-	return NameOf(fd)
+	return "", fmt.Errorf("%s: too many levels of symbolic links", path)
 }

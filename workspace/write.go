@@ -1,3 +1,5 @@
+//go:build unix
+
 package workspace
 
 import (
@@ -21,7 +23,7 @@ import (
 // existing file keeps its mode, and a new one gets 0666 less the umask.
 //
 // check judges the target as it resolves before anything changes, and
-// again the directory as opened: the directory is opened once (O_PATH),
+// again the directory as opened: the directory is opened once (oPath),
 // and named for the second judgement by its own path when no component
 // of it is a symlink (openPlain), else by /proc (without /proc, the
 // directory as it resolves then), and the temporary file is created, and
@@ -44,7 +46,7 @@ func WriteFile(path, content string, check func(string) error) error {
 	plain := err == nil
 	realDir := dir // opened without a symlink: dir names it
 	if !plain {
-		if dfd, err = openRetry(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC); err != nil {
+		if dfd, err = openRetry(dir, oPath|unix.O_DIRECTORY|unix.O_CLOEXEC); err != nil {
 			return &fs.PathError{Op: "open", Path: dir, Err: err}
 		}
 		var ok bool
@@ -104,24 +106,4 @@ func createTempAt(dfd int, dirName, prefix string) (string, *os.File, error) {
 		return name, os.NewFile(uintptr(fd), filepath.Join(dirName, name)), nil
 	}
 	return "", nil, fmt.Errorf("cannot create a temporary file in %s", dirName)
-}
-
-// linkTarget follows path's symlinks, dangling ones included, to the file
-// a write must change.
-func linkTarget(path string) (string, error) {
-	for hops := 0; hops < 40; hops++ {
-		fi, err := os.Lstat(path)
-		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			return path, nil
-		}
-		dest, err := os.Readlink(path)
-		if err != nil {
-			return "", err
-		}
-		if !filepath.IsAbs(dest) {
-			dest = filepath.Join(filepath.Dir(path), dest)
-		}
-		path = dest
-	}
-	return "", fmt.Errorf("%s: too many levels of symbolic links", path)
 }
