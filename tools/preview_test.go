@@ -2,9 +2,7 @@ package tools
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/dsh-bridge/dsh-bridge/card"
@@ -61,15 +59,6 @@ func TestPreview_ComputesTheFileAsTheCallWill(t *testing.T) {
 			}
 		})
 	}
-	t.Run("a FIFO is never opened", func(t *testing.T) {
-		e := newEnv(t, LocalHost{})
-		if err := syscall.Mkfifo(filepath.Join(e.dir, "f"), 0o644); err != nil {
-			t.Skip(err)
-		}
-		if got := e.preview("write", `{"file_path":"f","content":"x"}`); got != nil {
-			t.Fatalf("preview of a FIFO: %+v", got.Diffs)
-		}
-	})
 	t.Run("a new file has none", func(t *testing.T) {
 		e := newEnv(t, LocalHost{})
 		if got := e.preview("write", `{"file_path":"new","content":"x"}`); got != nil {
