@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 
+	"github.com/dsh-bridge/dsh-bridge/acp"
 	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/codemode"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
@@ -36,7 +37,7 @@ func (s *Server) installCodeMode() error {
 func (ss *Session) setToolsMode(mode string) error {
 	p := registry.Presentation(mode)
 	if p != registry.Native && p != registry.Code && p != registry.Both {
-		return invalidParams("session/set_config_option: unknown tools mode %q (available: native, code, both)", mode)
+		return acp.InvalidParams("session/set_config_option: unknown tools mode %q (available: native, code, both)", mode)
 	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()

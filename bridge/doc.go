@@ -1,23 +1,15 @@
-// Package bridge is dsh-bridge's ACP agent side: the stdio transport, the
-// method handlers, sessions with their modes, the agent loop, and the
-// permission broker.
+// Package bridge is dsh-bridge's ACP agent side: the method handlers,
+// sessions with their modes, the agent loop, and the permission broker.
 //
 // # Transport
 //
-// Newline-delimited JSON-RPC 2.0 over sourcegraph/jsonrpc2 with our own
-// line stream: a malformed line is answered with -32700 (or -32600 for a
-// batch or non-object) and the connection stays up. The read loop never
-// blocks: notifications (session/cancel, $/cancel_request) are handled
-// inline in arrival order, initialize inline, every other request on its
-// own goroutine; a handler panic becomes -32603. Errors are wrapped
-// sentinels converted to codes once, at the edge (never code 0). Every
-// session/update of a turn is written before that turn's answer.
-//
-// jsonrpc2 reads the editor's requests and notifications. What the bridge
-// writes (updates, replies, its own calls to the editor) it writes itself,
-// each message in one pass (outgoing.go, calls.go), and the read loop
-// hands the answers to its calls to their callers, each parsed once
-// (routeAnswer): a read through the editor is a file's whole text.
+// The connection is package acp's: it reads the client's messages, runs
+// the method table (server.go) of thin typed handlers (handlers.go and
+// the files of each concern), and writes what the bridge says. Handlers
+// return wrapped sentinels (ErrSessionNotFound, ErrBusy,
+// acp.ErrInvalidParams); acp converts them to wire codes when it answers.
+// A session/load or session/resume is marked on the read loop, in arrival
+// order, so that requests for its session behind it wait for it.
 //
 // # Modes and permissions
 //

@@ -8,8 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sourcegraph/jsonrpc2"
-
+	"github.com/dsh-bridge/dsh-bridge/acp"
 	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/registry"
@@ -191,24 +190,21 @@ type loadResult struct {
 
 // loadSession serves session/load (replay true) and session/resume (no
 // replay: the client keeps its own transcript).
-func (s *Server) loadSession(ctx context.Context, req *jsonrpc2.Request, replay bool) (any, error) {
-	var p loadParams
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) loadSession(ctx context.Context, p loadParams, method string) (loadResult, error) {
+	replay := method == "session/load"
 	logs := s.store()
 	if logs == nil {
-		return nil, fmt.Errorf("%w: %q (no session store)", ErrSessionNotFound, p.SessionID)
+		return loadResult{}, fmt.Errorf("%w: %q (no session store)", ErrSessionNotFound, p.SessionID)
 	}
 	if s.session(p.SessionID) != nil {
-		return nil, invalidParams("session/load: session %q is already open", p.SessionID)
+		return loadResult{}, acp.InvalidParams("session/load: session %q is already open", p.SessionID)
 	}
 	events, rep, err := logs.Load(p.SessionID)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, fmt.Errorf("%w: %q", ErrSessionNotFound, p.SessionID)
+		return loadResult{}, fmt.Errorf("%w: %q", ErrSessionNotFound, p.SessionID)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("loading session %q: %w", p.SessionID, err)
+		return loadResult{}, fmt.Errorf("loading session %q: %w", p.SessionID, err)
 	}
 	if len(rep.Skipped) > 0 {
 		s.log.Warn("skipped unreadable session log lines", "session", p.SessionID, "lines", rep.Skipped, "torn", rep.Torn)
@@ -217,14 +213,14 @@ func (s *Server) loadSession(ctx context.Context, req *jsonrpc2.Request, replay 
 	if cwd == "" {
 		cwd = events[0].Cwd
 	}
-	cwd, dirs, err := checkDirs(req.Method, cwd, p.AdditionalDirectories)
+	cwd, dirs, err := checkDirs(method, cwd, p.AdditionalDirectories)
 	if err != nil {
-		return nil, err
+		return loadResult{}, err
 	}
 	turns, st, cutOff := completeTurns(events)
 	ss, err := s.openSession(p.SessionID, cwd, dirs)
 	if err != nil {
-		return nil, err
+		return loadResult{}, err
 	}
 	if st.mode != "" {
 		_ = ss.setMode(st.mode)
@@ -232,7 +228,7 @@ func (s *Server) loadSession(ctx context.Context, req *jsonrpc2.Request, replay 
 	ss.initModel(ctx)
 	if err := ss.startMCP(ctx, p.MCPServers); err != nil {
 		s.dropSession(ss)
-		return nil, err
+		return loadResult{}, err
 	}
 	ss.restoreConfig(st.config)
 	ss.model.cost, ss.model.priced = st.cost, st.priced
@@ -255,8 +251,8 @@ func (s *Server) loadSession(ctx context.Context, req *jsonrpc2.Request, replay 
 		ss.syncLog()
 	}
 	// Requests that came in behind the load run once its notices are out.
-	return withAfter{result: loadResult{Modes: ss.modeState(), ConfigOptions: ss.configOptions()},
-		after: func() { ss.sendNotices(ctx); close(ss.ready) }}, nil
+	acp.AfterReply(ctx, func() { ss.sendNotices(ctx); close(ss.ready) })
+	return loadResult{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, nil
 }
 
 type listParams struct {
@@ -279,13 +275,7 @@ type listResult struct {
 // listPage is how many sessions one session/list answer carries.
 const listPage = 50
 
-func (s *Server) listSessions(req *jsonrpc2.Request) (any, error) {
-	var p listParams
-	if req.Params != nil {
-		if err := decode(req, &p); err != nil {
-			return nil, err
-		}
-	}
+func (s *Server) listSessions(_ context.Context, p listParams) (listResult, error) {
 	res := listResult{Sessions: []sessionInfo{}}
 	st := s.store()
 	if st == nil {
@@ -293,7 +283,7 @@ func (s *Server) listSessions(req *jsonrpc2.Request) (any, error) {
 	}
 	all, err := st.List()
 	if err != nil {
-		return nil, err
+		return listResult{}, err
 	}
 	var matching []store.Info
 	for _, in := range all {
@@ -305,7 +295,7 @@ func (s *Server) listSessions(req *jsonrpc2.Request) (any, error) {
 	if p.Cursor != "" {
 		n, err := strconv.Atoi(strings.TrimPrefix(p.Cursor, "offset:"))
 		if err != nil || n < 0 || n > len(matching) {
-			return nil, invalidParams("session/list: invalid cursor %q", p.Cursor)
+			return listResult{}, acp.InvalidParams("session/list: invalid cursor %q", p.Cursor)
 		}
 		start = n
 	}
@@ -319,14 +309,10 @@ func (s *Server) listSessions(req *jsonrpc2.Request) (any, error) {
 	return res, nil
 }
 
-func (s *Server) closeSession(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	var p sessionParams
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) closeSession(ctx context.Context, p sessionParams) (struct{}, error) {
 	ss, err := s.requireSession(ctx, p.SessionID)
 	if err != nil {
-		return nil, err
+		return struct{}{}, err
 	}
 	s.mu.Lock()
 	delete(s.sessions, ss.id)
@@ -335,7 +321,7 @@ func (s *Server) closeSession(ctx context.Context, req *jsonrpc2.Request) (any, 
 	ss.cancelTurn()
 	ss.waitIdle()
 	ss.close()
-	return map[string]any{}, nil
+	return struct{}{}, nil
 }
 
 // replayUsage sends a loaded session's usage as the live session last

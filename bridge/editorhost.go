@@ -10,8 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
-
+	"github.com/dsh-bridge/dsh-bridge/acp"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/tools"
 	"github.com/dsh-bridge/dsh-bridge/workspace"
@@ -129,7 +128,7 @@ func (h *editorHost) WriteTextFile(ctx context.Context, path, content string) er
 func (h *editorHost) call(ctx context.Context, method string, params, res any) error {
 	cctx, cancel := context.WithTimeout(ctx, fsCallTimeout)
 	defer cancel()
-	err := h.session.srv.callEditor(cctx, method, params, res)
+	err := h.session.srv.conn.Call(cctx, method, params, res)
 	if err != nil && cctx.Err() != nil && ctx.Err() == nil {
 		return fmt.Errorf("the editor did not answer %s within %v", method, fsCallTimeout)
 	}
@@ -139,8 +138,8 @@ func (h *editorHost) call(ctx context.Context, method string, params, res any) e
 // editorError maps an editor's failure: "not found" errors (-32002 or
 // their message) wrap fs.ErrNotExist, so tools report FS_NOT_FOUND.
 func editorError(verb, path string, err error) error {
-	var we *jsonrpc2.Error
-	if errors.As(err, &we) && (we.Code == codeResourceNotFound || strings.Contains(strings.ToLower(we.Message), "not found")) {
+	var we *acp.Error
+	if errors.As(err, &we) && (we.Code == acp.CodeResourceNotFound || strings.Contains(strings.ToLower(we.Message), "not found")) {
 		return fmt.Errorf("the editor could not %s %s: %w", verb, path, fs.ErrNotExist)
 	}
 	return fmt.Errorf("the editor could not %s %s: %w", verb, path, err)

@@ -9,8 +9,7 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/sourcegraph/jsonrpc2"
-
+	"github.com/dsh-bridge/dsh-bridge/acp"
 	"github.com/dsh-bridge/dsh-bridge/internal/safepath"
 	"github.com/dsh-bridge/dsh-bridge/internal/secrets"
 	"github.com/dsh-bridge/dsh-bridge/permission"
@@ -23,13 +22,9 @@ import (
 // ProtocolVersion is the ACP version the bridge speaks.
 const ProtocolVersion = 1
 
-func (s *Server) initialize(req *jsonrpc2.Request) (any, error) {
-	var p initializeParams
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) initialize(ctx context.Context, p initializeParams) (initializeResult, error) {
 	if p.ProtocolVersion == nil {
-		return nil, invalidParams("initialize: protocolVersion is required")
+		return initializeResult{}, acp.InvalidParams("initialize: protocolVersion is required")
 	}
 	s.mu.Lock()
 	s.caps = p.ClientCapabilities
@@ -53,23 +48,19 @@ func newSessionID() string {
 	return "sess_" + hex.EncodeToString(b)
 }
 
-func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	var p newSessionParams
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) newSession(ctx context.Context, p newSessionParams) (newSessionResult, error) {
 	cwd, dirs, err := checkDirs("session/new", p.Cwd, p.AdditionalDirectories)
 	if err != nil {
-		return nil, err
+		return newSessionResult{}, err
 	}
 	ss, err := s.openSession(newSessionID(), cwd, dirs)
 	if err != nil {
-		return nil, err
+		return newSessionResult{}, err
 	}
 	ss.initModel(ctx)
 	if err := ss.startMCP(ctx, p.MCPServers); err != nil {
 		s.dropSession(ss)
-		return nil, err
+		return newSessionResult{}, err
 	}
 	if st := s.store(); st != nil {
 		if ss.log, err = st.Create(ss.id, store.Event{Cwd: ss.ws.Cwd(), AdditionalDirectories: dirs}); err != nil {
@@ -77,10 +68,10 @@ func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, er
 		}
 	}
 
-	res := newSessionResult{SessionID: ss.id, Modes: ss.modeState(), ConfigOptions: ss.configOptions()}
 	// The session takes requests once its notices are out, so that they
 	// come before anything a prompt sends.
-	return withAfter{result: res, after: func() { ss.sendNotices(ctx); close(ss.ready) }}, nil
+	acp.AfterReply(ctx, func() { ss.sendNotices(ctx); close(ss.ready) })
+	return newSessionResult{SessionID: ss.id, Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, nil
 }
 
 // sendNotices tells the person what the session could not honour or
@@ -129,7 +120,7 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 	})
 	ws, err := workspace.New(cwd, dirs...)
 	if err != nil {
-		return nil, invalidParams("session: %v", err)
+		return nil, acp.InvalidParams("session: %v", err)
 	}
 	s.mu.Lock()
 	caps := s.caps
@@ -197,20 +188,17 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 	return ss, nil
 }
 
-func (s *Server) setMode(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	var p setModeParams
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) setMode(ctx context.Context, p setModeParams) (struct{}, error) {
 	ss, err := s.requireSession(ctx, p.SessionID)
 	if err != nil {
-		return nil, err
+		return struct{}{}, err
 	}
 	if err := ss.setMode(p.ModeID); err != nil {
-		return nil, err
+		return struct{}{}, err
 	}
 	ss.record(store.Event{Kind: store.KindMode, Mode: p.ModeID})
-	return withAfter{result: map[string]any{}, after: func() { ss.announceMode(context.Background()) }}, nil
+	acp.AfterReply(ctx, func() { ss.announceMode(context.Background()) })
+	return struct{}{}, nil
 }
 
 // sessionCapabilities advertises only what works: list and resume need

@@ -10,8 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
-
+	"github.com/dsh-bridge/dsh-bridge/acp"
 	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/codemode"
 	"github.com/dsh-bridge/dsh-bridge/internal/secrets"
@@ -32,25 +31,21 @@ const (
 	stopCancelled = "cancelled"
 )
 
-func (s *Server) prompt(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	var p promptParams
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) prompt(ctx context.Context, p promptParams) (promptResult, error) {
 	ss, err := s.requireSession(ctx, p.SessionID)
 	if err != nil {
-		return nil, err
+		return promptResult{}, err
 	}
 	text, err := promptText(p.Prompt)
 	if err != nil {
-		return nil, err
+		return promptResult{}, err
 	}
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ss.mu.Lock()
 	if ss.cancel != nil {
 		ss.mu.Unlock()
-		return nil, ErrBusy
+		return promptResult{}, ErrBusy
 	}
 	ss.cancel = cancel
 	ss.history.Append(model.Message{Role: "user", Content: text})
@@ -143,7 +138,7 @@ func promptText(blocks []card.Content) (string, error) {
 				fmt.Fprintf(&b, "\n[binary resource uri=%q omitted]\n", uri.Str())
 			}
 		default:
-			return "", invalidParams("session/prompt: %s blocks are not supported (promptCapabilities)", c.Type())
+			return "", acp.InvalidParams("session/prompt: %s blocks are not supported (promptCapabilities)", c.Type())
 		}
 	}
 	return b.String(), nil

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/dsh-bridge/dsh-bridge/acp"
 	"github.com/dsh-bridge/dsh-bridge/internal/safepath"
 	"github.com/dsh-bridge/dsh-bridge/mcptools"
 	"github.com/dsh-bridge/dsh-bridge/permission"
@@ -42,7 +43,7 @@ type mcpNotices struct {
 func (ss *Session) startMCP(ctx context.Context, fromEditor []json.RawMessage) error {
 	editor, err := mcptools.FromACP(fromEditor)
 	if err != nil {
-		return invalidParams("%v", err)
+		return acp.InvalidParams("%v", err)
 	}
 	user, workspace := ss.mcpFromSettings()
 	editor, differ := mcptools.TrustFromUser(editor, user)

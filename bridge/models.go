@@ -8,8 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
-
+	"github.com/dsh-bridge/dsh-bridge/acp"
 	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/store"
@@ -151,16 +150,16 @@ func (ss *Session) setModelOption(configID, value string) (bool, error) {
 	case "model":
 		choices := ss.modelChoices()
 		if !slices.Contains(choices, value) {
-			return true, invalidParams("session/set_config_option: unknown model %q (available: %s)", value, strings.Join(choices, ", "))
+			return true, acp.InvalidParams("session/set_config_option: unknown model %q (available: %s)", value, strings.Join(choices, ", "))
 		}
 		ss.model.id, ss.model.warned = value, false
 		return true, nil
 	case "thought_level":
 		if !ss.srv.modelInfo(ss.model.id).Thinking {
-			return true, invalidParams("session/set_config_option: the model %q has no thought levels", ss.model.id)
+			return true, acp.InvalidParams("session/set_config_option: the model %q has no thought levels", ss.model.id)
 		}
 		if !slices.ContainsFunc(thoughtLevels, func(o selectOption) bool { return o.Value == value }) {
-			return true, invalidParams("session/set_config_option: unknown thought level %q (available: off, high, max)", value)
+			return true, acp.InvalidParams("session/set_config_option: unknown thought level %q (available: off, high, max)", value)
 		}
 		ss.model.thinking = model.Thinking(value)
 		return true, nil
@@ -185,28 +184,25 @@ func (ss *Session) restoreConfig(choices map[string]string) {
 	}
 }
 
-func (s *Server) setConfigOption(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	var p setConfigParams
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) setConfigOption(ctx context.Context, p setConfigParams) (setConfigResult, error) {
 	ss, err := s.requireSession(ctx, p.SessionID)
 	if err != nil {
-		return nil, err
+		return setConfigResult{}, err
 	}
 	var value string
 	if err := json.Unmarshal(p.Value, &value); err != nil {
-		return nil, invalidParams("session/set_config_option: value must be a string")
+		return setConfigResult{}, acp.InvalidParams("session/set_config_option: value must be a string")
 	}
 	if p.ConfigID == "mode" {
 		if err := ss.setMode(value); err != nil {
-			return nil, err
+			return setConfigResult{}, err
 		}
 		ss.record(store.Event{Kind: store.KindMode, Mode: value})
-		return withAfter{result: setConfigResult{ConfigOptions: ss.configOptions()}, after: func() {
+		acp.AfterReply(ctx, func() {
 			s.notify(context.Background(), ss.id, currentModeUpdate{SessionUpdate: "current_mode_update", CurrentModeID: value})
 			s.notify(context.Background(), ss.id, configOptionUpdate{SessionUpdate: "config_option_update", ConfigOptions: ss.configOptions()})
-		}}, nil
+		})
+		return setConfigResult{ConfigOptions: ss.configOptions()}, nil
 	}
 	var known bool
 	if p.ConfigID == "tools_mode" {
@@ -215,17 +211,18 @@ func (s *Server) setConfigOption(ctx context.Context, req *jsonrpc2.Request) (an
 		known, err = ss.setModelOption(p.ConfigID, value)
 	}
 	if !known {
-		return nil, invalidParams("session/set_config_option: unknown config option %q (available: mode, model, thought_level, tools_mode)", p.ConfigID)
+		return setConfigResult{}, acp.InvalidParams("session/set_config_option: unknown config option %q (available: mode, model, thought_level, tools_mode)", p.ConfigID)
 	}
 	if err != nil {
-		return nil, err
+		return setConfigResult{}, err
 	}
 	ss.record(store.Event{Kind: store.KindConfig, ConfigID: p.ConfigID, Value: value})
 	ss.syncLog()
 	opts := ss.configOptions()
-	return withAfter{result: setConfigResult{ConfigOptions: opts}, after: func() {
+	acp.AfterReply(ctx, func() {
 		s.notify(context.Background(), ss.id, configOptionUpdate{SessionUpdate: "config_option_update", ConfigOptions: opts})
-	}}, nil
+	})
+	return setConfigResult{ConfigOptions: opts}, nil
 }
 
 // checkModel runs before a session's first request to a model: a retired

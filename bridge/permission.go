@@ -62,7 +62,7 @@ func (s *Server) RequestApproval(ctx context.Context, req pipeline.ApprovalReque
 	}
 	var resp permissionResponse
 	var raw json.RawMessage
-	if err := s.callEditor(ctx, "session/request_permission", params, &raw); err != nil {
+	if err := s.conn.Call(ctx, "session/request_permission", params, &raw); err != nil {
 		if ctx.Err() != nil {
 			return pipeline.Cancelled
 		}

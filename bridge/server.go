@@ -8,13 +8,10 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
-	"runtime/debug"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
-
+	"github.com/dsh-bridge/dsh-bridge/acp"
 	"github.com/dsh-bridge/dsh-bridge/codemode"
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/pipeline"
@@ -89,25 +86,19 @@ type Server struct {
 	settings func() model.Settings
 	codeMode func() error
 
-	// conn is captured from the first Handle call: jsonrpc2 starts reading
-	// inside NewConn, so a message can arrive before NewConn returns.
-	conn     *jsonrpc2.Conn
-	connOnce sync.Once
-	// stream is the connection's line stream: notifications are written
-	// to it directly, encoded once (jsonrpc2 would re-encode them twice).
-	stream *lineStream
+	// conn is the connection Serve runs: every byte to and from the
+	// client goes through it.
+	conn *acp.Conn
 
 	mu       sync.Mutex
 	caps     clientCapabilities
 	sessions map[string]*Session
 	byScope  map[*registry.Scope]*Session
-	inflight map[string]context.CancelFunc // inbound request id → cancel
 	// restoring holds, per session id, a channel closed when the load or
 	// resume restoring it has answered.
 	restoring map[string]chan struct{}
 	models    modelList
-	sweep     sync.Once      // spill files of dead processes, swept at the first session
-	wg        sync.WaitGroup // request goroutines
+	sweep     sync.Once // spill files of dead processes, swept at the first session
 
 	// life ends when the client's input does: calls to the client that
 	// outlive a turn (editor terminals) derive from it, so they stop
@@ -137,7 +128,7 @@ func NewServer(cfg Config) *Server {
 		cfg.AdmissionLease = 10 * time.Millisecond
 	}
 	s := &Server{cfg: cfg, log: cfg.Log, reg: registry.New(registry.WithCodeMode(), registry.WithDefaultPresentation(cfg.ToolsMode)), sessions: map[string]*Session{},
-		byScope: map[*registry.Scope]*Session{}, inflight: map[string]context.CancelFunc{}, restoring: map[string]chan struct{}{}}
+		byScope: map[*registry.Scope]*Session{}, restoring: map[string]chan struct{}{}}
 	s.life, s.endLife = context.WithCancel(context.Background())
 	s.pipe = pipeline.New(s.reg, pipeline.WithApprover(s), pipeline.WithLogger(cfg.Log),
 		pipeline.WithAdmission(pipeline.NewAdmission(cfg.Admitted, cfg.AdmissionLease)))
@@ -171,224 +162,105 @@ func NewServer(cfg Config) *Server {
 // Serve speaks ACP over r and w until r ends or ctx is done, then cancels
 // every session's work, waits for it, and returns.
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
-	stream := newLineStream(r, w, nil, s.log)
-	s.stream = stream
-	stream.onEOF = func() {
-		// The client is gone: stop every turn (pending calls to it can never
-		// be answered), then let in-flight requests write their replies.
-		s.endLife()
-		s.mu.Lock()
-		for _, ss := range s.sessions {
-			ss.cancelTurn()
-		}
-		s.mu.Unlock()
-		s.wg.Wait()
-	}
-	conn := jsonrpc2.NewConn(ctx, stream, s)
-	select {
-	case <-conn.DisconnectNotify():
-	case <-ctx.Done():
-		conn.Close()
-	}
-	s.endLife()
+	s.conn = acp.NewConn(r, w, s.methods(), acp.Options{Log: s.log, Arrive: s.markRestoring, Stop: s.stop})
+	s.conn.Serve(ctx)
 	s.mu.Lock()
-	for _, c := range s.inflight {
-		c()
-	}
 	sessions := make([]*Session, 0, len(s.sessions))
 	for _, ss := range s.sessions {
 		sessions = append(sessions, ss)
 	}
 	s.mu.Unlock()
 	for _, ss := range sessions {
-		ss.cancelTurn()
-	}
-	s.wg.Wait()
-	for _, ss := range sessions {
 		ss.close()
 	}
-	if !stream.drain(drainWait) {
+	if !s.conn.Close(drainWait) {
 		s.log.Warn("the client stopped reading: the last messages were not written", "waited", drainWait)
 	}
 	tools.RemoveOwnSpillDir()
 	return nil
 }
 
+// stop ends the work of every session: the client is gone, or Serve's
+// context is done. Calls to the client can never be answered any more.
+func (s *Server) stop() {
+	s.endLife()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ss := range s.sessions {
+		ss.cancelTurn()
+	}
+}
+
 // drainWait bounds how long Serve, once done, waits for its last messages
 // to be written to a client that may have stopped reading.
 const drainWait = 5 * time.Second
 
-// Handle implements jsonrpc2.Handler. It runs on the connection's read
-// loop, so it never blocks and never calls the client: notifications are
-// handled inline, in arrival order; initialize inline; every other request
-// on its own goroutine.
-func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	s.connOnce.Do(func() { s.conn = conn }) // before any goroutine that uses it starts
-	if req.Notif {
-		s.notification(req)
-		return
+// methods is the method table: each handler takes its typed params and
+// returns its typed result or a wrapped sentinel (acp.Handle).
+func (s *Server) methods() map[string]acp.Method {
+	return map[string]acp.Method{
+		"initialize":                acp.Inline(s.initialize),
+		"authenticate":              acp.HandleOptional(func(context.Context, json.RawMessage) (struct{}, error) { return struct{}{}, nil }),
+		"session/new":               acp.Handle(s.newSession),
+		"session/prompt":            acp.Handle(s.prompt),
+		"session/set_mode":          acp.Handle(s.setMode),
+		"session/set_config_option": acp.Handle(s.setConfigOption),
+		"session/load": acp.Handle(func(ctx context.Context, p loadParams) (loadResult, error) {
+			return s.loadSession(ctx, p, "session/load")
+		}),
+		"session/resume": acp.Handle(func(ctx context.Context, p loadParams) (loadResult, error) {
+			return s.loadSession(ctx, p, "session/resume")
+		}),
+		"session/list":   acp.HandleOptional(s.listSessions),
+		"session/close":  acp.Handle(s.closeSession),
+		"session/cancel": acp.Notification(s.cancel),
 	}
-	if req.Method == "initialize" {
-		s.respond(ctx, req, func(context.Context) (any, error) { return s.initialize(req) })
-		return
-	}
-	key := req.ID.String()
-	rctx, cancel := context.WithCancel(ctx)
-	s.mu.Lock()
-	s.inflight[key] = cancel
-	restoring := s.markRestoring(req)
-	s.mu.Unlock()
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		defer func() {
-			if restoring != nil {
-				s.mu.Lock()
-				close(s.restoring[restoring.id])
-				delete(s.restoring, restoring.id)
-				s.mu.Unlock()
-			}
-			s.mu.Lock()
-			delete(s.inflight, key)
-			s.mu.Unlock()
-			cancel()
-		}()
-		s.respond(rctx, req, func(ctx context.Context) (any, error) { return s.dispatch(ctx, req) })
-	}()
 }
 
-// restoringID names a session a load or resume request is restoring.
-type restoringID struct{ id string }
+// cancel serves session/cancel.
+func (s *Server) cancel(_ context.Context, p sessionParams) {
+	if ss := s.session(p.SessionID); ss != nil {
+		ss.cancelTurn()
+	}
+}
 
-// markRestoring records, in arrival order (on the read loop, with s.mu
-// held), that a session/load or session/resume is restoring a session, so
-// that requests for it that arrive behind the load wait for it.
-func (s *Server) markRestoring(req *jsonrpc2.Request) *restoringID {
-	if (req.Method != "session/load" && req.Method != "session/resume") || req.Params == nil {
+// markRestoring records, in arrival order (on the read loop), that a
+// session/load or session/resume is restoring a session, so that requests
+// for it that arrive behind the load wait for it; what it returns ends
+// the restoring once the load has answered.
+func (s *Server) markRestoring(method string, params *json.RawMessage) (answered func()) {
+	if (method != "session/load" && method != "session/resume") || params == nil {
 		return nil
 	}
 	var p struct {
 		SessionID string `json:"sessionId"`
 	}
-	if json.Unmarshal(*req.Params, &p) != nil || p.SessionID == "" {
+	if json.Unmarshal(*params, &p) != nil || p.SessionID == "" {
 		return nil
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if _, busy := s.restoring[p.SessionID]; busy {
 		return nil
 	}
 	s.restoring[p.SessionID] = make(chan struct{})
-	return &restoringID{p.SessionID}
-}
-
-// respond runs a handler, converting panics into -32603 and errors into
-// wire codes, and replies on a context that outlives the request's.
-func (s *Server) respond(ctx context.Context, req *jsonrpc2.Request, h func(context.Context) (any, error)) {
-	result, err := func() (result any, err error) {
-		defer func() {
-			if p := recover(); p != nil {
-				s.log.Error("handler panicked", "method", req.Method, "panic", p, "stack", string(debug.Stack()))
-				err = &jsonrpc2.Error{Code: codeInternalError, Message: fmt.Sprintf("internal error in %s", req.Method)}
-			}
-		}()
-		return h(ctx)
-	}()
-	var after func()
-	if a, ok := result.(withAfter); ok {
-		result, after = a.result, a.after
-	}
-	if err != nil {
-		if e := s.reply(req.ID, nil, toWire(err)); e != nil {
-			s.log.Warn("reply failed", "method", req.Method, "err", e)
-		}
-		return
-	}
-	if e := s.reply(req.ID, result, nil); e != nil {
-		s.log.Warn("reply failed", "method", req.Method, "err", e)
-		var enc *encodingError
-		if !errors.As(e, &enc) {
-			return
-		}
-		// The client must not wait forever for an answer that cannot be
-		// written: it gets an error instead.
-		if e := s.reply(req.ID, nil, toWire(e)); e != nil {
-			s.log.Warn("reply failed", "method", req.Method, "err", e)
-		}
-		return
-	}
-	if after != nil {
-		after()
+	return func() {
+		s.mu.Lock()
+		close(s.restoring[p.SessionID])
+		delete(s.restoring, p.SessionID)
+		s.mu.Unlock()
 	}
 }
 
-// withAfter is a result with work to do once the reply is written.
-type withAfter struct {
-	result any
-	after  func()
-}
-
-func decode(req *jsonrpc2.Request, v any) error {
-	if req.Params == nil {
-		return invalidParams("%s needs params", req.Method)
-	}
-	if err := json.Unmarshal(*req.Params, v); err != nil {
-		return invalidParams("%s: %v", req.Method, err)
-	}
-	return nil
-}
-
-// dispatch is the method table of requests.
-func (s *Server) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	switch req.Method {
-	case "session/new":
-		return s.newSession(ctx, req)
-	case "session/prompt":
-		return s.prompt(ctx, req)
-	case "session/set_mode":
-		return s.setMode(ctx, req)
-	case "session/set_config_option":
-		return s.setConfigOption(ctx, req)
-	case "session/load":
-		return s.loadSession(ctx, req, true)
-	case "session/resume":
-		return s.loadSession(ctx, req, false)
-	case "session/list":
-		return s.listSessions(req)
-	case "session/close":
-		return s.closeSession(ctx, req)
-	case "authenticate":
-		return map[string]any{}, nil
-	}
-	return nil, fmt.Errorf("%w: %s", ErrMethodNotFound, req.Method)
-}
-
-// notification handles session/cancel and $/cancel_request; other
-// notifications (unknown, `_`-prefixed, `$/` ones) are ignored.
-func (s *Server) notification(req *jsonrpc2.Request) {
-	switch req.Method {
-	case "session/cancel":
-		var p sessionParams
-		if decode(req, &p) == nil {
-			if ss := s.session(p.SessionID); ss != nil {
-				ss.cancelTurn()
-			}
-		}
-	case "$/cancel_request":
-		var p cancelRequestParams
-		if decode(req, &p) == nil {
-			var id jsonrpc2.ID
-			if json.Unmarshal(p.RequestID, &id) == nil {
-				s.mu.Lock()
-				cancel := s.inflight[id.String()]
-				s.mu.Unlock()
-				if cancel != nil {
-					cancel()
-				}
-			}
-		}
-	default:
-		if !strings.HasPrefix(req.Method, "_") && !strings.HasPrefix(req.Method, "$/") {
-			s.log.Debug("ignored an unknown notification", "method", req.Method)
-		}
+// notify sends a session/update; updates of one turn are written in order,
+// before the turn's answer.
+func (s *Server) notify(_ context.Context, sessionID string, update any) {
+	err := s.conn.Notify("session/update", sessionNotification{SessionID: sessionID, Update: update})
+	switch {
+	case errors.Is(err, acp.ErrUnencodable):
+		s.log.Error("session/update not encodable", "err", err)
+	case err != nil:
+		s.log.Debug("session/update not sent", "err", err)
 	}
 }
 

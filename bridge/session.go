@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/dsh-bridge/dsh-bridge/acp"
 	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/model"
@@ -100,7 +101,7 @@ func (ss *Session) setMode(id string) error {
 			return nil
 		}
 	}
-	return invalidParams("unknown mode %q", id)
+	return acp.InvalidParams("unknown mode %q", id)
 }
 
 func (ss *Session) modeState() modeState {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/dsh-bridge/dsh-bridge/acp"
 )
 
 // checkDirs refuses, as invalid params of method, a session's cwd or
@@ -40,10 +42,10 @@ func checkDirs(method, cwd string, dirs []string) (string, []string, error) {
 // checkDir is checkDirs for one path; what names it in the message.
 func checkDir(method, what, dir string) (string, error) {
 	if strings.IndexByte(dir, 0) >= 0 {
-		return "", invalidParams("%s: %s %q contains a NUL byte", method, what, dir)
+		return "", acp.InvalidParams("%s: %s %q contains a NUL byte", method, what, dir)
 	}
 	if !filepath.IsAbs(dir) {
-		return "", invalidParams("%s: %s must be an absolute path, got %q", method, what, dir)
+		return "", acp.InvalidParams("%s: %s must be an absolute path, got %q", method, what, dir)
 	}
 	used := filepath.Clean(dir)
 	if hasDotDot(dir) {
@@ -58,7 +60,7 @@ func checkDir(method, what, dir string) (string, error) {
 		return "", dirError(method, what, dir, err)
 	}
 	if !fi.IsDir() {
-		return "", invalidParams("%s: %s %q is not a directory", method, what, dir)
+		return "", acp.InvalidParams("%s: %s %q is not a directory", method, what, dir)
 	}
 	return used, nil
 }
@@ -68,13 +70,13 @@ func checkDir(method, what, dir string) (string, error) {
 func dirError(method, what, dir string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		// ENOTDIR: a name on the way is a file, so the path leads nowhere.
-		return invalidParams("%s: %s %q does not exist", method, what, dir)
+		return acp.InvalidParams("%s: %s %q does not exist", method, what, dir)
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
-	return invalidParams("%s: %s %q cannot be opened: %v", method, what, dir, err)
+	return acp.InvalidParams("%s: %s %q cannot be opened: %v", method, what, dir, err)
 }
 
 // hasDotDot reports whether the slash path p has a ".." element.

@@ -42,7 +42,7 @@ func (h *editorHost) Start(ctx context.Context, c tools.Command) (tools.Process,
 	}
 	params := map[string]any{"sessionId": ss.id, "command": command, "args": args,
 		"cwd": c.Dir, "outputByteLimit": terminalOutputLimit}
-	if err := ss.srv.callEditor(ctx, "terminal/create", params, &res); err != nil {
+	if err := ss.srv.conn.Call(ctx, "terminal/create", params, &res); err != nil {
 		return nil, err
 	}
 	callID, _ := ctx.Value(callIDKey{}).(string)
@@ -73,7 +73,7 @@ type editorProcess struct {
 }
 
 func (p *editorProcess) call(ctx context.Context, method string, result any) error {
-	return p.session.srv.callEditor(ctx, method, map[string]any{"sessionId": p.session.id, "terminalId": p.id}, result)
+	return p.session.srv.conn.Call(ctx, method, map[string]any{"sessionId": p.session.id, "terminalId": p.id}, result)
 }
 
 // run waits for the command, collects its output, and releases the

@@ -1,4 +1,4 @@
-package bridge
+package acp
 
 import (
 	"context"
@@ -30,7 +30,7 @@ func TestRouteAnswer(t *testing.T) {
 		{"duplicate keys, read as encoding/json reads them", `{"jsonrpc":"2.0","id":%d,"result":{"content":"old","content":"new"}}`, true, "new", 0},
 		{"a number past float64's range", `{"jsonrpc":"2.0","id":%d,"result":{"content":"x","n":1e400}}`, true, "", -1},
 		{"an error", `{"jsonrpc":"2.0","id":%d,"error":{"code":-32002,"message":"not found"}}`, true, "", -32002},
-		{"a malformed error", `{"jsonrpc":"2.0","id":%d,"error":"boom"}`, true, "", codeInternalError},
+		{"a malformed error", `{"jsonrpc":"2.0","id":%d,"error":"boom"}`, true, "", CodeInternalError},
 		{"a null error and a result", `{"jsonrpc":"2.0","id":%d,"error":null,"result":{"content":"z"}}`, true, "z", 0},
 		{"a request", `{"jsonrpc":"2.0","id":%d,"method":"x","params":{}}`, false, "", 0},
 		{"a request with its method last", `{"jsonrpc":"2.0","params":{"a":[1,{"b":"}"}]},"id":%d,"method":"x"}`, false, "", 0},
@@ -124,13 +124,13 @@ func TestEditorCalls(t *testing.T) {
 // TestCallEditor: a call is written in one pass and its answer decoded;
 // a caller whose context ends stops waiting.
 func TestCallEditor(t *testing.T) {
-	srv, out := replyServer(t)
+	srv, out := replyConn(t)
 	var res struct {
 		TerminalID string `json:"terminalId"`
 	}
 	done := make(chan error, 1)
 	go func() {
-		done <- srv.callEditor(context.Background(), "terminal/create", map[string]any{"sessionId": "s", "args": []string{"-c", "a\"b"}}, &res)
+		done <- srv.Call(context.Background(), "terminal/create", map[string]any{"sessionId": "s", "args": []string{"-c", "a\"b"}}, &res)
 	}()
 	line := waitLine(t, out)
 	want := `{"jsonrpc":"2.0","id":1,"method":"terminal/create","params":{"args":["-c","a\"b"],"sessionId":"s"}}`
@@ -142,7 +142,7 @@ func TestCallEditor(t *testing.T) {
 		t.Fatalf("%v %+v", err, res)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { done <- srv.callEditor(ctx, "fs/read_text_file", nil, nil) }()
+	go func() { done <- srv.Call(ctx, "fs/read_text_file", nil, nil) }()
 	if line := waitLine(t, out); line != `{"jsonrpc":"2.0","id":2,"method":"fs/read_text_file"}` {
 		t.Errorf("without params: %s", line)
 	}
@@ -170,42 +170,3 @@ func waitLine(t *testing.T, out *SyncBuffer) string {
 	return ""
 }
 
-// TestReadThroughEditor_Answers: an editor's answer to fs/read_text_file
-// gives the file's text only when it holds one.
-func TestReadThroughEditor_Answers(t *testing.T) {
-	for _, tc := range []struct {
-		name, result string
-		want         string // "" for an error
-	}{
-		{"text", `{"content":"a\nb"}`, "a\nb"},
-		{"empty text", `{"content":""}`, "\x00empty"},
-		{"no content", `{}`, ""},
-		{"content not text", `{"content":42}`, ""},
-		{"null", `null`, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			srv, out := replyServer(t)
-			h := &editorHost{session: &Session{srv: srv, id: "s"}}
-			type read struct {
-				text string
-				err  error
-			}
-			done := make(chan read, 1)
-			go func() {
-				text, err := h.readThroughEditor(context.Background(), "/w/a.txt")
-				done <- read{text, err}
-			}()
-			waitLine(t, out)
-			srv.stream.routeAnswer([]byte(`{"jsonrpc":"2.0","id":1,"result":` + tc.result + `}`))
-			got := <-done
-			switch {
-			case tc.want == "" && got.err == nil:
-				t.Errorf("read %q, want an error", got.text)
-			case tc.want == "\x00empty" && (got.err != nil || got.text != ""):
-				t.Errorf("read %q, %v; want the empty text", got.text, got.err)
-			case tc.want != "" && tc.want != "\x00empty" && (got.err != nil || got.text != tc.want):
-				t.Errorf("read %q, %v; want %q", got.text, got.err, tc.want)
-			}
-		})
-	}
-}

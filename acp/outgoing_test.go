@@ -1,4 +1,4 @@
-package bridge
+package acp
 
 import (
 	"bytes"
@@ -18,8 +18,7 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 )
 
-// SyncBuffer is a bytes.Buffer safe for a writer and readers at once
-// (the external tests' syncBuffer too).
+// SyncBuffer is a bytes.Buffer safe for a writer and readers at once.
 type SyncBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
@@ -42,14 +41,15 @@ func (b *SyncBuffer) lines() []string {
 	return strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 }
 
-// replyServer is a Server whose replies go to the returned buffer.
-func replyServer(t *testing.T) (*Server, *SyncBuffer) {
+// replyConn is a Conn, not serving, whose messages go to the returned
+// buffer.
+func replyConn(t *testing.T) (*Conn, *SyncBuffer) {
 	out := &SyncBuffer{}
 	pr, pw := io.Pipe()
 	t.Cleanup(func() { pw.Close() })
-	stream := newLineStream(pr, out, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	t.Cleanup(func() { stream.drain(time.Second) })
-	return &Server{stream: stream, log: slog.New(slog.NewTextHandler(io.Discard, nil))}, out
+	c := NewConn(pr, out, nil, Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	t.Cleanup(func() { c.Close(time.Second) })
+	return c, out
 }
 
 // TestReply: a reply written in one pass says what jsonrpc2's encoding
@@ -73,11 +73,11 @@ func TestReply(t *testing.T) {
 		{"an error", jsonrpc2.ID{Num: 4}, nil, &jsonrpc2.Error{Code: -32602, Message: "bad \"params\""}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, out := replyServer(t)
+			s, out := replyConn(t)
 			if err := s.reply(tc.id, tc.result, tc.wireErr); err != nil {
 				t.Fatal(err)
 			}
-			s.stream.flush()
+			s.Flush()
 			got := out.lines()
 			if len(got) != 1 {
 				t.Fatalf("%d lines: %q", len(got), got)
@@ -112,40 +112,42 @@ func TestReply(t *testing.T) {
 // answered with an internal error, never with silence (the client would
 // wait for ever).
 func TestRespond_UnencodableResult(t *testing.T) {
-	s, out := replyServer(t)
+	s, out := replyConn(t)
 	req := &jsonrpc2.Request{Method: "x/y", ID: jsonrpc2.ID{Num: 9}}
-	s.respond(context.Background(), req, func(context.Context) (any, error) {
+	s.respond(context.Background(), req, HandleOptional(func(context.Context, struct{}) (any, error) {
 		return map[string]float64{"n": math.NaN()}, nil
-	})
-	s.stream.flush()
+	}))
+	s.Flush()
 	got := out.lines()
 	var resp jsonrpc2.Response
 	if len(got) != 1 || json.Unmarshal([]byte(got[0]), &resp) != nil || resp.ID.Num != 9 || resp.Error == nil ||
-		resp.Error.Code != codeInternalError || !strings.Contains(resp.Error.Message, "cannot be encoded") {
+		resp.Error.Code != CodeInternalError || !strings.Contains(resp.Error.Message, "cannot be encoded") {
 		t.Fatalf("wrote %q", got)
 	}
 }
 
-// BenchmarkReply writes session/new's answer (the modes, and a model and
-// a mode option of a few choices each) through jsonrpc2's Reply and in one
-// pass, each iteration waiting until its line is written.
+// BenchmarkReply writes an answer the size of session/new's (the modes,
+// and a model and a mode option of a few choices each) through jsonrpc2's
+// Reply and in one pass, each iteration waiting until its line is
+// written.
 func BenchmarkReply(b *testing.B) {
-	var opts []selectOption
+	var opts []map[string]string
 	for _, m := range []string{"deepseek-chat", "deepseek-reasoner", "deepseek-v4-flash", "deepseek-v4-pro"} {
-		opts = append(opts, selectOption{Value: m, Name: m, Description: "The model " + m + ", priced per million tokens"})
+		opts = append(opts, map[string]string{"value": m, "name": m, "description": "The model " + m + ", priced per million tokens"})
 	}
-	var modeOpts []selectOption
-	for _, m := range modes {
-		modeOpts = append(modeOpts, selectOption{Value: m.ID, Name: m.Name, Description: m.Description})
+	var modes []map[string]string
+	for _, m := range []string{"default", "acceptEdits", "plan", "bypassPermissions"} {
+		modes = append(modes, map[string]string{"id": m, "name": m, "description": "The mode " + m})
 	}
-	result := newSessionResult{SessionID: "2f1c9a7e-5b0d-4c3e-9a11-7d2e8f6b4c10", Modes: modeState{CurrentModeID: "default", AvailableModes: modes},
-		ConfigOptions: []configOption{{ID: "model", Name: "Model", Type: "select", CurrentValue: "deepseek-chat", Options: opts},
-			{ID: "mode", Name: "Mode", Category: "mode", Type: "select", CurrentValue: "default", Options: modeOpts}}}
+	result := map[string]any{"sessionId": "2f1c9a7e-5b0d-4c3e-9a11-7d2e8f6b4c10", "modes": map[string]any{"currentModeId": "default", "availableModes": modes},
+		"configOptions": []any{map[string]any{"id": "model", "name": "Model", "type": "select", "currentValue": "deepseek-chat", "options": opts},
+			map[string]any{"id": "mode", "name": "Mode", "category": "mode", "type": "select", "currentValue": "default", "options": modes}}}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	stream := newLineStream(pr, io.Discard, nil, log)
-	defer stream.drain(time.Second)
+	s := NewConn(pr, io.Discard, nil, Options{Log: log})
+	stream := s.stream
+	defer s.Close(time.Second)
 	conn := jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.HandlerWithError(func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) { return nil, nil }))
 	defer conn.Close()
 	b.Run("jsonrpc2-reply", func(b *testing.B) {
@@ -157,7 +159,6 @@ func BenchmarkReply(b *testing.B) {
 		}
 	})
 	b.Run("direct", func(b *testing.B) {
-		s := &Server{stream: stream, log: log, conn: conn}
 		for b.Loop() {
 			if err := s.reply(jsonrpc2.ID{Num: 2}, result, nil); err != nil {
 				b.Fatal(err)

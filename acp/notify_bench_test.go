@@ -1,4 +1,4 @@
-package bridge
+package acp
 
 import (
 	"context"
@@ -34,25 +34,24 @@ func BenchmarkNotifyReadCard(b *testing.B) {
 	update := views.Result(views.Env{Cwd: "/w"}, "c1", "read", nil, rc, false, nil)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	pr, _ := io.Pipe()
-	stream := newLineStream(pr, io.Discard, nil, log)
-	defer stream.drain(time.Second)
+	c := NewConn(pr, io.Discard, nil, Options{Log: log})
+	stream := c.stream
+	defer c.Close(time.Second)
 	b.Run("jsonrpc2-notify", func(b *testing.B) {
 		conn := jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.HandlerWithError(func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) { return nil, nil }))
 		defer conn.Close()
 		for b.Loop() {
-			if err := conn.Notify(context.Background(), "session/update", sessionNotification{SessionID: "s", Update: update}); err != nil {
+			if err := conn.Notify(context.Background(), "session/update", map[string]any{"sessionId": "s", "update": update}); err != nil {
 				b.Fatal(err)
 			}
 			stream.flush() // the line written, not only queued
 		}
 	})
 	b.Run("direct", func(b *testing.B) {
-		s := &Server{stream: stream, log: log}
-		conn := jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.HandlerWithError(func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) { return nil, nil }))
-		defer conn.Close()
-		s.conn = conn
 		for b.Loop() {
-			s.notify(context.Background(), "s", update)
+			if err := c.Notify("session/update", map[string]any{"sessionId": "s", "update": update}); err != nil {
+				b.Fatal(err)
+			}
 			stream.flush()
 		}
 	})

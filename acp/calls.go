@@ -1,4 +1,4 @@
-package bridge
+package acp
 
 import (
 	"context"
@@ -86,11 +86,11 @@ func (c *editorCalls) end(err error) {
 	}
 }
 
-// callEditor calls method on the editor and waits for its answer, or for
-// ctx: the result is decoded into result (a *jsonv.Value takes it as
-// parsed; nil ignores it). An error answer is a *jsonrpc2.Error; a closed
-// connection is jsonrpc2.ErrClosed.
-func (s *Server) callEditor(ctx context.Context, method string, params, result any) error {
+// Call calls method on the editor and waits for its answer, or for ctx:
+// the result is decoded into result (a *jsonv.Value takes it as parsed;
+// nil ignores it). An error answer is an *Error; a closed connection is
+// jsonrpc2.ErrClosed.
+func (s *Conn) Call(ctx context.Context, method string, params, result any) error {
 	calls := &s.stream.calls
 	id, ch, err := calls.begin()
 	if err != nil {
@@ -216,7 +216,7 @@ func (s *lineStream) deliver(known bool, n uint64, id string, a callAnswer) {
 func answerError(raw []byte) error {
 	var e jsonrpc2.Error
 	if json.Unmarshal(raw, &e) != nil || e.Code == 0 && e.Message == "" {
-		return &jsonrpc2.Error{Code: codeInternalError, Message: "the editor answered with a malformed error: " + string(raw)}
+		return &jsonrpc2.Error{Code: CodeInternalError, Message: "the editor answered with a malformed error: " + string(raw)}
 	}
 	return &e
 }

@@ -1,7 +1,6 @@
-package bridge
+package acp
 
 import (
-	"context"
 	"errors"
 	"strconv"
 
@@ -23,7 +22,7 @@ import (
 // value in the message's strings is redacted (secrets.RedactJSON): what
 // the editor shows; a file's text it writes, or a command it runs, is
 // sent as it is. It is safe for concurrent use.
-func (s *Server) writeMessage(head func([]byte) []byte, key string, value any, redact bool) error {
+func (s *Conn) writeMessage(head func([]byte) []byte, key string, value any, redact bool) error {
 	buf := bufpool.Get()
 	defer bufpool.Put(buf)
 	line := head(append(*buf, `{"jsonrpc":"2.0",`...))
@@ -44,6 +43,10 @@ func (s *Server) writeMessage(head func([]byte) []byte, key string, value any, r
 	return s.stream.writeLine(line)
 }
 
+// ErrUnencodable is what a message's value that cannot be encoded wraps:
+// nothing of that message was written.
+var ErrUnencodable = errors.New("a value cannot be encoded")
+
 // encodingError is a message's member writeMessage could not encode.
 type encodingError struct {
 	member string
@@ -53,31 +56,27 @@ type encodingError struct {
 func (e *encodingError) Error() string {
 	return "the " + e.member + " cannot be encoded: " + e.err.Error()
 }
-func (e *encodingError) Unwrap() error { return e.err }
+func (e *encodingError) Unwrap() []error { return []error{ErrUnencodable, e.err} }
 
-// notify sends a session/update; updates of one turn are written in order,
-// before the turn's answer.
-func (s *Server) notify(_ context.Context, sessionID string, update any) {
+// Notify sends a notification: with session/update, the updates of one
+// turn are written in order, before the turn's answer. Every secret value
+// in its strings is redacted. Once the connection has ended it writes
+// nothing and returns jsonrpc2.ErrClosed; a params that cannot be encoded
+// is an error that says so, and nothing is written.
+func (s *Conn) Notify(method string, params any) error {
 	select {
-	case <-s.conn.DisconnectNotify():
-		return // the connection is closed: nobody reads this any more
+	case <-s.done:
+		return jsonrpc2.ErrClosed // the connection is closed: nobody reads this any more
 	default:
 	}
-	err := s.writeMessage(func(l []byte) []byte { return append(l, `"method":"session/update"`...) },
-		"params", sessionNotification{SessionID: sessionID, Update: update}, true)
-	var enc *encodingError
-	switch {
-	case errors.As(err, &enc):
-		s.log.Error("session/update not encodable", "err", err)
-	case err != nil:
-		s.log.Debug("session/update not sent", "err", err)
-	}
+	return s.writeMessage(func(l []byte) []byte { return jsonv.AppendString(append(l, `"method":`...), method) },
+		"params", params, true)
 }
 
 // reply writes the response to request id: its result, or its error when
 // wireErr is not nil. A result that cannot be encoded is an
 // *encodingError, and nothing is written.
-func (s *Server) reply(id jsonrpc2.ID, result any, wireErr *jsonrpc2.Error) error {
+func (s *Conn) reply(id jsonrpc2.ID, result any, wireErr *jsonrpc2.Error) error {
 	head := func(l []byte) []byte {
 		l = append(l, `"id":`...)
 		if id.IsString {
