@@ -48,7 +48,6 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/highlight"
 	"github.com/dsh-bridge/dsh-bridge/internal/folders"
 	"github.com/dsh-bridge/dsh-bridge/internal/heapgoal"
-	"github.com/dsh-bridge/dsh-bridge/internal/nowait"
 	"github.com/dsh-bridge/dsh-bridge/internal/secrets"
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/permission"
@@ -211,16 +210,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cfg.Tokenizer = tokenizer
 	}
 	cfg.AfterTurn = afterTurn()
-	if f, ok := stdout.(*os.File); ok {
-		stdout = nowait.New(f) // each line costs no wake-up of the runtime's monitor
-	}
-	if f, ok := stdin.(*os.File); ok {
-		// The editor's lines are waited for in the poller, not by a thread
-		// blocked in read(2); the pipe's mode is put back when serving ends.
-		in, restore := nowait.NewReader(f)
-		defer restore()
-		stdin = in
-	}
 	if err := bridge.NewServer(cfg).Serve(ctx, stdin, stdout); err != nil {
 		log.Error("serve failed", "err", err)
 		return 1

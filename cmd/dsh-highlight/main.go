@@ -18,7 +18,6 @@ import (
 
 	"github.com/dsh-bridge/dsh-bridge/highlight/chromatok"
 	"github.com/dsh-bridge/dsh-bridge/internal/confine"
-	"github.com/dsh-bridge/dsh-bridge/internal/nowait"
 )
 
 func main() {
@@ -27,12 +26,7 @@ func main() {
 		os.Exit(2)
 	}
 	tune()
-	// Requests and answers wake none of the runtime's threads but the one
-	// that serves them (internal/nowait).
-	in, restore := nowait.NewReader(os.Stdin)
-	err := run(in, nowait.New(os.Stdout), os.Stderr)
-	restore()
-	if err != nil {
+	if err := run(os.Stdin, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "dsh-highlight:", err)
 		os.Exit(1)
 	}

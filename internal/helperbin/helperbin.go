@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/dsh-bridge/dsh-bridge/internal/nowait"
 	"github.com/dsh-bridge/dsh-bridge/internal/safepath"
 )
 
@@ -47,8 +46,7 @@ func Locate(name, env string) string {
 }
 
 // Start starts cmd with a pipe to its stdin and one from its stdout. The
-// stdin pipe is written through nowait (a request wakes no runtime
-// monitor); its owner closes it on every path, a failed start included
+// stdin pipe's owner closes it on every path, a failed start included
 // (cmd.Wait does not, as it does an os/exec StdinPipe), and its Close may
 // be called more than once.
 func Start(cmd *exec.Cmd) (stdin io.WriteCloser, stdout io.ReadCloser, err error) {
@@ -68,18 +66,17 @@ func Start(cmd *exec.Cmd) (stdin io.WriteCloser, stdout io.ReadCloser, err error
 		pw.Close()
 		return nil, nil, err
 	}
-	return &input{Writer: nowait.New(pw), f: pw}, stdout, nil
+	return &input{File: pw}, stdout, nil
 }
 
-// input is a helper's stdin: writes through nowait, Close once.
+// input is a helper's stdin, closed once.
 type input struct {
-	io.Writer
-	f    *os.File
+	*os.File
 	once sync.Once
 	err  error
 }
 
 func (in *input) Close() error {
-	in.once.Do(func() { in.err = in.f.Close() })
+	in.once.Do(func() { in.err = in.File.Close() })
 	return in.err
 }

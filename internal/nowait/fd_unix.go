@@ -1,7 +1,0 @@
-//go:build !linux && !windows
-
-package nowait
-
-import "syscall"
-
-func readFD(fd uintptr, p []byte) (int, error) { return syscall.Read(int(fd), p) }

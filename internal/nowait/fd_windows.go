@@ -1,5 +1,0 @@
-package nowait
-
-import "syscall"
-
-func readFD(fd uintptr, p []byte) (int, error) { return syscall.Read(syscall.Handle(fd), p) }
