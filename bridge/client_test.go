@@ -64,6 +64,7 @@ func TestMain(m *testing.M) {
 	if b := os.Getenv("DSH_BENCH_BRIDGE"); b != "" {
 		binary = b // benchmarks of another build (a before/after), same harness
 	}
+	unplace := placeHelpers(dir)
 	mcpServerBin = filepath.Join(dir, "mcptest-server")
 	if out, err := exec.Command("go", "build", "-o", mcpServerBin, "../internal/mcptest/server").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building the MCP test server: %v\n%s", err, out)
@@ -83,6 +84,10 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	code := m.Run()
+	if testing.Verbose() {
+		fmt.Fprintf(os.Stderr, "bridges served in process: %d; started as the binary: %d\n", inProcessCount.Load(), binaryCount.Load())
+	}
+	unplace()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -134,12 +139,16 @@ type message struct {
 	Error  *rpcError        `json:"error"`
 }
 
-// editor is a fake ACP client: it spawns the binary over real pipes,
-// validates every message the bridge writes, and answers the bridge's
-// requests through hooks (nil hooks answer with defaults).
+// editor is a fake ACP client: it serves a bridge in this process over
+// pipes (startEditor), or spawns the binary over real pipes or sockets
+// (startBinary, startEditorOf: the tests of the process itself — stdio
+// framing, start-up, kill -9, the supervisor and the editor's terminal,
+// very large messages), validates every message the bridge writes, and
+// answers the bridge's requests through hooks (nil hooks answer with
+// defaults).
 type editor struct {
 	t       testing.TB
-	cmd     *exec.Cmd
+	cmd     *exec.Cmd // nil for a bridge served in this process
 	stdin   io.WriteCloser
 	stderr  syncBuffer
 	mu      sync.Mutex
@@ -193,7 +202,21 @@ type fakeTerminal struct {
 	sig  string
 }
 
+// startEditor starts a fake editor and a bridge: served in this process
+// over pipes, or, when env sets what only the binary honours (or
+// DSH_BENCH_BRIDGE names another build), the binary under test.
 func startEditor(t testing.TB, env ...string) *editor {
+	t.Helper()
+	if os.Getenv("DSH_BENCH_BRIDGE") == "" {
+		if e, ok := startInProcess(t, env); ok {
+			return e
+		}
+	}
+	return startEditorOf(t, binary, env...)
+}
+
+// startBinary is startEditor with the binary under test, always.
+func startBinary(t testing.TB, env ...string) *editor {
 	t.Helper()
 	return startEditorOf(t, binary, env...)
 }
@@ -236,6 +259,7 @@ func socketStdio(sndbuf int) func(testing.TB, *exec.Cmd) (io.WriteCloser, io.Rea
 func startEditorStdio(t testing.TB, bin string, stdio func(testing.TB, *exec.Cmd) (io.WriteCloser, io.Reader), env ...string) *editor {
 	t.Helper()
 	touchOnce.Do(touchSources) // inside a test, where the test cache records it
+	binaryCount.Add(1)
 	e := &editor{t: t, waiting: map[string]chan message{}, methods: map[string]string{}, done: make(chan struct{})}
 	e.cmd = exec.Command(bin)
 	e.cmd.Env = append(os.Environ(), "DSH_API_KEY=test-key", "DEEPSEEK_API_KEY=", "OPENAI_API_KEY=", "DSH_MODEL=", "DSH_LOG_LEVEL=debug", "DSH_STATE_DIR="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir())
@@ -277,6 +301,9 @@ func (e *editor) close() {
 	select {
 	case <-e.exited:
 	case <-time.After(10 * time.Second):
+		if e.cmd == nil {
+			e.t.Fatalf("the in-process bridge did not end after its input closed")
+		}
 		e.cmd.Process.Kill()
 		<-e.exited
 		e.t.Errorf("the bridge did not exit after stdin closed")

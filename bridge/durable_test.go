@@ -164,7 +164,7 @@ func TestDurable_KillDuringTurn(t *testing.T) {
 	session := ""
 	for round := range 20 {
 		m.add(fakeTurn{text: fmt.Sprintf("answer %d", round)}, fakeTurn{text: "slow", hang: true})
-		e := startEditor(t, "DSH_BASE_URL="+m.srv.URL, "DSH_STATE_DIR="+state)
+		e := startBinary(t, "DSH_BASE_URL="+m.srv.URL, "DSH_STATE_DIR="+state)
 		e.initialize(nil)
 		if session == "" {
 			session = e.newSession(dir)

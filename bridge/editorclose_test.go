@@ -54,7 +54,7 @@ func TestEditor_WriteAfterClose(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := &recordingTB{TB: t}
-			e := startEditor(rec)
+			e := startBinary(rec)
 			e.initialize(nil)
 			tc.end(e)
 			e.notify("session/cancel", map[string]any{"sessionId": "sess_gone"})

@@ -149,6 +149,9 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 	ss.settingsProblems = ss.settings.Problems
 	ss.policy = permission.New(ws, ss.settings, func() permission.Mode { return permission.Mode(ss.currentMode()) })
 	ss.sandbox = sandboxFor(ss.settings, ws, ss.policy.DeniedTrees(), ss.policy.Kept)
+	if ss.sandbox != nil && s.cfg.Self != "" {
+		ss.sandbox.Helper = s.cfg.Self
+	}
 	if ss.sandbox != nil {
 		// What the sandbox keeps must exist before a command can make it.
 		made, err := ss.policy.MakeKept(ss.sandbox.Profile.Writable(), ss.settings.Trusted)

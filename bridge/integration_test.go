@@ -22,12 +22,19 @@ type harness struct {
 
 func setup(t *testing.T, caps map[string]any, turns ...fakeTurn) *harness {
 	t.Helper()
+	return setupWith(t, startEditor, caps, turns...)
+}
+
+// setupWith is setup with the bridge start wants (startEditor, or
+// startBinary for a test of the process itself).
+func setupWith(t *testing.T, start func(testing.TB, ...string) *editor, caps map[string]any, turns ...fakeTurn) *harness {
+	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := newFakeModel(t, turns...)
-	e := startEditor(t, "DSH_BASE_URL="+m.srv.URL)
+	e := start(t, "DSH_BASE_URL="+m.srv.URL)
 	if caps == nil {
 		caps = map[string]any{}
 	}
@@ -393,7 +400,7 @@ func TestBridge_ModelFailures(t *testing.T) {
 
 func TestBridge_PromptEdgeCases(t *testing.T) {
 	t.Run("4 MiB prompt", func(t *testing.T) {
-		h := setup(t, nil)
+		h := setupWith(t, startBinary, nil)
 		big := strings.Repeat("0123456789abcdef", 4<<20/16)
 		if stop := h.prompt(h.session, big); stop != "end_turn" {
 			t.Fatalf("stop %q", stop)
@@ -404,7 +411,7 @@ func TestBridge_PromptEdgeCases(t *testing.T) {
 		}
 	})
 	t.Run("one prompt at a time", func(t *testing.T) {
-		h := setup(t, nil, fakeTurn{text: "slow", hang: true})
+		h := setupWith(t, startBinary, nil, fakeTurn{text: "slow", hang: true})
 		first := h.start("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{map[string]any{"type": "text", "text": "a"}}})
 		h.waitFor(func() bool { return strings.Contains(h.agentText(), "slow") }) // the first turn runs
 		if _, err := h.call("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{map[string]any{"type": "text", "text": "b"}}}); err == nil || err.Code != -32600 {
@@ -416,7 +423,7 @@ func TestBridge_PromptEdgeCases(t *testing.T) {
 		}
 	})
 	t.Run("resource links and embedded resources", func(t *testing.T) {
-		h := setup(t, nil)
+		h := setupWith(t, startBinary, nil)
 		_, err := h.call("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{
 			map[string]any{"type": "text", "text": "look at"},
 			map[string]any{"type": "resource_link", "uri": "file:///a.go", "name": "a.go"},
@@ -462,7 +469,7 @@ func processGone(marker string) bool { return proctest.Gone(marker) }
 func TestBridge_BashInEditorTerminal(t *testing.T) {
 	caps := map[string]any{"terminal": true}
 	t.Run("output, exit code and release", func(t *testing.T) {
-		h := setup(t, caps, fakeTurn{calls: []fakeCall{{"sh", "bash", args("command", "echo from-terminal; exit 2", "description", "d")}}})
+		h := setupWith(t, startBinary, caps, fakeTurn{calls: []fakeCall{{"sh", "bash", args("command", "echo from-terminal; exit 2", "description", "d")}}})
 		h.prompt(h.session, "x")
 		if got := h.toolMessages(1)["sh"]; got != "from-terminal\n[exit code: 2]" {
 			t.Errorf("the model got %q", got)
@@ -485,7 +492,7 @@ func TestBridge_BashInEditorTerminal(t *testing.T) {
 	})
 	t.Run("cancel kills and releases", func(t *testing.T) {
 		proctest.Sweep(t, "sleep\x007792")
-		h := setup(t, caps, fakeTurn{calls: []fakeCall{{"long", "bash", args("command", "sleep 7792", "description", "d")}}})
+		h := setupWith(t, startBinary, caps, fakeTurn{calls: []fakeCall{{"long", "bash", args("command", "sleep 7792", "description", "d")}}})
 		ch := h.start("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{map[string]any{"type": "text", "text": "x"}}})
 		h.waitFor(func() bool { return h.terminalCalls() >= 2 }) // created and waiting
 		h.notify("session/cancel", map[string]any{"sessionId": h.session})

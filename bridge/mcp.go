@@ -65,7 +65,10 @@ func (ss *Session) startMCP(ctx context.Context, fromEditor []json.RawMessage) e
 	if len(servers) == 0 {
 		return nil
 	}
-	self, _ := sandbox.Self()
+	self := ss.srv.cfg.Self
+	if self == "" {
+		self, _ = sandbox.Self()
+	}
 	m := mcptools.Start(ctx, ss.srv.reg, ss.scope, servers, mcptools.Options{
 		Version: ss.srv.cfg.Version, Log: ss.srv.log, Supervisor: self, Scrub: ss.settings.ScrubEnv,
 		UserSettings: ss.settings.UserFile, Report: ss.mcpReport, Progress: ss.mcpProgress,

@@ -24,7 +24,7 @@ import (
 func TestBridge_OversizedEditorReply(t *testing.T) {
 	fsCaps := map[string]any{"fs": map[string]any{"readTextFile": true, "writeTextFile": true}}
 	t.Run("a reply over 64 MiB fails the read", func(t *testing.T) {
-		h := setup(t, fsCaps, fakeTurn{calls: []fakeCall{{"r", "read", args("file_path", "a.txt")}}}, fakeTurn{text: "ok"})
+		h := setupWith(t, startBinary, fsCaps, fakeTurn{calls: []fakeCall{{"r", "read", args("file_path", "a.txt")}}}, fakeTurn{text: "ok"})
 		h.file("a.txt", "small on disk\n")
 		h.onRead = func(string) (string, *rpcError) { return strings.Repeat("x", 65<<20), nil }
 		done := make(chan string, 1)
@@ -42,7 +42,7 @@ func TestBridge_OversizedEditorReply(t *testing.T) {
 		}
 	})
 	t.Run("a large local file is read locally", func(t *testing.T) {
-		h := setup(t, fsCaps, fakeTurn{calls: []fakeCall{{"r", "read", args("file_path", "big.log", "limit", 3)}}}, fakeTurn{text: "ok"})
+		h := setupWith(t, startBinary, fsCaps, fakeTurn{calls: []fakeCall{{"r", "read", args("file_path", "big.log", "limit", 3)}}}, fakeTurn{text: "ok"})
 		h.file("big.log", strings.Repeat("a log line that goes on for a while\n", 300_000)) // 10.8 MB
 		var asked atomic.Int32
 		h.onRead = func(string) (string, *rpcError) { asked.Add(1); return "", &rpcError{Code: -32603, Message: "no"} }
@@ -235,7 +235,7 @@ func TestBridge_SpillFiles(t *testing.T) {
 // job and everything they started end too.
 func TestBridge_KillNineLeavesNoProcess(t *testing.T) {
 	proctest.Sweep(t, "sleep\x007794", "sleep\x007795", "sleep\x007796", "sleep\x007797")
-	h := setup(t, nil,
+	h := setupWith(t, startBinary, nil,
 		fakeTurn{calls: []fakeCall{{"j", "bash", `{"command":"sh -c 'sleep 7794; echo' & setsid sleep 7797 & sleep 7795","description":"job","run_in_background":true}`}}},
 		fakeTurn{calls: []fakeCall{{"f", "bash", args("command", "sleep 7796 | cat", "description", "foreground")}}})
 	h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "bypassPermissions"})

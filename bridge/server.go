@@ -70,6 +70,11 @@ type Config struct {
 	AfterTurn func(historyBytes int)
 	Version   string
 	Log       *slog.Logger
+	// Self is the dsh-bridge binary started again as the commands'
+	// sandbox helper and supervisor and the MCP servers' supervisor
+	// (empty: sandbox.Self(), this process's binary; a test serving in
+	// its own process names the built one).
+	Self string
 }
 
 // Server is one ACP agent connection: it serves a single client over one

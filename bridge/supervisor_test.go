@@ -42,7 +42,7 @@ func TestBridge_SandboxedCommandCannotEndItsSupervisor(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			proctest.Sweep(t, "sleep\x00"+tc.length)
 			script := escapee(tc.length) + "echo super=$PPID; kill -9 $PPID; echo after-kill"
-			h := setup(t, tc.caps, fakeTurn{calls: []fakeCall{{"k", "bash", args("command", script, "description", "d")}}}, fakeTurn{text: "ok"})
+			h := setupWith(t, startBinary, tc.caps, fakeTurn{calls: []fakeCall{{"k", "bash", args("command", script, "description", "d")}}}, fakeTurn{text: "ok"})
 			h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "bypassPermissions"})
 			h.prompt(h.session, "x")
 			got := h.toolMessages(1)["k"]
@@ -69,7 +69,7 @@ func TestBridge_CancelEndsCommandsThatLeftTheGroup(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			proctest.Sweep(t, "sleep\x00"+tc.length, "sleep\x00"+tc.fg)
 			script := escapee(tc.length) + "sleep " + tc.fg
-			h := setup(t, tc.caps, fakeTurn{calls: []fakeCall{{"long", "bash", args("command", script, "description", "d")}}})
+			h := setupWith(t, startBinary, tc.caps, fakeTurn{calls: []fakeCall{{"long", "bash", args("command", script, "description", "d")}}})
 			h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "bypassPermissions"})
 			ch := h.start("session/prompt", map[string]any{"sessionId": h.session, "prompt": []any{map[string]any{"type": "text", "text": "x"}}})
 			h.waitFor(func() bool { return running("sleep\x00"+tc.length) && running("sleep\x00"+tc.fg) })
