@@ -16,6 +16,7 @@ const (
 	CodeInternalError    = -32603
 	CodeResourceNotFound = -32002
 	CodeRequestCancelled = -32800
+	CodeAuthRequired     = -32000 // ACP's auth_required
 )
 
 // Error is a JSON-RPC error object: what an editor's call answers with
@@ -58,5 +59,17 @@ func toWire(err error) *jsonrpc2.Error {
 	if errors.As(err, &ce) {
 		code = ce.code
 	}
-	return &jsonrpc2.Error{Code: code, Message: err.Error()}
+	we = &jsonrpc2.Error{Code: code, Message: err.Error()}
+	var de DataError
+	if errors.As(err, &de) {
+		we.SetError(de.WireData())
+	}
+	return we
+}
+
+// A DataError is an error whose wire form carries data (the JSON-RPC
+// error's data member): what WireData returns, encoded.
+type DataError interface {
+	error
+	WireData() any
 }

@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -29,5 +30,26 @@ func TestToWire(t *testing.T) {
 				t.Errorf("code %d message %q, want %d", got.Code, got.Message, tc.code)
 			}
 		})
+	}
+}
+
+// withData is a DataError wrapping a sentinel.
+type withData struct{ sentinel error }
+
+func (e withData) Error() string { return "needs a key" }
+func (e withData) Unwrap() error { return e.sentinel }
+func (e withData) WireData() any { return map[string]any{"authMethods": []string{"a"}} }
+
+func TestToWire_Data(t *testing.T) {
+	got := toWire(fmt.Errorf("session/new: %w", withData{NewError(CodeAuthRequired, "authentication required")}))
+	if got.Code != CodeAuthRequired || got.Data == nil || string(*got.Data) != `{"authMethods":["a"]}` {
+		var d json.RawMessage
+		if got.Data != nil {
+			d = *got.Data
+		}
+		t.Errorf("code %d data %s, want -32000 with the error's data", got.Code, d)
+	}
+	if plain := toWire(InvalidParams("x")); plain.Data != nil {
+		t.Errorf("an error without data got %s", *plain.Data)
 	}
 }

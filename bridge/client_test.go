@@ -127,8 +127,9 @@ var requestType = map[string]string{
 }
 
 type rpcError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
 }
 
 type message struct {
@@ -262,7 +263,7 @@ func startEditorStdio(t testing.TB, bin string, stdio func(testing.TB, *exec.Cmd
 	binaryCount.Add(1)
 	e := &editor{t: t, waiting: map[string]chan message{}, methods: map[string]string{}, done: make(chan struct{})}
 	e.cmd = exec.Command(bin)
-	e.cmd.Env = append(os.Environ(), "DSH_API_KEY=test-key", "DEEPSEEK_API_KEY=", "OPENAI_API_KEY=", "DSH_MODEL=", "DSH_LOG_LEVEL=debug", "DSH_STATE_DIR="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir())
+	e.cmd.Env = append(os.Environ(), "DSH_API_KEY=test-key", "DEEPSEEK_API_KEY=", "OPENAI_API_KEY=", "DSH_MODEL=", "DSH_LOG_LEVEL=debug", "DSH_STATE_DIR="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "DSH_KEYCHAIN=off")
 	e.cmd.Env = append(e.cmd.Env, env...) // later entries win
 	e.cmd.Stderr = &e.stderr
 	var stdout io.Reader

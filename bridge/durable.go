@@ -199,6 +199,9 @@ func (s *Server) loadSession(ctx context.Context, p loadParams, method string) (
 	if s.session(p.SessionID) != nil {
 		return loadResult{}, acp.InvalidParams("session/load: session %q is already open", p.SessionID)
 	}
+	if err := s.requireKey(); err != nil {
+		return loadResult{}, err
+	}
 	events, rep, err := logs.Load(p.SessionID)
 	if errors.Is(err, store.ErrNotFound) {
 		return loadResult{}, fmt.Errorf("%w: %q", ErrSessionNotFound, p.SessionID)

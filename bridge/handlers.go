@@ -37,7 +37,7 @@ func (s *Server) initialize(ctx context.Context, p initializeParams) (initialize
 			"mcpCapabilities":     map[string]any{"http": true, "sse": true},
 			"sessionCapabilities": s.sessionCapabilities(),
 		},
-		AuthMethods: []any{},
+		AuthMethods: authMethods(p.ClientCapabilities, s.loginCommand()),
 		AgentInfo:   implementation{Name: "dsh-bridge", Title: "dsh-bridge", Version: s.cfg.Version},
 	}, nil
 }
@@ -51,6 +51,9 @@ func newSessionID() string {
 func (s *Server) newSession(ctx context.Context, p newSessionParams) (newSessionResult, error) {
 	cwd, dirs, err := checkDirs("session/new", p.Cwd, p.AdditionalDirectories)
 	if err != nil {
+		return newSessionResult{}, err
+	}
+	if err := s.requireKey(); err != nil {
 		return newSessionResult{}, err
 	}
 	ss, err := s.openSession(newSessionID(), cwd, dirs)

@@ -391,9 +391,8 @@ func TestBridge_ModelFailures(t *testing.T) {
 		dir := t.TempDir()
 		e := startEditor(t, "DSH_API_KEY=", "DEEPSEEK_API_KEY=", "OPENAI_API_KEY=")
 		e.initialize(nil)
-		s := e.newSession(dir)
-		if stop := e.prompt(s, "x"); stop != "end_turn" || !strings.Contains(e.agentText(), "no API key") {
-			t.Errorf("stop %q text %q", stop, e.agentText())
+		if _, err := e.call("session/new", map[string]any{"cwd": dir, "mcpServers": []any{}}); err == nil || err.Code != -32000 || !strings.Contains(err.Message, "no API key") {
+			t.Errorf("session/new: %+v, want auth_required (TestAuth_SignIn)", err)
 		}
 	})
 }

@@ -27,6 +27,11 @@ type Config struct {
 	// example model.ErrNoAPIKey) and every prompt ends with that message.
 	Model    model.Client
 	ModelErr error
+	// SignIn, when set, is asked for the model while Model is nil and
+	// ModelErr is model.ErrNoAPIKey: at session/new, session/load,
+	// session/resume and authenticate (bridge/auth.go). It returns
+	// model.ErrNoAPIKey while there is still no key.
+	SignIn func() (model.Client, error)
 	// ModelName is the configured model; empty picks the first preferred
 	// model the endpoint lists (model.Default).
 	ModelName string
@@ -95,6 +100,7 @@ type Server struct {
 	// client goes through it.
 	conn *acp.Conn
 
+	signIn   sync.Mutex // serialises requireKey, the writer of cfg.Model
 	mu       sync.Mutex
 	caps     clientCapabilities
 	sessions map[string]*Session
@@ -205,7 +211,7 @@ const drainWait = 5 * time.Second
 func (s *Server) methods() map[string]acp.Method {
 	return map[string]acp.Method{
 		"initialize":                acp.Inline(s.initialize),
-		"authenticate":              acp.HandleOptional(func(context.Context, json.RawMessage) (struct{}, error) { return struct{}{}, nil }),
+		"authenticate":              acp.Handle(s.authenticate),
 		"session/new":               acp.Handle(s.newSession),
 		"session/prompt":            acp.Handle(s.prompt),
 		"session/set_mode":          acp.Handle(s.setMode),

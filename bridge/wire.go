@@ -18,6 +18,9 @@ type clientCapabilities struct {
 		// Compaction is non-nil when the client takes compaction_update.
 		Compaction *json.RawMessage `json:"compaction"`
 	} `json:"session"`
+	Auth struct {
+		Terminal bool `json:"terminal"`
+	} `json:"auth"`
 	Meta map[string]any `json:"_meta"`
 }
 
@@ -52,7 +55,7 @@ type implementation struct {
 type initializeResult struct {
 	ProtocolVersion   int            `json:"protocolVersion"`
 	AgentCapabilities map[string]any `json:"agentCapabilities"`
-	AuthMethods       []any          `json:"authMethods"`
+	AuthMethods       []authMethod   `json:"authMethods"`
 	AgentInfo         implementation `json:"agentInfo"`
 }
 

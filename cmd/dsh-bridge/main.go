@@ -3,13 +3,17 @@
 // Usage:
 //
 //	dsh-bridge [flags]   serve ACP v1 on stdin/stdout
+//	dsh-bridge login     ask for an API key (and base URL), check it, store it
+//	dsh-bridge logout    remove the stored key
 //	dsh-bridge tools     print the built-in tool schemas as JSON
 //	dsh-bridge demo      watch a scripted agent work (no key, no network)
 //
 // Flags (each mirrored by an environment variable):
 //
 //	--base-url  DSH_BASE_URL   OpenAI-compatible API base (default https://api.deepseek.com)
-//	--api-key   DSH_API_KEY    API key (falls back to DEEPSEEK_API_KEY, then OPENAI_API_KEY)
+//	--api-key   DSH_API_KEY    API key (falls back to DEEPSEEK_API_KEY, then OPENAI_API_KEY, then the key
+//	                           `dsh-bridge login` stored in the OS keychain or the config folder's credentials.json;
+//	                           DSH_KEYCHAIN=off: the file only)
 //	--model     DSH_MODEL      model id (default: the Flash model under the name GET /models lists it by,
 //	                           else deepseek-v4-pro, else the first listed), or script:PATH to replay a JSONL script
 //	--max-turn-requests DSH_MAX_TURN_REQUESTS  model requests per prompt turn (default 50)
@@ -46,6 +50,7 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/bridge"
 	"github.com/dsh-bridge/dsh-bridge/codemode"
 	"github.com/dsh-bridge/dsh-bridge/highlight"
+	"github.com/dsh-bridge/dsh-bridge/internal/credentials"
 	"github.com/dsh-bridge/dsh-bridge/internal/folders"
 	"github.com/dsh-bridge/dsh-bridge/internal/heapgoal"
 	"github.com/dsh-bridge/dsh-bridge/internal/secrets"
@@ -119,9 +124,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "demo" {
 		return runDemo(args[1:], stdin, stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "login" {
+		return runLogin(args[1:], stdin, stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "logout" {
+		return runLogout(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("dsh-bridge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	baseURL := fs.String("base-url", or(env("DSH_BASE_URL"), "https://api.deepseek.com"), "OpenAI-compatible API base URL")
+	baseURL := fs.String("base-url", or(env("DSH_BASE_URL"), defaultBaseURL), "OpenAI-compatible API base URL")
 	keyVar := firstSet("DSH_API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY")
 	apiKey := fs.String("api-key", env(keyVar), "API key")
 	modelName := fs.String("model", env("DSH_MODEL"), "model id (default: the endpoint's preferred DeepSeek model)")
@@ -135,7 +146,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "dsh-bridge: unknown subcommand %q; available: tools, demo, version (no arguments serves ACP on stdio)\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "dsh-bridge: unknown subcommand %q; available: login, logout, tools, demo, version (no arguments serves ACP on stdio)\n", fs.Arg(0))
 		return 2
 	}
 	switch registry.Presentation(*toolsMode) {
@@ -174,13 +185,23 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var err error
 	if path, ok := strings.CutPrefix(*modelName, "script:"); ok {
 		client, err = model.LoadScript(path)
+	} else if *apiKey == "" {
+		// Read when a session needs it: the store may take a keychain's
+		// round trip, and login may store a key while the bridge runs.
+		baseSet := env("DSH_BASE_URL") != "" || *baseURL != defaultBaseURL
+		cfg.SignIn = func() (model.Client, error) {
+			return storedModel(credentials.Local(), *baseURL, baseSet, *modelName, idle)
+		}
 	} else {
 		client, err = model.NewChat(model.ChatConfig{BaseURL: *baseURL, APIKey: *apiKey, KeySource: keySource, Model: *modelName, StreamIdle: idle})
 	}
-	if err != nil {
+	switch {
+	case err != nil:
 		log.Warn("no model available; prompts will explain why", "err", err)
 		cfg.ModelErr = err
-	} else {
+	case client == nil:
+		cfg.ModelErr = model.ErrNoAPIKey // until SignIn finds a stored key
+	default:
 		cfg.Model = client
 	}
 	if path := env("DSH_CPUPROFILE"); path != "" {
@@ -215,6 +236,24 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// storedModel connects to the endpoint of the key login stored: base
+// when baseSet (the flag or DSH_BASE_URL), else the stored base URL, else
+// base. model.ErrNoAPIKey when no key is stored.
+func storedModel(st *credentials.Store, base string, baseSet bool, modelName string, idle time.Duration) (model.Client, error) {
+	c, src, err := st.Load()
+	if errors.Is(err, credentials.ErrNone) {
+		return nil, model.ErrNoAPIKey
+	}
+	if err != nil {
+		return nil, err
+	}
+	secrets.Remember(c.APIKey)
+	if !baseSet && c.BaseURL != "" {
+		base = c.BaseURL
+	}
+	return model.NewChat(model.ChatConfig{BaseURL: base, APIKey: c.APIKey, KeySource: src.String(), Model: modelName, StreamIdle: idle})
 }
 
 // defaultStateDir is folders.State: $XDG_STATE_HOME/dsh-bridge, else

@@ -96,11 +96,11 @@ type Store struct {
 }
 
 // Local is this machine's store: the OS keychain when [Reachable] says
-// one can answer, and the config folder.
+// one can answer and DSH_KEYCHAIN is not "off", and the config folder.
 func Local() *Store {
 	e := folders.Local()
 	s := &Store{GOOS: e.GOOS, Dir: folders.Config(e)}
-	if Reachable(e.GOOS, e.Getenv, fileExists) {
+	if e.Getenv("DSH_KEYCHAIN") != "off" && Reachable(e.GOOS, e.Getenv, fileExists) {
 		s.Keychain = osKeychain{}
 	}
 	return s
