@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: build demo test test-stress deps vet deps-wine test-wine bench fuzz mutate mutate-independent test-nvim deps-nvim test-vscode deps-vscode vsix code-server cross
+.PHONY: build demo test test-stress deps vet deps-wine test-wine bench fuzz mutate mutate-independent test-nvim deps-nvim test-vscode deps-vscode vsix code-server cross dist
 
 # build puts dsh-bridge and its helpers side by side in bin/: dsh-highlight
 # (syntax tokens), dsh-code (Code Mode's runner) and dsh-markdown
@@ -84,7 +84,10 @@ test-nvim: deps-nvim
 # installed once into a cache outside the repository.
 VSCODE := editors/vscode
 VSCODE_VERSION := $(shell sed -n 's/^  "version": "\(.*\)",/\1/p' $(VSCODE)/package.json)
-VSIX := $(VSCODE)/dist-vsix/dsh-bridge-$(VSCODE_VERSION).vsix
+# VSCODE_TARGET is this machine's platform as vsce names it (linux-x64,
+# darwin-arm64, win32-x64, ...).
+VSCODE_TARGET := $(subst windows,win32,$(shell $(GO) env GOOS))-$(subst amd64,x64,$(shell $(GO) env GOARCH))
+VSIX := $(VSCODE)/dist-vsix/dsh-bridge-$(VSCODE_VERSION)-$(VSCODE_TARGET).vsix
 CODE_SERVER_DIR ?= $(HOME)/.cache/dsh-bridge/code-server-4.100.3
 
 # deps-vscode installs Node, Chromium (the end-to-end test's browser) and
@@ -103,13 +106,15 @@ deps-vscode:
 code-server:
 	$(VSCODE)/scripts/install-code-server.sh $(CODE_SERVER_DIR)
 
-# vsix builds the Go binaries (the bridge and its three helpers) for linux-x64
-# into the extension, bundles the
-# extension, and packages it (offline).
+# vsix builds the Go binaries (the bridge and its three helpers) for this
+# machine into the extension, bundles the extension, and packages it
+# (offline) for this platform only (vsce --target): VS Code installs it
+# nowhere else. make dist packages all six.
 vsix:
-	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -trimpath -o $(VSCODE)/bin/ ./cmd/dsh-bridge ./cmd/dsh-highlight ./cmd/dsh-code ./cmd/dsh-markdown
+	rm -rf $(VSCODE)/bin
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(VSCODE)/bin/ ./cmd/dsh-bridge ./cmd/dsh-highlight ./cmd/dsh-code ./cmd/dsh-markdown
 	cd $(VSCODE) && npm run --silent build && mkdir -p dist-vsix && \
-		npx vsce package --no-dependencies --out dist-vsix/dsh-bridge-$(VSCODE_VERSION).vsix
+		npx vsce package --no-dependencies --target $(VSCODE_TARGET) --out dist-vsix/$(notdir $(VSIX))
 
 # test-vscode: the type check, the plain-Node tests against the real
 # binary, the package, and the run in a real VS Code (code-server and
@@ -132,6 +137,18 @@ cross:
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -o $(CROSS_OUT)/$$os-$$arch/ ./cmd/dsh-bridge ./cmd/dsh-highlight ./cmd/dsh-code ./cmd/dsh-markdown; \
 		case $$os in linux) ;; *) echo "vet $$os/$$arch"; CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) vet ./... ;; esac; \
 	done; rm -rf $(CROSS_OUT)
+
+# dist builds the release into dist/release (internal/devtools/dist): for
+# each of the six registry targets an archive (.tar.gz, .zip on Windows)
+# of the bridge, its three helpers, README.md and LICENSE, built
+# reproducibly; SHA256SUMS; dist/registry/agent.json for the version
+# `dsh-bridge --version` prints; and a VSIX per target. It names the
+# targets that do not build and then fails. It leaves the last target's
+# binaries in editors/vscode/bin (make vsix puts this machine's back).
+dist:
+	test -d $(VSCODE)/node_modules || (cd $(VSCODE) && npm ci --no-audit --no-fund --loglevel=error)
+	cd $(VSCODE) && npm run --silent build
+	$(GO) run ./internal/devtools/dist -out dist/release -registry dist/registry/agent.json -vsix
 
 vet:
 	$(GO) vet ./...

@@ -56,7 +56,8 @@ export class Controller implements vscode.Disposable {
   private command(): string {
     const configured = vscode.workspace.getConfiguration("dshBridge").get<string>("path");
     if (configured) return configured;
-    const bundled = vscode.Uri.joinPath(this.ctx.extensionUri, "bin", "dsh-bridge").fsPath;
+    const exe = process.platform === "win32" ? "dsh-bridge.exe" : "dsh-bridge";
+    const bundled = vscode.Uri.joinPath(this.ctx.extensionUri, "bin", exe).fsPath;
     if (existsSync(bundled)) return bundled;
     const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
     const found = findProgram("dsh-bridge", folders);
