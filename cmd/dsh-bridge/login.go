@@ -25,7 +25,7 @@ const defaultBaseURL = "https://api.deepseek.com"
 // loginCheckTimeout bounds login's GET /models.
 const loginCheckTimeout = 30 * time.Second
 
-// runLogin is `dsh-bridge login [--base-url URL]`, the ACP terminal auth
+// runLogin is `dsh-bridge login [--base-url URL] [--status]`, the ACP terminal auth
 // method: it asks for a key (unechoed on a terminal; the first line of a
 // pipe) and, unless --base-url gives it, a base URL (the next line;
 // empty: the default), checks the key with the endpoint's GET /models,
@@ -35,12 +35,16 @@ func runLogin(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("dsh-bridge login", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	baseFlag := fs.String("base-url", "", "the OpenAI-compatible endpoint the key is for (default "+defaultBaseURL+")")
+	status := fs.Bool("status", false, "say where the key comes from (never the key) and exit: 0 when there is one")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "dsh-bridge login: unexpected argument %q\n", fs.Arg(0))
 		return 2
+	}
+	if *status {
+		return keyStatus(stdout, stderr)
 	}
 	in := bufio.NewReader(stdin)
 	fmt.Fprint(stdout, "API key (DeepSeek's, or another OpenAI-compatible endpoint's): ")
@@ -135,6 +139,22 @@ func checkKey(base, key string) error {
 		return fmt.Errorf("the endpoint refused the key (HTTP %d): %s", ae.Status, msg)
 	}
 	return err
+}
+
+// keyStatus says where the bridge would take its key from: a variable,
+// the keychain or the file (credentials.Resolve).
+func keyStatus(stdout, stderr io.Writer) int {
+	_, src, err := credentials.Local().Resolve(os.Getenv)
+	switch {
+	case errors.Is(err, credentials.ErrNone):
+		fmt.Fprintln(stdout, "No API key is set or stored: run dsh-bridge login, or set DSH_API_KEY.")
+		return 1
+	case err != nil:
+		fmt.Fprintln(stderr, "dsh-bridge login:", secrets.Redact(err.Error()))
+		return 1
+	}
+	fmt.Fprintf(stdout, "The API key comes from %s.\n", src)
+	return 0
 }
 
 // runLogout is `dsh-bridge logout`: it removes the stored key from the

@@ -108,6 +108,9 @@ func TestLogin(t *testing.T) {
 				t.Errorf("mode %o, want 600", info.Mode().Perm())
 			}
 		}
+		if out, _, code := runCLI(t, bin, cfg, "", "login", "--status"); code != 0 || out != "The API key comes from "+stored(cfg)+".\n" {
+			t.Errorf("login --status: %d %q", code, out)
+		}
 		out, errOut, code = runCLI(t, bin, cfg, "", "logout")
 		if code != 0 || !strings.Contains(out, "Signed out") {
 			t.Fatalf("logout exited %d: %s%s", code, out, errOut)
@@ -117,6 +120,9 @@ func TestLogin(t *testing.T) {
 		}
 		if out, _, code := runCLI(t, bin, cfg, "", "logout"); code != 0 || !strings.Contains(out, "No key was stored") {
 			t.Errorf("a second logout: %d %q", code, out)
+		}
+		if out, _, code := runCLI(t, bin, cfg, "", "login", "--status"); code != 1 || !strings.Contains(out, "No API key is set or stored") {
+			t.Errorf("login --status after logout: %d %q", code, out)
 		}
 	})
 	t.Run("the base URL flag skips its question", func(t *testing.T) {

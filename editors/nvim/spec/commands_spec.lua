@@ -198,6 +198,45 @@ describe("commands", function()
     assert.falsy(text:find("ERROR", 1, true), text)
   end)
 
+  it(":DshLogin runs dsh-bridge login in a terminal, and :checkhealth says where the key is", function()
+    local cfgdir = vim.fn.tempname()
+    local env = { XDG_CONFIG_HOME = cfgdir, DSH_KEYCHAIN = "off", DSH_API_KEY = false, DEEPSEEK_API_KEY = false,
+      OPENAI_API_KEY = false, DSH_MODEL = false }
+    require("dsh").setup({ cmd = { h.bin }, env = env })
+    local key = "sk-nvim-login-0123456789"
+    local job = require("dsh.commands").login()
+    assert.truthy(job and job > 0)
+    local buf = vim.api.nvim_get_current_buf()
+    local function screen() -- the terminal wraps long lines
+      return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "")
+    end
+    h.wait(function()
+      return screen():find("API key", 1, true) ~= nil
+    end, 10000, "the key prompt")
+    vim.fn.chansend(job, key .. "\r")
+    h.wait(function()
+      return screen():find("Base URL", 1, true) ~= nil
+    end, 10000, "the base URL prompt")
+    vim.fn.chansend(job, "http://127.0.0.1:1\r")
+    assert.are.same({ 1 }, vim.fn.jobwait({ job }, 20000))
+    h.wait(function()
+      return screen():find("could not reach http://127.0.0.1:1", 1, true) ~= nil
+    end, 5000, "the refusal in: " .. screen())
+    assert.falsy(screen():find(key, 1, true), "the terminal echoed the key:\n" .. screen())
+    vim.cmd("bwipeout!")
+
+    vim.cmd("checkhealth dsh")
+    local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+    assert.truthy(text:find("no API key: :DshLogin stores one", 1, true), text)
+    vim.cmd("bwipeout!")
+    vim.fn.mkdir(cfgdir .. "/dsh-bridge", "p")
+    vim.fn.writefile({ '{"apiKey":"' .. key .. '"}' }, cfgdir .. "/dsh-bridge/credentials.json")
+    vim.cmd("checkhealth dsh")
+    text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+    assert.truthy(text:find("The API key comes from " .. cfgdir .. "/dsh-bridge/credentials.json", 1, true), text)
+    assert.falsy(text:find(key, 1, true), text)
+  end)
+
   it("documents every command in :help", function()
     local doc = vim.fn.tempname()
     vim.fn.mkdir(doc .. "/doc", "p")

@@ -267,4 +267,44 @@ function M.stop()
   dsh.reset()
 end
 
+-- env_dict is the environment with extra merged in (false unsets), for
+-- jobs started with clear_env.
+function M.env_dict(extra)
+  local env = vim.fn.environ()
+  for k, v in pairs(extra or {}) do
+    if v == false then
+      env[k] = nil
+    else
+      env[k] = tostring(v)
+    end
+  end
+  return env
+end
+
+-- login runs `dsh-bridge login` (ACP's terminal auth method) in a terminal
+-- buffer: it asks for the key, checks it and stores it; the next chat
+-- takes it. Returns the terminal's job id.
+function M.login()
+  local cfg = dsh.config
+  local found = require("dsh.exe").find(cfg.cmd[1])
+  if not found then
+    notify(cfg.cmd[1] .. " is not on PATH outside the working directory and the temp folder", vim.log.levels.ERROR)
+    return nil
+  end
+  vim.cmd("botright new")
+  local job = vim.fn.termopen({ found, "login" }, {
+    env = M.env_dict(cfg.env),
+    clear_env = true,
+    on_exit = function(_, code)
+      if code == 0 then
+        notify("signed in: :DshChat starts a chat with the stored key")
+      else
+        notify("sign-in failed (exit " .. code .. "); the terminal says why", vim.log.levels.WARN)
+      end
+    end,
+  })
+  vim.cmd("startinsert")
+  return job
+end
+
 return M

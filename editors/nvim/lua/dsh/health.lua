@@ -95,12 +95,31 @@ function M.check()
       model = arg:sub(9)
     end
   end
+  local stored = ""
+  if not key and model:sub(1, 7) ~= "script:" and path ~= "" then
+    -- Where the bridge would take the key from (never the key itself).
+    local out = {}
+    local job = vim.fn.jobstart({ path, "login", "--status" }, {
+      env = require("dsh.commands").env_dict(cfg.env),
+      clear_env = true,
+      stdout_buffered = true,
+      on_stdout = function(_, data)
+        out = data
+      end,
+    })
+    if job > 0 and vim.fn.jobwait({ job }, 5000)[1] == 0 then
+      stored = vim.trim(table.concat(out, "\n"))
+    end
+  end
   if key then
     ok("an API key is set (" .. key .. ")")
   elseif model:sub(1, 7) == "script:" then
     ok("no API key needed: the model is a script (" .. model .. ")")
+  elseif stored ~= "" then
+    ok(stored)
   else
-    warn("no API key: set DSH_API_KEY (or DEEPSEEK_API_KEY / OPENAI_API_KEY) in the environment Neovim starts in")
+    warn("no API key: :DshLogin stores one, or set DSH_API_KEY (or DEEPSEEK_API_KEY / OPENAI_API_KEY)"
+      .. " in the environment Neovim starts in")
   end
   local a = require("dsh").state.agent
   if a and a.info then

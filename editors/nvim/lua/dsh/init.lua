@@ -121,6 +121,9 @@ function M.new_chat(cb)
     agent:new_session(vim.fn.getcwd(), function(s, serr)
       if not s then
         local msg = "session/new: " .. (serr and serr.message or "failed")
+        if serr and serr.code == -32000 then -- auth_required: no key set or stored
+          msg = "not signed in: :DshLogin stores an API key (or set DSH_API_KEY), then :DshChat"
+        end
         notify(msg, vim.log.levels.ERROR)
         return cb(nil, msg)
       end
