@@ -4,7 +4,7 @@
 import * as vscode from "vscode";
 import { existsSync } from "node:fs";
 import type * as acp from "@agentclientprotocol/sdk";
-import { AgentConnection } from "./acp/connection.js";
+import { AgentConnection, SignInRequired } from "./acp/connection.js";
 import { cardView, proposedDiffs } from "./acp/cards.js";
 import { findProgram } from "./acp/program.js";
 import type { Block, NoticeBlock, PendingPermission, SessionState, TextBlock } from "./acp/session.js";
@@ -143,7 +143,16 @@ export class Controller implements vscode.Disposable {
 
   async newChat(): Promise<SessionState> {
     const agent = await this.ensureAgent();
-    const s = await agent.newSession(this.cwd);
+    let s: SessionState;
+    try {
+      s = await agent.newSession(this.cwd);
+    } catch (err) {
+      if (err instanceof SignInRequired) {
+        this.log.appendLine(`session/new: ${err.message}`);
+        this.view.post({ type: "signin", terminal: err.terminalArgs !== undefined });
+      }
+      throw err;
+    }
     this.chats.set(s.id, s);
     this.select(s);
     return s;
@@ -349,6 +358,9 @@ export class Controller implements vscode.Disposable {
         case "restart":
           await this.restart();
           break;
+        case "signin":
+          await this.signIn(m.how);
+          break;
         case "painted":
           this.onPainted?.(m);
           break;
@@ -357,9 +369,42 @@ export class Controller implements vscode.Disposable {
           break;
       }
     } catch (err) {
+      if (err instanceof SignInRequired) return; // the sign-in panel is showing
       this.log.appendLine(`${m.type}: ${(err as Error).stack ?? err}`);
       void vscode.window.showErrorMessage(`dsh-bridge: ${(err as Error).message}`);
     }
+  }
+
+  /** setApiKey asks for a key and stores it in the secret storage ("" removes
+   * it); false when the person cancelled. */
+  async setApiKey(): Promise<boolean> {
+    const key = await vscode.window.showInputBox({ prompt: "The API key dsh-bridge passes to the model (DSH_API_KEY)", password: true, ignoreFocusOut: true });
+    if (key === undefined) return false;
+    if (key === "") await this.ctx.secrets.delete(SECRET_KEY);
+    else await this.ctx.secrets.store(SECRET_KEY, key);
+    return true;
+  }
+
+  /** signIn answers the sign-in panel: a key for the secret storage (the
+   * agent restarts with it), or the agent's terminal auth method
+   * (`dsh-bridge login`) in a terminal, after whose success the same agent
+   * opens the chat with the key it stored. */
+  async signIn(how: "key" | "terminal"): Promise<void> {
+    if (how === "key") {
+      if (await this.setApiKey()) await this.restart();
+      return;
+    }
+    const args = this.agent?.terminalLogin() ?? ["login"];
+    const term = vscode.window.createTerminal({ name: "dsh-bridge login", shellPath: this.command(), shellArgs: args, env: vscode.workspace.getConfiguration("dshBridge").get<Record<string, string>>("env") ?? {} });
+    term.show();
+    const code = await new Promise<number | undefined>((resolve) => {
+      const sub = vscode.window.onDidCloseTerminal((t) => {
+        if (t !== term) return;
+        sub.dispose();
+        resolve(t.exitStatus?.code);
+      });
+    });
+    if (code === 0) await this.newChat();
   }
 
   dispose(): void {

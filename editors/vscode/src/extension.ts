@@ -1,7 +1,8 @@
 // dsh-bridge for VS Code: activation wires the controller, the chat view
 // and the commands; deactivation kills the agent.
 import * as vscode from "vscode";
-import { Controller, SECRET_KEY } from "./controller.js";
+import { SignInRequired } from "./acp/connection.js";
+import { Controller } from "./controller.js";
 import { ChatView } from "./ui/view.js";
 
 let controller: Controller | undefined;
@@ -23,17 +24,16 @@ export function activate(ctx: vscode.ExtensionContext): Api {
     vscode.window.registerWebviewViewProvider(ChatView.id, c.view, { webviewOptions: { retainContextWhenHidden: true } }),
     vscode.commands.registerCommand("dshBridge.newChat", async () => {
       c.view.show();
-      await c.newChat();
+      await c.newChat().catch((err) => {
+        if (!(err instanceof SignInRequired)) throw err; // else the sign-in panel shows
+      });
     }),
     vscode.commands.registerCommand("dshBridge.sessions", () => c.sessions()),
     vscode.commands.registerCommand("dshBridge.cancel", () => c.cancel()),
     vscode.commands.registerCommand("dshBridge.restart", () => c.restart()),
     vscode.commands.registerCommand("dshBridge.showLog", () => c.log.show()),
     vscode.commands.registerCommand("dshBridge.setApiKey", async () => {
-      const key = await vscode.window.showInputBox({ prompt: "The API key dsh-bridge passes to the model (DSH_API_KEY)", password: true, ignoreFocusOut: true });
-      if (key === undefined) return;
-      if (key === "") await ctx.secrets.delete(SECRET_KEY);
-      else await ctx.secrets.store(SECRET_KEY, key);
+      if (!(await c.setApiKey())) return;
       if (c.agent) {
         const r = await vscode.window.showInformationMessage("dsh-bridge: the key is stored. Restart the agent to use it?", "Restart");
         if (r === "Restart") await c.restart();

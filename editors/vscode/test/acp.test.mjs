@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { acp, pids, read, start, waitFor, workspace } from "./helpers.mjs";
+import { acp, bin, nodeHost, pids, read, start, waitFor, workspace } from "./helpers.mjs";
 
 const allowOnce = (req) => req.respond(req.options.find((o) => o.kind === "allow_once").optionId);
 
@@ -158,5 +158,31 @@ test("session/load replays the same cards", async () => {
     assert.deepEqual(replay.slice(1), live);
   } finally {
     await second.agent.dispose();
+  }
+});
+
+test("without a key session/new is SignInRequired, with the terminal method's args", async () => {
+  const dir = workspace({});
+  const cfg = workspace({});
+  const host = nodeHost(dir);
+  const agent = await acp.AgentConnection.start({
+    command: bin(),
+    args: [],
+    env: { ...process.env, DSH_API_KEY: "", DEEPSEEK_API_KEY: "", OPENAI_API_KEY: "", DSH_MODEL: "", DSH_KEYCHAIN: "off", XDG_CONFIG_HOME: cfg, DSH_STATE_DIR: path.join(dir, ".state"), TMPDIR: "/tmp" },
+    cwd: dir,
+    host,
+    decide: () => {},
+  });
+  try {
+    assert.deepEqual(acp.CAPABILITIES.auth, { terminal: true });
+    assert.deepEqual(agent.authMethods.map((m) => m.id), ["dsh-login", "dsh-api-key"]);
+    await assert.rejects(agent.newSession(dir), (err) => {
+      assert.ok(err instanceof acp.SignInRequired, String(err));
+      assert.deepEqual(err.terminalArgs, ["login"]);
+      assert.match(err.message, /dsh-bridge login/);
+      return true;
+    });
+  } finally {
+    await agent.dispose(500);
   }
 });

@@ -37,17 +37,34 @@ export interface StartOptions {
 export const CAPABILITIES: acp.ClientCapabilities = {
   fs: { readTextFile: true, writeTextFile: true },
   terminal: true,
+  // The sign-in panel runs the agent's terminal auth method (dsh-bridge
+  // login) in a VS Code terminal.
+  auth: { terminal: true },
   // Cards are drawn from _meta.dsh (docs/meta-dsh.md): the bridge then
   // sends a read's or a search's text once, in the card, and syntax tokens
   // packed (a sixth of the bytes; unpackTokens).
   _meta: { dsh: { version: 1, packedTokens: true } },
 };
 
+/** ACP's auth_required error code. */
+export const AUTH_REQUIRED = -32000;
+
+/** SignInRequired: the agent has no API key (auth_required); terminalArgs
+ * are the arguments of its terminal auth method, if it offers one. */
+export class SignInRequired extends Error {
+  constructor(message: string, readonly terminalArgs: string[] | undefined) {
+    super(message);
+    this.name = "SignInRequired";
+  }
+}
+
 export class AgentConnection {
   readonly sessions = new Map<string, SessionState>();
   readonly child: ChildProcess;
   private readonly conn: acp.ClientConnection;
   agentInfo: acp.Implementation | null | undefined;
+  /** The initialize answer's authentication methods. */
+  authMethods: acp.AuthMethod[] = [];
   capabilities: acp.AgentCapabilities | undefined;
   exited = false;
   private stopping = false;
@@ -110,6 +127,7 @@ export class AgentConnection {
     ]);
     exited.catch(() => {});
     c.agentInfo = init.agentInfo;
+    c.authMethods = init.authMethods ?? [];
     c.capabilities = init.agentCapabilities;
     return c;
   }
@@ -148,9 +166,22 @@ export class AgentConnection {
     return s;
   }
 
+  /** Opens a session; SignInRequired when the agent has no API key. */
   async newSession(cwd: string): Promise<SessionState> {
-    const r = await this.conn.agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+    let r: acp.NewSessionResponse;
+    try {
+      r = await this.conn.agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+    } catch (err) {
+      if ((err as { code?: number })?.code === AUTH_REQUIRED) throw new SignInRequired((err as Error).message, this.terminalLogin());
+      throw err;
+    }
     return this.track(new SessionState(r.sessionId, cwd, r.modes ?? undefined, r.configOptions ?? undefined));
+  }
+
+  /** The arguments of the agent's terminal auth method (undefined: none). */
+  terminalLogin(): string[] | undefined {
+    const m = this.authMethods.find((a) => (a as { type?: string }).type === "terminal") as { args?: string[] } | undefined;
+    return m ? (m.args ?? []) : undefined;
   }
 
   /** Loads a stored session; its replayed updates reach the returned state

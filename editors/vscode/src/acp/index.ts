@@ -1,5 +1,5 @@
 // The vscode-free layers, for the plain-Node tests.
-export { AgentConnection, CAPABILITIES, type ClientHost } from "./connection.js";
+export { AgentConnection, AUTH_REQUIRED, CAPABILITIES, SignInRequired, type ClientHost } from "./connection.js";
 export { SessionState, contentText, unpackTokens, type PendingPermission } from "./session.js";
 export { cardView, hunksOf, proposedDiffs, tokenClass } from "./cards.js";
 export { findProgram } from "./program.js";

@@ -31,6 +31,7 @@ export type ToWebview =
   | { type: "blocks"; sessionId: string; blocks: BlockView[] }
   | { type: "header"; header: HeaderView }
   | { type: "agent"; state: "starting" | "ready" | "exited"; message?: string }
+  | { type: "signin"; terminal: boolean }
   | { type: "test"; op: "click"; selector: string; id: number }
   | { type: "test"; op: "query"; id: number }
   | { type: "test"; op: "type"; text: string; id: number };
@@ -49,5 +50,6 @@ export type FromWebview =
   | { type: "sessions" }
   | { type: "switchChat"; sessionId: string }
   | { type: "restart" }
+  | { type: "signin"; how: "key" | "terminal" }
   | { type: "painted"; frameMs: number; blocks: number; firstChunk?: boolean }
   | { type: "test"; id: number; result: unknown };

@@ -308,6 +308,21 @@ function apply(m: ToWebview): void {
         banner.append(el("span", undefined, m.message ?? "The agent exited."), restart);
       }
       break;
+    case "signin": {
+      // One panel: store a key, or run the agent's terminal sign-in.
+      banner.replaceChildren();
+      banner.className = "banner signin";
+      const key = el("button", "signin-key", "Enter an API key");
+      key.addEventListener("click", () => post({ type: "signin", how: "key" }));
+      banner.append(el("strong", undefined, "Sign in to dsh-bridge"),
+        el("span", undefined, "It needs an API key for DeepSeek or another OpenAI-compatible endpoint."), key);
+      if (m.terminal) {
+        const term = el("button", "signin-terminal", "Sign in in a terminal");
+        term.addEventListener("click", () => post({ type: "signin", how: "terminal" }));
+        banner.append(term);
+      }
+      break;
+    }
     case "test":
       test(m);
       break;
