@@ -253,7 +253,7 @@ func storedModel(st *credentials.Store, base string, baseSet bool, modelName str
 	if !baseSet && c.BaseURL != "" {
 		base = c.BaseURL
 	}
-	return model.NewChat(model.ChatConfig{BaseURL: base, APIKey: c.APIKey, KeySource: src.String(), Model: modelName, StreamIdle: idle})
+	return model.NewChat(model.ChatConfig{BaseURL: base, APIKey: c.APIKey, KeySource: src.String(), StreamIdle: idle, Model: modelName})
 }
 
 // defaultStateDir is folders.State: $XDG_STATE_HOME/dsh-bridge, else
