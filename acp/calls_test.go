@@ -169,4 +169,3 @@ func waitLine(t *testing.T, out *SyncBuffer) string {
 	t.Fatal("no line written")
 	return ""
 }
-
