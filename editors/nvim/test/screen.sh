@@ -67,7 +67,7 @@ grep -qx "hello ACP" "$work/ws/hello.txt" || { echo "screen test: the file did n
 grep -qF "✓ Edit hello.txt" "$work/final.txt" || { echo "screen test: no completed diff card" >&2; cat "$work/final.txt" >&2; exit 1; }
 grep -qF "+hello ACP" "$work/final.txt" || { echo "screen test: no diff lines" >&2; exit 1; }
 grep -qF "Allow once" "$work/asking.txt" || { echo "screen test: no approval prompt" >&2; exit 1; }
-grep -qF "○ Edit hello.txt" "$work/asking.txt" && grep -qF "+ACP" "$work/asking.txt" || { echo "screen test: the pending diff card was not shown before the approval" >&2; cat "$work/asking.txt" >&2; exit 1; }
+grep -qF "○ Edit hello.txt" "$work/asking.txt" && grep -qF "+hello ACP" "$work/asking.txt" || { echo "screen test: the pending diff card was not shown before the approval" >&2; cat "$work/asking.txt" >&2; exit 1; }
 keys Escape ":qa!" Enter
 
 golden="$here/testdata/screen.golden.txt"
