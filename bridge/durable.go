@@ -177,10 +177,11 @@ func (ss *Session) replay(ctx context.Context, turns []replayTurn) {
 }
 
 type loadParams struct {
-	SessionID             string            `json:"sessionId"`
-	Cwd                   string            `json:"cwd"`
-	MCPServers            []json.RawMessage `json:"mcpServers"`
-	AdditionalDirectories []string          `json:"additionalDirectories"`
+	SessionID             string             `json:"sessionId"`
+	Cwd                   string             `json:"cwd"`
+	MCPServers            []json.RawMessage  `json:"mcpServers"`
+	AdditionalDirectories []string           `json:"additionalDirectories"`
+	SystemPrompt          *systemPromptParam `json:"systemPrompt"`
 }
 
 type loadResult struct {
@@ -220,11 +221,16 @@ func (s *Server) loadSession(ctx context.Context, p loadParams, method string) (
 	if err != nil {
 		return loadResult{}, err
 	}
+	sp, spMode, err := clientPrompt(method, p.SystemPrompt)
+	if err != nil {
+		return loadResult{}, err
+	}
 	turns, st, cutOff := completeTurns(events)
 	ss, err := s.openSession(p.SessionID, cwd, dirs)
 	if err != nil {
 		return loadResult{}, err
 	}
+	ss.guide.setClient(sp, spMode)
 	if st.mode != "" {
 		_ = ss.setMode(st.mode)
 	}

@@ -56,10 +56,15 @@ func (s *Server) newSession(ctx context.Context, p newSessionParams) (newSession
 	if err := s.requireKey(); err != nil {
 		return newSessionResult{}, err
 	}
+	sp, spMode, err := clientPrompt("session/new", p.SystemPrompt)
+	if err != nil {
+		return newSessionResult{}, err
+	}
 	ss, err := s.openSession(newSessionID(), cwd, dirs)
 	if err != nil {
 		return newSessionResult{}, err
 	}
+	ss.guide.setClient(sp, spMode)
 	ss.initModel(ctx)
 	if err := ss.startMCP(ctx, p.MCPServers); err != nil {
 		s.dropSession(ss)
@@ -102,6 +107,7 @@ func (ss *Session) sendNotices(ctx context.Context) {
 				Description: strings.Join(dirs, ", ") + ": a program a sandboxed command puts there (a git, an ls) runs as you, outside the sandbox, when a shell with this PATH runs its name. dsh-bridge itself takes no program from them."})
 		}
 	}
+	ss.instructionsNotice(ctx)
 	ss.flushMCPNotices(ctx)
 }
 
@@ -172,6 +178,10 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 		return nil, fmt.Errorf("registering tools: %w", err)
 	}
 	ss.disposers = append(ss.disposers, dispose)
+	if err := ss.registerPlan(); err != nil {
+		return nil, fmt.Errorf("registering todo_write: %w", err)
+	}
+	ss.guide = newGuidance(ws, ss.instructionsCheck)
 	if err := s.codeMode(); err != nil {
 		return nil, fmt.Errorf("installing run_code: %w", err)
 	}
@@ -210,7 +220,7 @@ func (s *Server) setMode(ctx context.Context, p setModeParams) (struct{}, error)
 // sessionCapabilities advertises only what works: list and resume need
 // the store.
 func (s *Server) sessionCapabilities() map[string]any {
-	c := map[string]any{"additionalDirectories": map[string]any{}, "close": map[string]any{}}
+	c := map[string]any{"additionalDirectories": map[string]any{}, "close": map[string]any{}, "systemPrompt": systemPromptCapability()}
 	if s.cfg.StateDir != "" {
 		c["list"] = map[string]any{}
 		c["resume"] = map[string]any{}

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime"
 	"runtime/metrics"
 	"strings"
-	"time"
 
 	"github.com/dsh-bridge/dsh-bridge/acp"
 	"github.com/dsh-bridge/dsh-bridge/card"
@@ -153,15 +151,6 @@ func (ss *Session) systemPrompt() string {
 	return base
 }
 
-func (ss *Session) basePrompt() string {
-	return fmt.Sprintf(`You are dsh-bridge, a coding agent working inside the user's editor.
-Workspace: %s
-Platform: %s/%s
-Date: %s
-
-Use the tools to inspect and change the workspace: read to read files, grep and glob to search, edit for precise changes to existing files, write to create files, bash to run commands (tests, builds, git), web_fetch to read web pages. Prefer small, verifiable steps; read before you edit. Paths may be relative to the workspace.`, ss.ws.Cwd(), runtime.GOOS, runtime.GOARCH, time.Now().Format("2006-01-02"))
-}
-
 // turn runs the agent loop until the model stops, the request cap is hit,
 // or ctx is cancelled; every update is sent before it returns.
 func (ss *Session) turn(ctx context.Context) string {
@@ -253,6 +242,7 @@ func (ss *Session) turn(ctx context.Context) string {
 			return stopEndTurn
 		}
 		results := ss.runTools(ctx, resp.ToolCalls)
+		ss.addInstructions(ctx, resp.ToolCalls, results)
 		ss.reportNewRepos(ctx)
 		ss.commitAssistant(resp, results)
 		concluded := true
@@ -370,6 +360,7 @@ func (ss *Session) finish(ctx context.Context, tc model.ToolCall, r registry.Too
 	u := views.Result(env, tc.ID, tc.Name, call, view, r.IsError, r.Content)
 	views.SetParent(&u, parent)
 	ss.srv.notify(ctx, ss.id, u)
+	ss.sendPlan(ctx, tc, r)
 	if _, isRead := view.(*card.Read); isRead && !r.IsError {
 		// Syntax tokens follow the result, off the turn's hot path; the
 		// turn (or the load) waits for them before it answers.

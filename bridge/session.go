@@ -75,6 +75,8 @@ type Session struct {
 	toolsMode    string
 	presentation func()
 	subCalls     map[string][]store.Event
+
+	guide *guidance // the system prompt's data and the instructions files
 }
 
 // callInfo is what the bridge remembers of an announced tool call.

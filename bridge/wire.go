@@ -21,7 +21,9 @@ type clientCapabilities struct {
 	Auth struct {
 		Terminal bool `json:"terminal"`
 	} `json:"auth"`
-	Meta map[string]any `json:"_meta"`
+	// Plan is non-nil when the client takes plan_update and plan_removed.
+	Plan *json.RawMessage `json:"plan"`
+	Meta map[string]any   `json:"_meta"`
 }
 
 // dsh is the client's `_meta.dsh` object (docs/meta-dsh.md), nil when it
@@ -60,9 +62,10 @@ type initializeResult struct {
 }
 
 type newSessionParams struct {
-	Cwd                   string            `json:"cwd"`
-	MCPServers            []json.RawMessage `json:"mcpServers"`
-	AdditionalDirectories []string          `json:"additionalDirectories"`
+	Cwd                   string             `json:"cwd"`
+	MCPServers            []json.RawMessage  `json:"mcpServers"`
+	AdditionalDirectories []string           `json:"additionalDirectories"`
+	SystemPrompt          *systemPromptParam `json:"systemPrompt"`
 }
 
 type sessionMode struct {
