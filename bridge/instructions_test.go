@@ -276,3 +276,26 @@ func planOpsSchema(t *testing.T) *jsonschema.Schema {
 	}
 	return s
 }
+
+// BenchmarkSystemPrompt_Tokens reports the first request's prompt tokens
+// as the fake measures them (system message, tools and a one-word
+// prompt) and the system message's bytes, with a root AGENTS.md.
+func BenchmarkSystemPrompt_Tokens(b *testing.B) {
+	dir, _ := filepath.EvalSymlinks(b.TempDir())
+	os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("Run make test before you finish.\n"), 0o644)
+	m := newFakeModel(b)
+	m.always = &fakeTurn{text: "ok"}
+	e := startEditor(b, "DSH_BASE_URL="+m.srv.URL)
+	e.initialize(nil)
+	var tokens, bytes int
+	for b.Loop() {
+		s := e.newSession(dir)
+		e.prompt(s, "hi")
+		u := m.reported()
+		tokens = u[len(u)-1].prompt
+		r := m.recorded()
+		bytes = len(contentText(r[len(r)-1].Messages[0].Content))
+	}
+	b.ReportMetric(float64(tokens), "prompt-tokens")
+	b.ReportMetric(float64(bytes), "system-bytes")
+}

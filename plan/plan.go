@@ -91,4 +91,3 @@ func Tool() (*registry.Tool, error) {
 	t.Effect = registry.EffectRead // no side effect: never asks
 	return t, nil
 }
-
