@@ -53,11 +53,11 @@ func (s *Server) newSession(ctx context.Context, p newSessionParams) (newSession
 	if err != nil {
 		return newSessionResult{}, err
 	}
-	if err := s.requireKey(); err != nil {
-		return newSessionResult{}, err
-	}
 	sp, spMode, err := clientPrompt("session/new", p.SystemPrompt)
 	if err != nil {
+		return newSessionResult{}, err
+	}
+	if err := s.requireKey(); err != nil {
 		return newSessionResult{}, err
 	}
 	ss, err := s.openSession(newSessionID(), cwd, dirs)
