@@ -161,10 +161,14 @@ deps-wine:
 	internal/wine/prefix.sh $(WINE_PREFIX)
 
 # test-wine runs the Windows test binaries of the packages that need no
-# kernel sandbox under Wine (internal/wine/test.sh).
+# kernel sandbox under Wine (internal/wine/test.sh), then one ACP session
+# of the Windows dsh-bridge.exe under Wine (internal/wine's
+# TestWineSession, which fails rather than skips once DSH_WINE_PREFIX is
+# set; -count=1: the binaries it builds are invisible to the test cache).
 WINE_PKGS := jsonv registry pipeline card store internal/winjob
 test-wine: deps-wine
 	WINEPREFIX=$(WINE_PREFIX) internal/wine/test.sh $(WINE_PKGS)
+	DSH_WINE_PREFIX=$(WINE_PREFIX) $(GO) test -count=1 -timeout 10m -run '^TestWineSession$$' ./internal/wine/
 
 # bench reproduces BENCHMARKS.md.
 bench: deps
