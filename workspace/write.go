@@ -31,15 +31,8 @@ import (
 // whatever its path leads to by then. check's errors are returned
 // unchanged.
 func WriteFile(path, content string, check func(string) error) error {
-	target, err := linkTarget(path)
+	dir, base, err := writeTarget(path, check)
 	if err != nil {
-		return err
-	}
-	if err := check(Resolve(target)); err != nil {
-		return err
-	}
-	dir, base := filepath.Dir(target), filepath.Base(target)
-	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return err
 	}
 	dfd, err := openPlain(dir, unix.O_DIRECTORY)

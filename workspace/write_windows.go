@@ -26,15 +26,8 @@ import (
 // Windows has no mode bits but read-only: an existing file's ACL is not
 // copied. check's errors are returned unchanged.
 func WriteFile(path, content string, check func(string) error) error {
-	target, err := linkTarget(path)
+	dir, base, err := writeTarget(path, check)
 	if err != nil {
-		return err
-	}
-	if err := check(Resolve(target)); err != nil {
-		return err
-	}
-	dir, base := filepath.Dir(target), filepath.Base(target)
-	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return err
 	}
 	dh, err := openHandle(dir, windows.FILE_LIST_DIRECTORY, false, true)
