@@ -182,6 +182,37 @@ describe("cards", function()
     end
   end)
 
+  it("draw a stopped command as stopped: its output, no fence, no raw error", function()
+    -- the updates the bridge sends for a command cancelled mid-run
+    local aborted = "```console\nError: command aborted\n```"
+    local call = { id = "bash_1", title = "echo started; sleep 30", status = "failed", tool_kind = "execute",
+      terminal_id = "term_gone", live_output = "started\n",
+      content = { { type = "content", content = { type = "text", text = aborted } } },
+      dsh = { card = { card = "generic", content = { { type = "text", text = aborted } } } } }
+    local lines = cards.render(call).lines
+    local text = table.concat(lines, "\n")
+    assert.are.equal("⊘ echo started; sleep 30", lines[1])
+    assert.truthy(text:find("│ started", 1, true), text)
+    assert.truthy(text:find("⊘ stopped", 1, true), text)
+    assert.falsy(text:find("```", 1, true), text)
+    assert.falsy(text:find("command aborted", 1, true), text)
+    -- a command that failed otherwise keeps its error, out of the fence
+    call.content[1].content.text = "```console\nError: bash: nope: not found\n```"
+    call.dsh.card.content[1].text = call.content[1].content.text
+    text = table.concat(cards.render(call).lines, "\n")
+    assert.truthy(text:find("Error: bash: nope: not found", 1, true), text)
+    assert.falsy(text:find("```", 1, true), text)
+  end)
+
+  it("ask about an edit as an edit, a command as a command", function()
+    local approve = require("dsh.ui.approve")
+    local edit = { title = "Edit hello.txt", tool_kind = "edit",
+      dsh = { card = { card = "diff", diffs = { { path = "/w/hello.txt", oldText = "a\n", newText = "b\n" } } } } }
+    assert.are.equal("dsh-bridge asks to change a file: Edit hello.txt", approve.prompt(edit, edit.title))
+    local cmd = { title = "ls", tool_kind = "execute", dsh = { card = { card = "terminal", title = "ls" } } }
+    assert.are.equal("dsh-bridge asks to run: ls", approve.prompt(cmd, cmd.title))
+  end)
+
   it("draw plain ACP tool calls (no _meta.dsh) and ignore what they do not know", function()
     local s = require("dsh.session").new("s1")
     for _, u in ipairs({

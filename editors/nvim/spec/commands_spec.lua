@@ -168,6 +168,19 @@ describe("commands", function()
     assert.truthy(vim.wo[chat.win].statusline:find("$0.0042", 1, true), vim.wo[chat.win].statusline)
   end)
 
+  it("opens the prompt window without line numbers, whatever the split inherits", function()
+    h.workspace({})
+    vim.o.number = true
+    local ok, err = pcall(function()
+      local chat = h.start("answer.jsonl")
+      assert.is_false(vim.wo[chat.input_win].number)
+      assert.is_false(vim.wo[chat.input_win].relativenumber)
+      assert.is_false(vim.wo[chat.win].number)
+    end)
+    vim.o.number = false
+    assert(ok, err)
+  end)
+
   it("opens the chat in floats when asked", function()
     h.workspace({})
     local chat = h.start("answer.jsonl", { layout = "float" })

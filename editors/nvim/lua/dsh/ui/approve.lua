@@ -26,6 +26,19 @@ local function next_request()
   return queue[1]
 end
 
+-- M.prompt says what a request asks for: an edit as an edit, a command
+-- as a command.
+function M.prompt(call, title)
+  local card = call.dsh and call.dsh.card
+  local kind = type(card) == "table" and card.card or nil
+  if kind == "diff" or (kind == nil and #cards.diffs(call) > 0) then
+    return "dsh-bridge asks to change a file: " .. title
+  elseif kind == "terminal" or call.tool_kind == "execute" then
+    return "dsh-bridge asks to run: " .. title
+  end
+  return "dsh-bridge asks to use a tool: " .. title
+end
+
 -- M.ask shows the picker of the first open request (if none is shown).
 function M.ask()
   if asking then
@@ -55,7 +68,7 @@ function M.ask()
   end
   local title = tostring(req.call.title or req.call.tool_kind or "a tool call")
   vim.ui.select(items, {
-    prompt = "dsh-bridge wants to run: " .. title,
+    prompt = M.prompt(req.call, title),
     kind = "dsh.permission",
     format_item = function(item)
       if item == REVIEW then

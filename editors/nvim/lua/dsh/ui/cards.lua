@@ -412,6 +412,25 @@ local function draw_web(out, card)
   end
 end
 
+-- unfence takes the text out of a single ``` fence around all of it.
+function M.unfence(text)
+  local inner = text:match("^%s*```[%w_-]*\n(.-)\n?```%s*$")
+  return inner or text
+end
+
+-- ended_text is the text of a command that ended without its terminal
+-- card, and whether it was stopped (the tool's "command aborted").
+local function ended_text(call, card)
+  local text = content_text(call.content)
+  if text == "" and type(card) == "table" and type(card.content) == "table" then
+    text = content_text(card.content)
+  end
+  text = M.unfence(text)
+  local bare = text:gsub("^%s*Error: ", ""):gsub("%s+$", "")
+  local stopped = bare == "command aborted" or bare == "command aborted."
+  return stopped and "" or text, stopped
+end
+
 -- M.render draws a call. opts: {expanded, indent}. Returns
 -- {lines, hls = {{row, s, e, group}}, line_hls = {{row, group}},
 -- targets = {row = lnum}, target_paths = {row = path}}.
@@ -419,6 +438,16 @@ function M.render(call, opts)
   opts = opts or {}
   local out = new_out(opts.indent)
   local status = call.status or "pending"
+  local card = call.dsh and call.dsh.card
+  local kind = type(card) == "table" and card.card or nil
+  local ended, stopped
+  local drawn = { diff = true, read = true, terminal = true, search = true, web = true }
+  if call.terminal_id and kind ~= nil and not drawn[kind] then
+    ended, stopped = ended_text(call, card)
+    if stopped then
+      status = "cancelled"
+    end
+  end
   local icon = ICON[status] or "•"
   local title = str(call.title)
   if title == "" then
@@ -427,8 +456,6 @@ function M.render(call, opts)
   local row = out:add(icon .. " " .. title)
   out:hl(row, #out.indent, #out.indent + #icon, STATUS_HL[status] or "DshPending")
   out:hl(row, #out.indent + #icon + 1, -1, "DshCardTitle")
-  local card = call.dsh and call.dsh.card
-  local kind = type(card) == "table" and card.card or nil
   local expanded = opts.expanded
   if kind == "diff" or (kind == nil and #M.diffs(call) > 0) then
     draw_diff(out, call)
@@ -445,8 +472,12 @@ function M.render(call, opts)
       -- a command that ended without a terminal card (cancelled, failed):
       -- what it printed, then why it ended
       draw_terminal(out, call, nil, expanded)
-    end
-    if not (kind == "generic" and status == "pending" and draw_program(out, call, card, expanded)) then
+      if stopped then
+        out:add("⊘ stopped", "DshAwaiting")
+      else
+        draw_text(out, ended, expanded)
+      end
+    elseif not (kind == "generic" and status == "pending" and draw_program(out, call, card, expanded)) then
       local text = content_text(call.content)
       if text == "" and type(card) == "table" and type(card.content) == "table" then
         text = content_text(card.content)

@@ -313,7 +313,12 @@ function Chat:open()
   end
   self:flush() -- draws what is pending, and folds the thoughts in this window
   wo.winfixwidth = true
-  vim.wo[self.input_win].winfixheight = true
+  local iwo = vim.wo[self.input_win]
+  iwo.winfixheight = true
+  -- the prompt is not a file: no line numbers, whatever the split inherited
+  iwo.number = false
+  iwo.relativenumber = false
+  iwo.signcolumn = "no"
   vim.wo[self.input_win].statusline = " prompt · <CR> send (normal mode) · <C-c> cancel · :DshAdd attach"
   self:_statusline()
   self:_scroll_end()
