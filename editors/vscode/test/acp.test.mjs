@@ -111,6 +111,12 @@ test("cancel mid-command: the turn ends cancelled, no process is left", async ()
     assert.equal(await turn, "cancelled");
     await waitFor(() => pids("^sleep 31.4159").length === 0, 5000, "no sleep left");
     assert.notEqual(s.calls.get("bash_1").status, "in_progress");
+    // stopped, not failed: the output as it was, no fence, no raw error
+    const v = live();
+    assert.equal(v.status, "cancelled");
+    assert.equal(v.terminal.stopped, true);
+    assert.match(v.terminal.output, /started/);
+    assert.doesNotMatch(v.text ?? "", /```|command aborted/);
   } finally {
     await agent.dispose();
   }

@@ -122,3 +122,18 @@ test("packed tokens unpack to the same spans, and bad ones are left out", () => 
   ])
     assert.deepEqual(acp.unpackTokens(bad), want, JSON.stringify(bad));
 });
+
+test("shellSpans classes a command's words", async (t) => {
+  const cases = [
+    ["a pipeline", "cat hello.txt | grep -n x", [["cat", "cmd"], ["|", "op"], ["grep", "cmd"]]],
+    ["and, strings, variables", `echo "a b" 'c' $HOME && ls`, [["echo", "cmd"], [`"a b"`, "str"], ["'c'", "str"], ["$HOME", "var"], ["&&", "op"], ["ls", "cmd"]]],
+    ["reserved words", "if true; then exit 1; fi", [["if", "kw"], ["true", "cmd"], [";", "op"], ["then", "kw"], ["exit", "cmd"], [";", "op"], ["fi", "kw"]]],
+    ["an assignment, then the command", "GOOS=linux go build ./... # all", [["go", "cmd"], ["# all", "com"]]],
+    ["a redirection is not a command", "echo x > out.txt", [["echo", "cmd"], [">", "op"]]],
+  ];
+  for (const [name, cmd, want] of cases)
+    await t.test(name, () => {
+      const got = acp.shellSpans(cmd).map((s) => [cmd.slice(s.s, s.e), s.c]);
+      assert.deepEqual(got, want);
+    });
+});

@@ -37,7 +37,7 @@ export interface CardView {
   decision?: string;
   diff?: { files: DiffFile[]; proposed: Array<{ path: string; oldText: string | null; newText: string }> };
   read?: { path: string; offset: number; total?: number; lines: Array<{ n: number; text: string; spans: Span[] }> };
-  terminal?: { terminalId?: string; command?: string; description?: string; cwd?: string; output?: string; exitCode?: number | null; signal?: string | null };
+  terminal?: { terminalId?: string; command?: string; description?: string; cwd?: string; output?: string; exitCode?: number | null; signal?: string | null; stopped?: boolean };
   search?: { files: Array<{ path: string; matches: Array<{ line: number; text: string }> }>; paths?: string[]; truncated: boolean; total?: number };
   web?: { url?: string; status?: number; answer?: string; sources: Array<{ url: string; title?: string }> };
   text?: string;
@@ -157,6 +157,14 @@ function plainText(call: ToolCallBlock): string {
   return parts.filter(Boolean).join("\n");
 }
 
+const ABORTED = /^(Error: )?command aborted\.?$/;
+
+/** unfence takes the text out of a single ``` fence around all of it. */
+export function unfence(text: string): string {
+  const m = /^```[\w-]*\n([\s\S]*?)\n?```\s*$/.exec(text.trim());
+  return m ? m[1]! : text;
+}
+
 /** cardView draws a call. terminals gives a live terminal's output. */
 export function cardView(call: ToolCallBlock, terminals?: (id: string) => { output: string } | undefined): CardView {
   const card = call.dsh.card;
@@ -201,7 +209,15 @@ export function cardView(call: ToolCallBlock, terminals?: (id: string) => { outp
       exitCode: t?.exitCode ?? card?.exitCode,
       signal: t?.signal ?? card?.signal,
     };
-    if (type === "generic") v.text = plainText(call); // a command that ended without its card
+    if (type === "generic") {
+      // a command that ended without its card: its text is the tool's
+      // error in a console fence; a stopped command shows as stopped
+      const text = unfence(plainText(call));
+      if (ABORTED.test(text)) {
+        v.terminal.stopped = true;
+        v.status = "cancelled";
+      } else v.text = text;
+    } else if (call.status === "cancelled") v.terminal.stopped = true;
   } else if (type === "search") {
     v.type = "search";
     v.search = {

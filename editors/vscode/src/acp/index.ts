@@ -3,5 +3,6 @@ export { AgentConnection, AUTH_REQUIRED, CAPABILITIES, SignInRequired, type Clie
 export { SessionState, contentText, unpackTokens, type PendingPermission } from "./session.js";
 export { cardView, hunksOf, proposedDiffs, tokenClass } from "./cards.js";
 export { findProgram } from "./program.js";
+export { shellSpans } from "./shell.js";
 export { Terminals, cut } from "../host/terminals.js";
 export { slice } from "../host/text.js";

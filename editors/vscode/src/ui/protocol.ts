@@ -32,8 +32,11 @@ export type ToWebview =
   | { type: "header"; header: HeaderView }
   | { type: "agent"; state: "starting" | "ready" | "exited"; message?: string }
   | { type: "signin"; terminal: boolean }
+  | { type: "config"; tabSize: number }
   | { type: "test"; op: "click"; selector: string; id: number }
   | { type: "test"; op: "query"; id: number }
+  | { type: "test"; op: "scroll"; selector: string; top: number; id: number }
+  | { type: "test"; op: "measure"; id: number }
   | { type: "test"; op: "type"; text: string; id: number };
 
 export type FromWebview =

@@ -29,14 +29,25 @@ export class ChatView implements vscode.WebviewViewProvider {
     view.webview.onDidReceiveMessage((m: FromWebview) => {
       if (m?.type === "ready") {
         this.ready = true;
+        this.postConfig();
         this.onReady();
       }
       this.onMessage(m);
     });
+    // tabs in cards are as wide as in the editor
+    const watch = vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration("editor.tabSize")) this.postConfig();
+    });
     view.onDidDispose(() => {
+      watch.dispose();
       this.view = undefined;
       this.ready = false;
     });
+  }
+
+  private postConfig(): void {
+    const tabSize = vscode.workspace.getConfiguration("editor").get<number>("tabSize");
+    this.post({ type: "config", tabSize: typeof tabSize === "number" && tabSize > 0 ? tabSize : 4 });
   }
 
   get visible(): boolean {
@@ -46,7 +57,7 @@ export class ChatView implements vscode.WebviewViewProvider {
   /** post queues a message; a "reset" drops the block and header messages
    * queued before it (it carries their state). */
   post(m: ToWebview): void {
-    if (m.type === "reset") this.queue = this.queue.filter((q) => q.type === "agent");
+    if (m.type === "reset") this.queue = this.queue.filter((q) => q.type === "agent" || q.type === "config");
     this.queue.push(m);
     this.timer ??= setTimeout(() => this.flush(), 16);
   }

@@ -34,6 +34,8 @@ const dirs = { ext: path.join(tmp, "extensions"), data: path.join(tmp, "data"), 
 for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
 // The greeting on line 6: a pending edit's card must say so (-3,7 +3,7).
 fs.writeFileSync(path.join(dirs.ws, "hello.txt"), "# hi\n\none\ntwo\nthree\nhello world\nfour\nfive\nsix\nend\n");
+// Go with tabs and an underscore: the read card must show both right.
+fs.writeFileSync(path.join(dirs.ws, "main.go"), "package main\n\nfunc main() {\n\tfor _, p := range []string{\"a\"} {\n\t\tprintln(p)\n\t}\n}\n");
 // A workspace that tries to choose the binary, its environment and the
 // approvals: each setting is the person's (scope machine), so all of it
 // must be ignored. The harness's checks fail otherwise: the agent would
@@ -55,6 +57,8 @@ fs.writeFileSync(
     "dshBridge.model": `script:${path.join(ext, "test", "scripts", "e2e.jsonl")}`,
     "dshBridge.env": { DSH_STATE_DIR: path.join(tmp, "state"), DSH_LOG_LEVEL: "warn" },
     "workbench.startupEditor": "none",
+    // not CSS's default (8) nor the page's (4): the cards must take it
+    "editor.tabSize": 3,
     "security.workspace.trust.enabled": false,
     "telemetry.telemetryLevel": "off",
     "workbench.tips.enabled": false,

@@ -1,5 +1,6 @@
 // A card drawn as DOM, by card type. Text goes in through textContent only.
 import type { CardView, DiffLine, Span } from "../../acp/cards.js";
+import { shellSpans } from "../../acp/shell.js";
 import type { FromWebview } from "../protocol.js";
 
 type Post = (m: FromWebview) => void;
@@ -131,7 +132,7 @@ function terminalBody(v: CardView, post: Post, all: boolean, redraw: () => void)
   // Asked about, the whole command is shown (the title is cut to a line).
   if (v.awaiting && t.command) {
     if (t.description) body.append(el("div", "command-description", t.description));
-    body.append(el("pre", "command", t.command));
+    body.append(shellCommand(t.command));
   }
   if (t.cwd) body.append(el("div", "meta", `in ${t.cwd}`));
   const lines = (t.output ?? "").replace(/\x1b\[[\d;?]*[A-Za-z@]/g, "").replace(/\r/g, "").split("\n");
@@ -143,7 +144,8 @@ function terminalBody(v: CardView, post: Post, all: boolean, redraw: () => void)
     body.append(b);
   }
   body.append(el("pre", "terminal-output", lines.slice(lines.length - n).join("\n")));
-  if (t.signal) body.append(el("div", "exit bad", `killed by ${t.signal}`));
+  if (t.stopped) body.append(el("div", "exit stopped", "⊘ stopped"));
+  else if (t.signal) body.append(el("div", "exit bad", `killed by ${t.signal}`));
   else if (t.exitCode != null) body.append(el("div", `exit ${t.exitCode === 0 ? "good" : "bad"}`, `exit ${t.exitCode}`));
   if (t.terminalId) {
     const open = el("button", "secondary", "Open terminal");
@@ -152,6 +154,19 @@ function terminalBody(v: CardView, post: Post, all: boolean, redraw: () => void)
   }
   if (v.text) body.append(el("pre", "text", v.text));
   return body;
+}
+
+/** shellCommand draws a command with its words classed as shell. */
+function shellCommand(cmd: string): HTMLElement {
+  const pre = el("pre", "command");
+  let at = 0;
+  for (const s of shellSpans(cmd)) {
+    if (s.s > at) pre.append(cmd.slice(at, s.s));
+    pre.append(el("span", `sh-${s.c}`, cmd.slice(s.s, s.e)));
+    at = s.e;
+  }
+  if (at < cmd.length) pre.append(cmd.slice(at));
+  return pre;
 }
 
 function searchBody(v: CardView, post: Post, all: boolean, redraw: () => void): HTMLElement {
@@ -212,9 +227,24 @@ function textBody(v: CardView): HTMLElement {
   return body;
 }
 
+/** asking says what the approval is for, by card. */
+function asking(v: CardView): string {
+  if (v.type === "diff") {
+    const files = v.diff?.files ?? [];
+    const news = files.length > 0 && files.every((f) => f.isNew);
+    return `dsh-bridge asks to ${news ? "create" : "edit"} ${files.length === 1 ? "this file" : `${files.length} files`}.`;
+  }
+  if (v.type === "terminal") return "dsh-bridge asks to run this command.";
+  if (v.acpKind === "fetch") return "dsh-bridge asks to fetch this.";
+  if (v.acpKind === "delete") return "dsh-bridge asks to delete this.";
+  if (v.acpKind === "move") return "dsh-bridge asks to move this.";
+  if (v.acpKind === "read" || v.acpKind === "search") return "dsh-bridge asks to read this.";
+  return "dsh-bridge asks to run this.";
+}
+
 function permission(v: CardView, post: Post): HTMLElement {
   const bar = el("div", "permission-bar");
-  bar.append(el("span", "ask", "dsh-bridge asks to run this."));
+  bar.append(el("span", "ask", asking(v)));
   const opts = [...v.awaiting!].sort((a, b) => ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind));
   for (const o of opts) {
     const b = el("button", `permission ${o.kind.startsWith("allow") ? "allow" : "reject"}`, LABEL[o.kind] ?? o.name);

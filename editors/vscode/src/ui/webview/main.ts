@@ -4,6 +4,7 @@
 import MarkdownIt from "markdown-it";
 import type { BlockView, FromWebview, HeaderView, ToWebview } from "../protocol.js";
 import { renderCard, slicer } from "./cards.js";
+import { testHooks } from "./testhooks.js";
 
 declare function acquireVsCodeApi(): { postMessage(m: FromWebview): void };
 const vscode = acquireVsCodeApi();
@@ -32,11 +33,13 @@ input.placeholder = "Ask dsh-bridge… (Enter sends, Shift+Enter for a new line,
 input.rows = 3;
 const send = el("button", "send", "Send");
 const stop = el("button", "stop", "Stop");
+stop.disabled = true; // nothing to stop before a session runs a turn
 footer.append(attachments, input, el("div", "actions"));
 footer.lastElementChild!.append(send, stop);
 app.append(header, banner, scroller, footer);
 
 let current: HeaderView | null = null;
+const test = testHooks({ post, input, transcript, scroller, banner, stop });
 const nodes = new Map<number, HTMLElement>();
 let queue: ToWebview[] = [];
 let scheduled = false;
@@ -94,6 +97,7 @@ function drawHeader(h: HeaderView | null, chats?: Array<{ id: string; title: str
   histBtn.addEventListener("click", () => post({ type: "sessions" }));
   row.append(chatSel, newBtn, histBtn);
   header.append(row);
+  stop.disabled = !h?.running;
   if (!h) return;
   const pickers = el("div", "header-row pickers");
   for (const p of h.pickers) {
@@ -276,9 +280,18 @@ function upsert(b: BlockView): void {
     // a details element keeps its open state across redraws
     const wasOpen = old.querySelector("details")?.open;
     if (wasOpen) fresh.querySelector("details")?.setAttribute("open", "");
+    const out = old.querySelector<HTMLElement>(".terminal-output");
+    const pinned = out && out.scrollTop + out.clientHeight >= out.scrollHeight - 2;
+    const top = out?.scrollTop ?? 0;
     old.replaceWith(fresh);
+    // a command's output keeps its place: followed at the end, else where
+    // the person left it
+    const next = fresh.querySelector<HTMLElement>(".terminal-output");
+    if (next && out) next.scrollTop = pinned ? next.scrollHeight : top;
   } else {
     transcript.append(fresh);
+    const next = fresh.querySelector<HTMLElement>(".terminal-output");
+    if (next) next.scrollTop = next.scrollHeight;
   }
   nodes.set(b.seq, fresh);
 }
@@ -323,6 +336,9 @@ function apply(m: ToWebview): void {
       }
       break;
     }
+    case "config":
+      document.documentElement.style.setProperty("--dsh-tab-size", String(m.tabSize));
+      break;
     case "test":
       test(m);
       break;
@@ -364,41 +380,6 @@ window.addEventListener("message", (e: MessageEvent) => {
     requestAnimationFrame(flush);
   }
 });
-
-// Test hooks, only when the extension runs its end-to-end harness: click a
-// real element, or report what the page shows.
-function test(m: Extract<ToWebview, { type: "test" }>): void {
-  if (document.body.dataset.test !== "1") return;
-  if (m.op === "type") {
-    // as a person types: the text, then Enter in the box
-    input.focus();
-    input.value = m.text;
-    input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
-    post({ type: "test", id: m.id, result: true });
-  } else if (m.op === "click") {
-    const target = document.querySelector<HTMLElement>(m.selector);
-    target?.click();
-    post({ type: "test", id: m.id, result: !!target });
-  } else {
-    const cards = [...document.querySelectorAll<HTMLElement>(".card")].map((c) => ({
-      id: c.dataset.id,
-      type: c.dataset.type,
-      status: c.dataset.status,
-      buttons: [...c.querySelectorAll<HTMLButtonElement>("button.permission")].map((b) => b.textContent),
-      diffLines: [...c.querySelectorAll(".diff-line")].map((l) => l.textContent),
-      hunks: [...c.querySelectorAll(".hunk")].map((l) => l.textContent),
-      command: ((cmd) => cmd && { text: cmd.textContent, wraps: cmd.scrollWidth <= cmd.clientWidth, font: getComputedStyle(cmd).fontFamily,
-        description: c.querySelector(".command-description")?.textContent ?? null })(c.querySelector<HTMLElement>("pre.command")),
-      terminal: c.querySelector(".terminal-output")?.textContent ?? null,
-    }));
-    const html = {
-      imgs: transcript.querySelectorAll("img, script, iframe").length,
-      hrefs: [...transcript.querySelectorAll("a[href]")].map((a) => a.getAttribute("href") ?? ""),
-    };
-    const bannerText = banner.classList.contains("hidden") ? null : banner.textContent;
-    post({ type: "test", id: m.id, result: { cards, text: transcript.innerText, html, banner: bannerText } });
-  }
-}
 
 // each later slice of a big card is a frame of its own
 slicer.onSlice = (ms) => post({ type: "painted", frameMs: ms, blocks: 0 });

@@ -54,6 +54,8 @@ async function activate() {
     const painted = [];
     c.onPainted = (m) => painted.push({ ...m, at: performance.now() });
 
+    // before any turn, Stop has nothing to stop
+    check("Stop disabled before any session", (await ask({ op: "measure" })).stop === true, null);
     const s = await c.newChat();
     await sleep(300);
     // the prompt, typed into the page
@@ -77,6 +79,7 @@ async function activate() {
     check("pending hunk at the file's lines", diff.hunks.length === 1 && diff.hunks[0] === "@@ -3,7 +3,7 @@", diff.hunks);
     check("pending diff has context with line numbers", diff.diffLines.some((l) => l.startsWith("44") && l.includes("two")) &&
       diff.diffLines.some((l) => l.startsWith("6") && l.includes("-") && l.includes("world")), diff.diffLines);
+    check("an edit is asked about as an edit", diff.ask === "dsh-bridge asks to edit this file.", diff.ask);
     check("permission buttons shown", ["Allow once", "Always allow", "Reject", "Always reject"].every((b) => diff.buttons.includes(b)), diff.buttons);
     // "Open diff" before deciding: a diff editor with the proposed text
     await ask({ op: "click", selector: `.card[data-type="diff"] button.open-diff` });
@@ -104,12 +107,14 @@ async function activate() {
       async () => {
         if (!s.running) return true;
         const q = await ask({ op: "query" });
-        const waiting = q.cards.find((x) => x.buttons.length > 0 && x.type === "terminal");
-        if (waiting) {
+        const waiting = q.cards.find((x) => x.buttons.length > 0 && x.type !== "diff");
+        if (waiting?.type === "terminal") {
           const cmd = waiting.command;
           check("the approval shows the whole command, wrapped, monospace, with its description",
             cmd && cmd.text.startsWith("cat hello.txt && echo the-whole-command") && cmd.text.endsWith("-END") && cmd.wraps &&
               /mono|courier|menlo|consol/i.test(cmd.font) && cmd.description === "Show the result", cmd);
+          check("the command is highlighted as shell", waiting.shell.includes("sh-cmd:cat") && waiting.shell.includes("sh-op:&&") && waiting.shell.includes("sh-cmd:echo"), waiting.shell);
+          check("a command is asked about as a command", waiting.ask === "dsh-bridge asks to run this command.", waiting.ask);
         }
         if (waiting) await ask({ op: "click", selector: `.card[data-id="${waiting.id}"] button.permission[data-kind="allow_once"]` });
         return false;
@@ -155,6 +160,65 @@ async function activate() {
       await shot(name);
     }
     await themes.update("colorTheme", undefined, vscode.ConfigurationTarget.Global);
+
+    // the read card: code drawn right, in each theme
+    for (const [kind, theme] of [["light", "Default Light Modern"], ["dark", "Default Dark Modern"], ["hc", "Default High Contrast"]]) {
+      await themes.update("colorTheme", theme, vscode.ConfigurationTarget.Global);
+      const m = await waitFor(async () => {
+        const q = await ask({ op: "measure" });
+        return (kind === "light" ? /vscode-light/ : kind === "dark" ? /vscode-dark/ : /vscode-high-contrast/).test(q.theme) && q.colours.length > 0 ? q : null;
+      }, 15000, `the ${theme} theme in the page`);
+      await sleep(300);
+      const mm = await ask({ op: "measure" });
+      check(`a keyword's colour differs from plain text's (${kind})`, mm.colours.length > 0 && mm.colours.every((x) => x.kw !== x.plain), { theme: m.theme, colours: mm.colours });
+      if (kind === "light") {
+        check("an underscore's glyph is inside its line box", mm.underscores.some((u) => u.text.includes("for _, p")) &&
+          mm.underscores.every((u) => u.inkBottom <= u.clipBottom + 0.01), mm.underscores);
+        check("a tab is as wide as editor.tabSize (3) spaces, from the code's start", mm.tabSize === "3" && mm.tabs.length >= 2 &&
+          mm.tabs.every((t) => Math.abs(t.tabPx / t.spacePx - 3) < 0.05), { tabSize: mm.tabSize, tabs: mm.tabs });
+      }
+    }
+    await themes.update("colorTheme", undefined, vscode.ConfigurationTarget.Global);
+
+    // a cancelled command: its output as it was, "stopped", no fence, no
+    // raw error, the scroll kept (the updates as the bridge sends them)
+    const term2 = c.host.terminals.create({ sessionId: s.id, command: "sh", args: ["-c", "seq 1 200; sleep 60"], cwd: ws });
+    s.apply({ sessionUpdate: "tool_call", toolCallId: "stopme", title: "seq 1 200; sleep 60", kind: "execute", status: "in_progress",
+      content: [{ type: "terminal", terminalId: term2.terminalId }], _meta: { dsh: { version: 1, card: { card: "terminal", title: "seq 1 200; sleep 60" } } } });
+    const running = await waitFor(async () => {
+      const q = await ask({ op: "query" });
+      const card = q.cards.find((x) => x.id === "stopme");
+      return card && /\b200\b/.test(card.terminal ?? "") && card.scroll && card.scroll.bottom > 0 ? card : null;
+    }, 15000, "the running command's output");
+    check("a running command's output shows its end", running.scroll.top >= running.scroll.bottom - 2, running.scroll);
+    await ask({ op: "scroll", selector: '.card[data-id="stopme"] .terminal-output', top: 40 });
+    s.apply({ sessionUpdate: "tool_call_update", toolCallId: "stopme", title: "seq 1 200; sleep 60 " });
+    await sleep(300);
+    const moved = (await ask({ op: "query" })).cards.find((x) => x.id === "stopme");
+    check("the output keeps the place the person scrolled to across a redraw", moved.scroll.top === 40, moved.scroll);
+    await ask({ op: "scroll", selector: '.card[data-id="stopme"] .terminal-output', top: 100000 });
+    c.host.terminals.kill({ sessionId: s.id, terminalId: term2.terminalId });
+    s.apply({ sessionUpdate: "tool_call_update", toolCallId: "stopme", status: "failed",
+      content: [{ type: "content", content: { type: "text", text: "```console\nError: command aborted\n```" } }],
+      _meta: { dsh: { version: 1, card: { card: "generic", content: [{ type: "text", text: "```console\nError: command aborted\n```" }] } } } });
+    const stopped = await waitFor(async () => {
+      const q = await ask({ op: "query" });
+      const card = q.cards.find((x) => x.id === "stopme");
+      return card && card.status !== "in_progress" ? card : null;
+    }, 10000, "the stopped command");
+    check("a cancelled command shows its output and \"stopped\", no fence, no raw error",
+      /stopped/.test(stopped.text) && stopped.status === "cancelled" && /\b200\b/.test(stopped.terminal) && !/```|command aborted/.test(stopped.text), stopped);
+    check("a cancelled command keeps its scroll", stopped.scroll.top >= stopped.scroll.bottom - 2 && stopped.scroll.bottom > 0, stopped.scroll);
+
+    // a 300-character word and inline code wrap inside the message
+    s.apply({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `\n\n${"w".repeat(300)} and \`${"c".repeat(300)}\`` } });
+    const wrapped = await waitFor(async () => {
+      const q = await ask({ op: "query" });
+      return q.text.includes("w".repeat(300)) ? ask({ op: "measure" }) : null;
+    }, 10000, "the long word");
+    check("no horizontal scrollbar for a 300-character word", wrapped.scroller.scrollWidth <= wrapped.scroller.clientWidth && wrapped.wide.length === 0,
+      { scroller: wrapped.scroller, wide: wrapped.wide });
+
 
     // agent text is data: raw HTML is escaped, script links are not links
     s.apply({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: '\n\n<img src=x onerror="window.pwned=1"> [click](javascript:alert(1)) [local](file:///etc/passwd) [docs](https://example.com)' } });

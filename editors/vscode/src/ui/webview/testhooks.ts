@@ -1,0 +1,107 @@
+// The page's test hooks, answered only when the extension runs its
+// end-to-end harness (body data-test="1"): click a real element, scroll
+// one, or report what the page shows and how it is laid out.
+import type { FromWebview, ToWebview } from "../protocol.js";
+
+interface Page {
+  post: (m: FromWebview) => void;
+  input: HTMLTextAreaElement;
+  transcript: HTMLElement;
+  scroller: HTMLElement;
+  banner: HTMLElement;
+  stop: HTMLButtonElement;
+}
+
+export function testHooks(page: Page): (m: Extract<ToWebview, { type: "test" }>) => void {
+  const { post, input, transcript, scroller, banner, stop } = page;
+  const measure = () => measurePage(transcript, scroller, stop);
+  return (m) => {
+    if (document.body.dataset.test !== "1") return;
+    if (m.op === "type") {
+      // as a person types: the text, then Enter in the box
+      input.focus();
+      input.value = m.text;
+      input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+      post({ type: "test", id: m.id, result: true });
+    } else if (m.op === "scroll") {
+      const target = document.querySelector<HTMLElement>(m.selector);
+      if (target) target.scrollTop = m.top;
+      post({ type: "test", id: m.id, result: target ? target.scrollTop : null });
+    } else if (m.op === "measure") {
+      post({ type: "test", id: m.id, result: measure() });
+    } else if (m.op === "click") {
+      const target = document.querySelector<HTMLElement>(m.selector);
+      target?.click();
+      post({ type: "test", id: m.id, result: !!target });
+    } else {
+      const cards = [...document.querySelectorAll<HTMLElement>(".card")].map((c) => ({
+        id: c.dataset.id,
+        type: c.dataset.type,
+        status: c.dataset.status,
+        buttons: [...c.querySelectorAll<HTMLButtonElement>("button.permission")].map((b) => b.textContent),
+        diffLines: [...c.querySelectorAll(".diff-line")].map((l) => l.textContent),
+        hunks: [...c.querySelectorAll(".hunk")].map((l) => l.textContent),
+        command: ((cmd) => cmd && { text: cmd.textContent, wraps: cmd.scrollWidth <= cmd.clientWidth, font: getComputedStyle(cmd).fontFamily,
+          description: c.querySelector(".command-description")?.textContent ?? null })(c.querySelector<HTMLElement>("pre.command")),
+        terminal: c.querySelector(".terminal-output")?.textContent ?? null,
+        scroll: ((o) => o && { top: o.scrollTop, bottom: o.scrollHeight - o.clientHeight })(c.querySelector<HTMLElement>(".terminal-output")),
+        text: c.textContent,
+        ask: c.querySelector(".permission-bar .ask")?.textContent ?? null,
+        shell: [...c.querySelectorAll("pre.command [class^='sh-']")].map((x) => `${x.className}:${x.textContent}`),
+      }));
+      const html = {
+        imgs: transcript.querySelectorAll("img, script, iframe").length,
+        hrefs: [...transcript.querySelectorAll("a[href]")].map((a) => a.getAttribute("href") ?? ""),
+      };
+      const bannerText = banner.classList.contains("hidden") ? null : banner.textContent;
+      post({ type: "test", id: m.id, result: { cards, text: transcript.innerText, html, banner: bannerText } });
+    }
+  };
+}
+
+/** measurePage reports the geometry the end-to-end test asserts: where each
+ * underscore's ink lies against the box that clips it, how wide a leading
+ * tab is in spaces, the colours of a keyword and of plain code, and
+ * whether anything overflows the transcript sideways. */
+function measurePage(transcript: HTMLElement, scroller: HTMLElement, stop: HTMLButtonElement): unknown {
+  const canvas = document.createElement("canvas").getContext("2d")!;
+  const underscores: Array<{ text: string; inkBottom: number; clipBottom: number }> = [];
+  const tabs: Array<{ text: string; tabPx: number; spacePx: number }> = [];
+  const colours: Array<{ kw: string; plain: string }> = [];
+  for (const code of document.querySelectorAll<HTMLElement>(".line > .code, .diff-line > .code")) {
+    const node = [...code.childNodes].find((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.includes("_")) ??
+      [...code.querySelectorAll("span")].map((s) => s.firstChild).find((n) => n?.textContent?.includes("_"));
+    const style = getComputedStyle(code);
+    canvas.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    if (node) {
+      const at = node.textContent!.indexOf("_");
+      const r = document.createRange();
+      r.setStart(node, at);
+      r.setEnd(node, at + 1);
+      const box = r.getBoundingClientRect();
+      const m = canvas.measureText("_");
+      const baseline = box.bottom - m.fontBoundingBoxDescent;
+      let clip: HTMLElement = code;
+      while (clip.parentElement && getComputedStyle(clip).overflowY === "visible" && !/paint|content|strict/.test(getComputedStyle(clip).contain)) clip = clip.parentElement;
+      underscores.push({ text: code.textContent!, inkBottom: baseline + m.actualBoundingBoxDescent, clipBottom: clip.getBoundingClientRect().bottom });
+    }
+    const first = code.firstChild;
+    if (first?.nodeType === Node.TEXT_NODE && first.textContent!.startsWith("\t")) {
+      const r = document.createRange();
+      r.setStart(first, 0);
+      r.setEnd(first, 1);
+      tabs.push({ text: code.textContent!, tabPx: r.getBoundingClientRect().width, spacePx: canvas.measureText(" ").width });
+    }
+    const kw = code.querySelector(".tok-kw");
+    if (kw) colours.push({ kw: getComputedStyle(kw).color, plain: style.color });
+  }
+  const wide = [...transcript.querySelectorAll<HTMLElement>(".block")].filter((b) => b.scrollWidth > b.clientWidth + 1).map((b) => b.textContent!.slice(0, 40));
+  return {
+    theme: document.body.className,
+    tabSize: getComputedStyle(document.querySelector(".line > .code") ?? document.body).tabSize,
+    underscores, tabs, colours, wide,
+    scroller: { scrollWidth: scroller.scrollWidth, clientWidth: scroller.clientWidth },
+    stop: stop.disabled,
+  };
+}
+
