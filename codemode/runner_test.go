@@ -4,12 +4,14 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/dsh-bridge/dsh-bridge/internal/proctest"
+	"github.com/dsh-bridge/dsh-bridge/internal/secrets"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 )
 
@@ -170,6 +172,54 @@ return {a, err};`
 	want := "{\"a\":{\"echo\":{\"n\":12345678901234567000,\"s\":\"é\u2028\"}},\"err\":\"ToolCallError: no such file\"}"
 	if o.Err != nil || o.Result.String() != want || strings.Join(o.Logs, "|") != "done" {
 		t.Fatalf("got %+v %s %q\nwant %s", o.Err, o.Result, o.Logs, want)
+	}
+}
+
+// TestRun_SubCallResultsRedacted: a secret in a sub-call's settled value
+// or in its error message reaches the program already redacted, so a
+// program that reverses it cannot slip it past the redaction of its own
+// result.
+func TestRun_SubCallResultsRedacted(t *testing.T) {
+	const secret = "cm-secret-5be1d0c9"
+	secrets.Remember(secret)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	dispatch := func(name string, _ jsonv.Value, settle Settle) {
+		wg.Go(func() {
+			if name == "fail" {
+				settle(jsonv.Value{}, "denied for "+secret, false)
+				return
+			}
+			settle(jsonv.MustParse(`{"s":"token=`+secret+`"}`), "", true)
+		})
+	}
+	code := `const rev = s => s.split("").reverse().join("");
+const v = await tools.read({});
+let err = "";
+try { await tools.fail({}); } catch (e) { err = e.message; }
+return {value: rev(v.s), error: rev(err)};`
+	o := Run(context.Background(), os.Args[0], Program{Code: code, Names: []string{"read", "fail"}, Dispatch: dispatch})
+	if o.Err != nil {
+		t.Fatal(o.Err)
+	}
+	var got struct{ Value, Error string }
+	if err := o.Result.Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	rev := func(s string) string {
+		r := []rune(s)
+		slices.Reverse(r)
+		return string(r)
+	}
+	for _, tc := range []struct{ name, got, want string }{
+		{"value", rev(got.Value), "token=" + secrets.Mark},
+		{"error", rev(got.Error), "denied for " + secrets.Mark},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.got != tc.want {
+				t.Errorf("the program saw %q, want %q", tc.got, tc.want)
+			}
+		})
 	}
 }
 
