@@ -41,6 +41,27 @@ func TestNamer_Length(t *testing.T) {
 	}
 }
 
+// TestNamer_KeepsDash: '-' is valid in a tool name, so a tool or server
+// whose name holds one keeps its readable name, the one users write
+// permission rules for (mcp__srv__get-issue, mcp__my-srv).
+func TestNamer_KeepsDash(t *testing.T) {
+	for _, tc := range []struct{ server, tool, want, prefix string }{
+		{"srv", "get-issue", "mcp__srv__get-issue", "mcp__srv"},
+		{"my-srv", "list", "mcp__my-srv__list", "mcp__my-srv"},
+		{"my-srv", "-x-", "mcp__my-srv__-x-", "mcp__my-srv"},
+	} {
+		t.Run(tc.server+"/"+tc.tool, func(t *testing.T) {
+			var n namer
+			if got := n.name(tc.server, tc.tool); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+			if got := ServerPrefix(tc.server); got != tc.prefix {
+				t.Errorf("got the prefix %q, want %q", got, tc.prefix)
+			}
+		})
+	}
+}
+
 // TestNamer_Distinct: tools whose names sanitize alike get distinct names
 // in any order, and the one already valid keeps its readable name.
 func TestNamer_Distinct(t *testing.T) {
