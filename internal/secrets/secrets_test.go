@@ -49,6 +49,34 @@ func TestRedact_Values(t *testing.T) {
 	}
 }
 
+// TestRedact_PrefixValues: when one secret starts another, the longer is
+// redacted whole, whichever was remembered first, in plain text, in a
+// log writer and in JSON: no tail of it stays visible.
+func TestRedact_PrefixValues(t *testing.T) {
+	const short, long = "tok-abcdefgh", "tok-abcdefgh-0123456789"
+	for _, order := range [][]string{{short, long}, {long, short}} {
+		t.Run("remembered "+order[0]+" first", func(t *testing.T) {
+			reset(t)
+			for _, v := range order {
+				Remember(v)
+			}
+			in := "a=" + long + " b=" + short + "."
+			want := "a=[redacted] b=[redacted]."
+			if got := Redact(in); got != want {
+				t.Errorf("Redact: %q, want %q", got, want)
+			}
+			var w strings.Builder
+			Writer(&w).Write([]byte(in))
+			if w.String() != want {
+				t.Errorf("Writer: %q, want %q", w.String(), want)
+			}
+			if got := string(RedactJSON([]byte(`{"a":"` + long + `","b":"` + short + `"}`))); got != `{"a":"[redacted]","b":"[redacted]"}` {
+				t.Errorf("RedactJSON: %s", got)
+			}
+		})
+	}
+}
+
 func TestRemember_MinLen(t *testing.T) {
 	reset(t)
 	Remember("1234567", "12345678")
