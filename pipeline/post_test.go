@@ -259,17 +259,32 @@ func TestContexts_DeferAndConclude(t *testing.T) {
 			t.Errorf("a failure concludes the turn")
 		}
 	})
-	t.Run("concludeTurn survives a content replacement but not a block", func(t *testing.T) {
-		for _, d := range []PostDecision{AcceptContent([]card.Content{card.Text("x")}), Block(nil)} {
-			e := newEnv(t)
-			e.tool("t", func(_ context.Context, _ jsonv.Value, run registry.RunContext) (jsonv.Value, error) {
-				run.ConcludeTurn()
-				return jsonv.NullValue(), nil
+	t.Run("concludeTurn survives a replacement but not a block", func(t *testing.T) {
+		for _, tc := range []struct {
+			name     string
+			conclude bool // the tool called ConcludeTurn
+			d        PostDecision
+			want     bool
+		}{
+			{"content replaced", true, AcceptContent([]card.Content{card.Text("x")}), true},
+			{"value replaced", true, AcceptValue(jsonv.MustParse(`"w"`)), true},
+			{"value replaced, the tool did not conclude", false, AcceptValue(jsonv.MustParse(`"w"`)), false},
+			{"value replaced by one that is not lossless", true, AcceptValue(jsonv.Value{}), false},
+			{"blocked", true, Block(nil), false},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				e := newEnv(t)
+				e.tool("t", func(_ context.Context, _ jsonv.Value, run registry.RunContext) (jsonv.Value, error) {
+					if tc.conclude {
+						run.ConcludeTurn()
+					}
+					return jsonv.NullValue(), nil
+				})
+				postDecides(e.p, tc.d)
+				if r := e.call(context.Background(), "t", `{}`); r.ConcludesTurn != tc.want {
+					t.Errorf("concludesTurn %v, want %v", r.ConcludesTurn, tc.want)
+				}
 			})
-			postDecides(e.p, d)
-			if r := e.call(context.Background(), "t", `{}`); r.ConcludesTurn == d.Block {
-				t.Errorf("block=%v: concludesTurn %v", d.Block, r.ConcludesTurn)
-			}
 		}
 	})
 }
