@@ -122,6 +122,10 @@ func plant(dir string, m mutation, timeout time.Duration) (caught, stale bool, d
 		return false, false, "the tests passed"
 	case bytes.Contains(out, []byte("[build failed]")) || bytes.Contains(out, []byte("vet:")):
 		return false, false, "the mutation does not compile:\n" + string(out)
+	case bytes.Contains(out, []byte("[setup failed]")):
+		// A broken module or build cache fails every package alike: that
+		// says nothing of the mutation.
+		return false, false, "the tests could not be set up:\n" + string(out)
 	}
 	return true, false, ""
 }
