@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -58,11 +59,36 @@ type ChatConfig struct {
 }
 
 // defaultClient is the client of a Chat configured without one: no overall
-// timeout (a stream lasts as long as the answer), and a connection pool of
-// its own. It is made at the first Chat, not at start-up.
+// timeout (a stream lasts as long as the answer), a connection pool of its
+// own, and redirects followed only within the endpoint's origin. It is
+// made at the first Chat, not at start-up.
 var defaultClient = sync.OnceValue(func() *http.Client {
-	return &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	return &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), CheckRedirect: sameOrigin}
 })
+
+// sameOrigin refuses a redirect to another scheme, host or port than the
+// request's first URL: net/http would send the API key along to another
+// port of the same host, or from https to http.
+func sameOrigin(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	from, to := via[0].URL, req.URL
+	if origin(from) != origin(to) {
+		return fmt.Errorf("the endpoint redirected to %s://%s, another origin than %s://%s: not followed, so the API key is not sent there", to.Scheme, to.Host, from.Scheme, from.Host)
+	}
+	return nil
+}
+
+// origin is a URL's scheme, host and port (the scheme's default when none
+// is written), in lower case.
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Hostname() + ":" + port)
+}
 
 // NewChat returns a client; it fails without an API key.
 func NewChat(c ChatConfig) (*Chat, error) {

@@ -118,7 +118,7 @@ func TestSettings_Trust(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, ".dsh"), 0o755)
 	os.WriteFile(filepath.Join(dir, ".dsh", "settings.json"), []byte(`{"permissions":{"allow":["write(/**)","bash"],"deny":["bash(rm:*)"],"ask":["bash(git push:*)"]},"sandbox":{"mode":"off","network":true}}`), 0o644)
 	s := LoadSettings(dir)
-	if len(s.Allow) != 0 || s.IgnoredAllow != 2 || len(s.Deny) != 1 || len(s.Ask) != 1 || s.Trusted {
+	if len(s.Allow) != 0 || s.IgnoredAllow != 2 || len(s.Deny) != 2 || len(s.Ask) != 1 || s.Trusted {
 		t.Errorf("untrusted: %+v", s)
 	}
 	if s.Sandbox != SandboxWorkspaceWrite || s.Network {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/dsh-bridge/dsh-bridge/internal/credentials"
 	"github.com/dsh-bridge/dsh-bridge/internal/folders"
 	"github.com/dsh-bridge/dsh-bridge/tools"
 	"github.com/dsh-bridge/dsh-bridge/workspace"
@@ -77,6 +78,18 @@ type settingsFile struct {
 // Linux; ~/Library/Application Support/dsh-bridge, %APPDATA%\dsh-bridge).
 func UserConfigDir() string { return folders.Config(folders.Local()) }
 
+// credentialsRules deny reading the stored API key (the credentials file
+// in the config folder dir, internal/credentials) in every mode: the file
+// tools and searches refuse it and the sandbox masks it, as the key in
+// the environment is kept from commands.
+func credentialsRules(dir string) []Rule {
+	r, err := ParseRule("read("+filepath.ToSlash(filepath.Join(dir, credentials.FileName))+")", FromUser)
+	if err != nil { // a config folder whose name reads as a glob: no rule rather than a wrong one
+		return nil
+	}
+	return []Rule{r}
+}
+
 // LoadSettings reads the user's settings and the workspace's
 // .dsh/settings.json. A malformed file is ignored whole and reported. The
 // workspace may add deny and ask rules and tighten the sandbox; its allow
@@ -86,6 +99,7 @@ func LoadSettings(cwd string) Settings {
 	s := Settings{Sandbox: SandboxWorkspaceWrite}
 	if d := UserConfigDir(); d != "" {
 		s.UserFile = filepath.Join(d, "settings.json")
+		s.Deny = append(s.Deny, credentialsRules(d)...)
 	}
 	s.WorkspaceFile = filepath.Join(cwd, ".dsh", "settings.json")
 	realCwd := workspace.Resolve(cwd)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -73,10 +74,10 @@ func runLogin(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	base = strings.TrimSuffix(base, "/")
 	if u, err := url.Parse(base); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		fmt.Fprintf(stderr, "dsh-bridge login: %q is not an http(s) URL; nothing was stored\n", base)
+		fmt.Fprintf(stderr, "dsh-bridge login: %s is not an http(s) URL; nothing was stored\n", secrets.Redact(strconv.Quote(base)))
 		return 1
 	}
-	fmt.Fprintf(stdout, "Checking the key with GET %s/models ...\n", base)
+	fmt.Fprintf(stdout, "Checking the key with GET %s/models ...\n", secrets.Redact(base))
 	if err := checkKey(base, key); err != nil {
 		fmt.Fprintln(stderr, "dsh-bridge login: "+secrets.Redact(err.Error())+"; nothing was stored")
 		return 1

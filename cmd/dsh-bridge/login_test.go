@@ -79,6 +79,16 @@ func TestLogin(t *testing.T) {
 	bin := buildBinary(t)
 	api := newKeyEndpoint(t)
 	stored := func(cfg string) string { return filepath.Join(cfg, "dsh-bridge", "credentials.json") }
+	t.Run("a key pasted again at the URL prompt is not printed", func(t *testing.T) {
+		cfg := t.TempDir()
+		out, errOut, code := runCLI(t, bin, cfg, goodKey+"\n"+goodKey+"\n", "login")
+		if code == 0 {
+			t.Fatalf("login took the key as its URL:\n%s%s", out, errOut)
+		}
+		if strings.Contains(out+errOut, goodKey) {
+			t.Errorf("login printed the key:\n%s%s", out, errOut)
+		}
+	})
 	t.Run("a good key is checked and stored with mode 0600", func(t *testing.T) {
 		cfg := t.TempDir()
 		before := api.requests()

@@ -29,12 +29,27 @@ func Local() Env {
 	}}
 }
 
+// xdg is the XDG variable v when it names an absolute path; the XDG base
+// directory specification has relative values ignored (a relative one
+// would put the key and the logs wherever the process was started, a
+// workspace perhaps).
+func (e Env) xdg(v string) string {
+	d := e.Getenv(v)
+	switch {
+	case strings.HasPrefix(d, "/"):
+		return d
+	case e.GOOS == "windows" && (strings.HasPrefix(d, `\\`) || len(d) >= 3 && d[1] == ':' && (d[2] == '\\' || d[2] == '/')):
+		return d
+	}
+	return ""
+}
+
 // State is the folder of session logs: $XDG_STATE_HOME/dsh-bridge when
-// set; else ~/Library/Application Support/dsh-bridge on macOS,
+// set to an absolute path; else ~/Library/Application Support/dsh-bridge on macOS,
 // %LOCALAPPDATA%\dsh-bridge on Windows, ~/.local/state/dsh-bridge
 // elsewhere. "" when nothing names one.
 func State(e Env) string {
-	if d := e.Getenv("XDG_STATE_HOME"); d != "" {
+	if d := e.xdg("XDG_STATE_HOME"); d != "" {
 		return e.join(d, name)
 	}
 	switch e.GOOS {
@@ -50,12 +65,12 @@ func State(e Env) string {
 }
 
 // Config is the folder of the user's settings: $XDG_CONFIG_HOME/dsh-bridge
-// when set; else ~/Library/Application Support/dsh-bridge on macOS and
+// when set to an absolute path; else ~/Library/Application Support/dsh-bridge on macOS and
 // %APPDATA%\dsh-bridge on Windows, unless that folder is missing and
 // ~/.config/dsh-bridge exists (then that one); ~/.config/dsh-bridge
 // elsewhere. "" when nothing names one.
 func Config(e Env) string {
-	if d := e.Getenv("XDG_CONFIG_HOME"); d != "" {
+	if d := e.xdg("XDG_CONFIG_HOME"); d != "" {
 		return e.join(d, name)
 	}
 	xdg := e.home(".config", name)

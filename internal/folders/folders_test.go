@@ -42,6 +42,12 @@ func TestFolders(t *testing.T) {
 		{"Windows with only ~/.config", Env{GOOS: "windows", Getenv: env("APPDATA", `C:\Users\me\AppData\Roaming`), Home: `C:\Users\me`, Exists: existing(`C:\Users\me\.config\dsh-bridge`)},
 			`C:\Users\me\AppData\Local\dsh-bridge`, `C:\Users\me\.config\dsh-bridge`},
 		{"no home", Env{GOOS: "linux", Getenv: env(), Exists: existing()}, "", ""},
+		{"relative XDG ignored", Env{GOOS: "linux", Getenv: env("XDG_STATE_HOME", "s", "XDG_CONFIG_HOME", ".config"), Home: "/home/me", Exists: existing()},
+			"/home/me/.local/state/dsh-bridge", "/home/me/.config/dsh-bridge"},
+		{"Windows with XDG", Env{GOOS: "windows", Getenv: env("XDG_STATE_HOME", `D:\s`, "XDG_CONFIG_HOME", `\\srv\c`, "APPDATA", `C:\Users\me\AppData\Roaming`), Home: `C:\Users\me`, Exists: existing()},
+			`D:\s\dsh-bridge`, `\\srv\c\dsh-bridge`},
+		{"Windows with a relative XDG", Env{GOOS: "windows", Getenv: env("XDG_CONFIG_HOME", `c`, "APPDATA", `C:\Users\me\AppData\Roaming`), Home: `C:\Users\me`, Exists: existing()},
+			`C:\Users\me\AppData\Local\dsh-bridge`, `C:\Users\me\AppData\Roaming\dsh-bridge`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := State(tc.e); got != tc.state {
