@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -227,32 +226,6 @@ func startBinary(t testing.TB, env ...string) *editor {
 func startEditorOf(t testing.TB, bin string, env ...string) *editor {
 	t.Helper()
 	return startEditorStdio(t, bin, nil, env...)
-}
-
-// socketStdio gives the bridge a stream socket pair for stdin and one for
-// stdout, blocking on its side, as editors built on libuv do (VS Code's
-// Node, Neovim's jobstart); Go's os/exec, and so startEditor, gives
-// pipes. sndbuf, when not 0, sets the send buffer of the bridge's stdout
-// (Linux's default is some 200 KB, macOS's 8 KB). The returned function
-// gives the editor's ends.
-func socketStdio(sndbuf int) func(testing.TB, *exec.Cmd) (io.WriteCloser, io.Reader) {
-	return func(t testing.TB, cmd *exec.Cmd) (io.WriteCloser, io.Reader) {
-		pair := func() (ours, theirs *os.File) {
-			fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return os.NewFile(uintptr(fds[0]), "editor"), os.NewFile(uintptr(fds[1]), "bridge")
-		}
-		in, childIn := pair()
-		out, childOut := pair()
-		if sndbuf != 0 {
-			syscall.SetsockoptInt(int(childOut.Fd()), syscall.SOL_SOCKET, syscall.SO_SNDBUF, sndbuf)
-		}
-		cmd.Stdin, cmd.Stdout = childIn, childOut
-		t.Cleanup(func() { childIn.Close(); childOut.Close(); out.Close() }) // after the editor's close: the bridge has exited
-		return in, out
-	}
 }
 
 // startEditorStdio is startEditorOf with the stdio that stdio gives (nil:

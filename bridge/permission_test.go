@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -374,9 +373,7 @@ func TestBridge_PermissionsHold(t *testing.T) {
 		// What a command could leave where no .dsh/settings.json was kept.
 		dir, _ := filepath.EvalSymlinks(t.TempDir())
 		os.MkdirAll(filepath.Join(dir, ".dsh"), 0o755)
-		if err := syscall.Mkfifo(filepath.Join(dir, ".dsh", "settings.json"), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		mkfifo(t, filepath.Join(dir, ".dsh", "settings.json"))
 		start := time.Now()
 		h := openIn(t, binary, dir, nil)
 		if h.session == "" || time.Since(start) > 10*time.Second {

@@ -163,8 +163,7 @@ func TestBridge_PromptRightBehindLoad(t *testing.T) {
 // target and keeps the link; an existing file keeps its mode; a new file
 // follows the umask.
 func TestBridge_WriteThroughSymlink(t *testing.T) {
-	old := syscall.Umask(0o077)
-	defer syscall.Umask(old)
+	setUmask(t, 0o077)
 	h := setup(t, nil,
 		fakeTurn{calls: []fakeCall{
 			{"w1", "write", args("file_path", "CLAUDE.md", "content", "# shared rules\n")},
