@@ -53,12 +53,6 @@ func (ss *Session) setToolsMode(mode string) error {
 	return nil
 }
 
-func (ss *Session) currentToolsMode() string {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	return ss.toolsMode
-}
-
 // The session is the codemode.Observer of its run_code calls: every
 // sub-call is a tool_call of its own, nested under the run_code card
 // through _meta.dsh.parentToolCallId, with its own approval prompt.

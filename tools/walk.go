@@ -18,17 +18,6 @@ import (
 // vcsDirs are never searched.
 var vcsDirs = map[string]bool{".git": true, ".svn": true, ".hg": true, ".bzr": true, ".jj": true, ".sl": true}
 
-// GlobMatch reports whether a slash path matches a glob (*, **, ?, [...],
-// {a,b}); a glob without a slash matches the base name at any depth, as
-// ripgrep's --glob does.
-func GlobMatch(glob, path string) (bool, error) {
-	m, err := newGlobMatcher(glob)
-	if err != nil {
-		return false, err
-	}
-	return m.match(path), nil
-}
-
 // globMatcher matches relative slash paths with doublestar: a glob
 // without a slash matches the base name at any depth, as ripgrep's --glob
 // does.
