@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: build demo test test-stress deps vet deps-wine test-wine bench fuzz mutate mutate-independent test-nvim deps-nvim test-vscode deps-vscode vsix code-server cross dist
+.PHONY: build demo test test-stress deps vet deps-wine test-wine bench fuzz mutate mutate-independent test-nvim deps-nvim test-vscode deps-vscode vsix code-server cross dist deadcode
 
 # build puts dsh-bridge and its helpers side by side in bin/: dsh-highlight
 # (syntax tokens), dsh-code (Code Mode's runner) and dsh-markdown
@@ -16,10 +16,13 @@ build:
 demo: build
 	bin/dsh-bridge demo
 
-# test runs every test with the race detector (after go vet), then the
-# editor plugins' tests, installing what the tests need first.
+# test runs go vet, the cross build and the dead-code check, every test
+# with the race detector, then the editor plugins' tests, installing what
+# the tests need first.
 test: deps vet
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
+	$(MAKE) cross
+	$(MAKE) deadcode
 	$(GO) test -race -timeout 15m ./...
 	$(MAKE) test-wine
 	$(MAKE) test-nvim
@@ -39,9 +42,16 @@ test-stress: deps
 
 # deps installs what the tests need when it is missing: ripgrep (the
 # grep/glob tests run against it and the native walker), strace (the
-# start-up test checks that nothing does I/O at init) and curl (the
-# benchmarks' native floor client).
+# start-up test checks that nothing does I/O at init), curl (the
+# benchmarks' native floor client) and deadcode (DEADCODE_VERSION, into
+# TOOLS_BIN, a cache outside the repository).
+TOOLS_BIN ?= $(HOME)/.cache/dsh-bridge/bin
+DEADCODE_VERSION := v0.52.0
+DEADCODE ?= $(TOOLS_BIN)/deadcode
 deps:
+	@$(GO) version -m $(DEADCODE) 2>/dev/null | grep -q 'golang.org/x/tools[[:space:]]*$(DEADCODE_VERSION)[[:space:]]' || { \
+		echo "installing deadcode $(DEADCODE_VERSION)"; \
+		GOBIN=$(TOOLS_BIN) $(GO) install golang.org/x/tools/cmd/deadcode@$(DEADCODE_VERSION); }
 	@for pair in rg:ripgrep strace:strace curl:curl; do \
 		cmd=$${pair%%:*}; pkg=$${pair#*:}; \
 		command -v $$cmd >/dev/null 2>&1 && continue; \
@@ -124,19 +134,22 @@ test-vscode: deps-vscode vsix code-server
 	timeout 600 node $(VSCODE)/test/e2e/run.mjs --code-server $(CODE_SERVER_DIR) --vsix $(VSIX) --out $(VSCODE)/test-output
 
 # cross builds the bridge and its three helpers statically for the six
-# targets the ACP Registry takes, and vets every package (tests included)
-# for the four that are not this machine's OS. Not yet in test: windows
-# needs tools/host.go's process start split by OS (process_windows.go),
-# and darwin bridge's tests (socket pairs, /proc) behind build tags.
+# targets the ACP Registry takes, and vets every package (tests included,
+# so every package's tests compile) for the four that are not Linux.
 CROSS_TARGETS = linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 CROSS_OUT ?= $(or $(TMPDIR),/tmp)/dsh-bridge-cross
+# The six run at once; each one's output is printed after, under its name.
 cross:
-	@set -e; for t in $(CROSS_TARGETS); do \
-		os=$${t%/*}; arch=$${t#*/}; \
-		echo "build $$os/$$arch"; \
-		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -o $(CROSS_OUT)/$$os-$$arch/ ./cmd/dsh-bridge ./cmd/dsh-highlight ./cmd/dsh-code ./cmd/dsh-markdown; \
-		case $$os in linux) ;; *) echo "vet $$os/$$arch"; CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) vet ./... ;; esac; \
-	done; rm -rf $(CROSS_OUT)
+	@rm -rf $(CROSS_OUT); mkdir -p $(CROSS_OUT); for t in $(CROSS_TARGETS); do \
+		os=$${t%/*}; arch=$${t#*/}; log=$(CROSS_OUT)/$$os-$$arch.log; \
+		( export CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch; \
+		  $(GO) build -o $(CROSS_OUT)/$$os-$$arch/ ./cmd/dsh-bridge ./cmd/dsh-highlight ./cmd/dsh-code ./cmd/dsh-markdown && \
+		  case $$os in linux) ;; *) $(GO) vet ./... ;; esac ) >$$log 2>&1 || touch $$log.failed & \
+	done; wait; status=0; for t in $(CROSS_TARGETS); do \
+		log=$(CROSS_OUT)/$${t%/*}-$${t#*/}.log; \
+		case $${t%/*} in linux) echo "build $$t";; *) echo "build and vet $$t";; esac; \
+		cat $$log; [ ! -e $$log.failed ] || { echo "$$t failed"; status=1; }; \
+	done; rm -rf $(CROSS_OUT); exit $$status
 
 # dist builds the release into dist/release (internal/devtools/dist): for
 # each of the six registry targets an archive (.tar.gz, .zip on Windows)
@@ -152,6 +165,11 @@ dist:
 
 vet:
 	$(GO) vet ./...
+
+# deadcode fails when a function no platform's build reaches is neither
+# deleted nor named in internal/devtools/deadcode/allow.txt.
+deadcode: deps
+	internal/devtools/deadcode/check.sh $(DEADCODE)
 
 # deps-wine installs Wine and mingw-w64, and makes the Wine prefix the
 # Windows tests run in (internal/wine/prefix.sh: once; quick after).
