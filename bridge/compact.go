@@ -49,6 +49,12 @@ func (m *modelState) tokensPerByte() float64 {
 //
 // fixed is the size of the request's system prompt and tools.
 func (ss *Session) compactIfNeeded(ctx context.Context, fixed int, force bool) bool {
+	return ss.compact(ctx, fixed, force, false)
+}
+
+// compact is compactIfNeeded; whole summarises every message rather than
+// the oldest turns that bring the history under half the limit (/compact).
+func (ss *Session) compact(ctx context.Context, fixed int, force, whole bool) bool {
 	s := ss.srv
 	cfg := s.settings().Compaction
 	ss.mu.Lock()
@@ -82,6 +88,9 @@ func (ss *Session) compactIfNeeded(ctx context.Context, fixed int, force bool) b
 			if estimate(out[k:]) <= limit/2 {
 				break
 			}
+		}
+		if whole {
+			through = len(out)
 		}
 		if through > 0 {
 			summary, failure = ss.summarise(ctx, out[:through], info, tpb)

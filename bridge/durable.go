@@ -87,7 +87,7 @@ func completeTurns(events []store.Event) (turns []replayTurn, st restored, cutOf
 		case store.KindTurnEnd:
 			turns = append(turns, replayTurn{events: cur})
 			cur = nil
-		case store.KindUser, store.KindAssistant, store.KindToolResult, store.KindContext, store.KindCompaction, store.KindCodeDispatch:
+		case store.KindUser, store.KindAssistant, store.KindToolResult, store.KindContext, store.KindCompaction, store.KindCodeDispatch, store.KindClear:
 			cur = append(cur, e)
 		}
 	}
@@ -116,6 +116,8 @@ func (ss *Session) rebuildHistory(turns []replayTurn) []model.Message {
 			switch e.Kind {
 			case store.KindUser, store.KindContext:
 				out = append(out, model.Message{Role: "user", Content: e.Text})
+			case store.KindClear:
+				out = nil
 			case store.KindCompaction:
 				if c := e.Compaction; c != nil {
 					out = model.ApplyShrink(out, c.Shrunk)
@@ -168,6 +170,8 @@ func (ss *Session) replay(ctx context.Context, turns []replayTurn) {
 				}
 			case store.KindCodeDispatch:
 				ss.replaySubCall(ctx, e)
+			case store.KindClear:
+				ss.say(ctx, clearedText)
 			case store.KindToolResult:
 				tc := args[e.CallID]
 				ss.finish(ctx, model.ToolCall{ID: e.CallID, Name: tc.Name, Arguments: tc.Arguments}, registry.ToolResult{Content: e.Content, IsError: e.IsError, Meta: e.Meta})

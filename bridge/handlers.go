@@ -109,6 +109,7 @@ func (ss *Session) sendNotices(ctx context.Context) {
 	}
 	ss.instructionsNotice(ctx)
 	ss.flushMCPNotices(ctx)
+	ss.advertiseCommands(ctx)
 }
 
 // dropSession forgets a session whose opening failed and frees it.

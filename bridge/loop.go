@@ -46,7 +46,6 @@ func (s *Server) prompt(ctx context.Context, p promptParams) (promptResult, erro
 		return promptResult{}, ErrBusy
 	}
 	ss.cancel = cancel
-	ss.history.Append(model.Message{Role: "user", Content: text})
 	ss.turns.Add(1)
 	ss.mu.Unlock()
 	defer func() {
@@ -55,6 +54,14 @@ func (s *Server) prompt(ctx context.Context, p promptParams) (promptResult, erro
 		ss.mu.Unlock()
 		ss.turns.Done()
 	}()
+	ss.advertiseCommands(tctx)
+	if c, args, ok := ss.invocation(text); ok {
+		if c.Prompt == "" {
+			return promptResult{StopReason: ss.runAction(tctx, c, args)}, nil
+		}
+		text = c.Expand(args)
+	}
+	ss.history.Append(model.Message{Role: "user", Content: text})
 	ss.record(store.Event{Kind: store.KindUser, Text: text})
 	if ss.title == "" {
 		ss.title = titleOf(text)

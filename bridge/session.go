@@ -6,6 +6,7 @@ import (
 
 	"github.com/dsh-bridge/dsh-bridge/acp"
 	"github.com/dsh-bridge/dsh-bridge/card"
+	"github.com/dsh-bridge/dsh-bridge/commands"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/permission"
@@ -77,6 +78,8 @@ type Session struct {
 	subCalls     map[string][]store.Event
 
 	guide *guidance // the system prompt's data and the instructions files
+
+	commands []commands.Command // the slash commands last advertised (under mu)
 }
 
 // callInfo is what the bridge remembers of an announced tool call.

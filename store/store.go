@@ -45,6 +45,7 @@ const (
 	KindConfig     = "config"         // a session config option set (model, thought level)
 	KindUsage      = "usage"          // one model request's token usage and cost
 	KindCompaction = "compaction"     // the history was compacted before a request
+	KindClear      = "clear"          // /clear: the model's context starts afresh here
 	// KindCodeDispatch is one settled sub-call of a run_code program, logged
 	// right before its run_code call's result. Log-only: it never enters
 	// the model's history.
