@@ -86,7 +86,7 @@ func TestDurable_RestartAndLoad(t *testing.T) {
 	}
 	var kinds []string
 	for _, u := range second.decodedUpdates() {
-		if u.ToolCallID == "" && u.SessionUpdate != "notice" { // the sandbox notice of every session start
+		if u.ToolCallID == "" && u.SessionUpdate != "notice" && u.SessionUpdate != "available_commands_update" { // every session start's
 			kinds = append(kinds, u.SessionUpdate)
 		}
 	}
