@@ -33,8 +33,8 @@ func Enforced(p Profile) string {
 		return ""
 	}
 	s := fmt.Sprintf("Landlock ABI %d: writes only in %s", v, strings.Join(p.Write, ", "))
-	if len(p.Deny) > 0 {
-		s += "; no reading " + strings.Join(p.Deny, ", ")
+	if deny := listedDeny(p.Deny); len(deny) > 0 {
+		s += "; no reading " + strings.Join(deny, ", ")
 	}
 	if len(p.Kept) > 0 {
 		if userNamespaces() {

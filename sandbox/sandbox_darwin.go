@@ -28,8 +28,8 @@ func Enforced(p Profile) string {
 		return ""
 	}
 	s := "Seatbelt (sandbox-exec): writes only in " + strings.Join(p.Write, ", ")
-	if len(p.Deny) > 0 {
-		s += "; no reading " + strings.Join(p.Deny, ", ")
+	if deny := listedDeny(p.Deny); len(deny) > 0 {
+		s += "; no reading " + strings.Join(deny, ", ")
 	}
 	if len(p.Kept) > 0 {
 		s += "; files that run code later (git hooks and config, .dsh, .envrc, …) read-only"
