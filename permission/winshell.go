@@ -21,19 +21,16 @@ func AnalyzeCmd(src string) Analysis {
 
 func (a *Analysis) cmdScript(src string, depth int) {
 	if depth > maxNesting {
-		a.opaque("shell strings nested more than %d deep", maxNesting)
-		a.Words = append(a.Words, looseWords(src)...)
+		a.opaqueText(src, "shell strings nested more than %d deep", maxNesting)
 		return
 	}
 	if i := strings.IndexAny(src, "%!^()\n\r`"); i >= 0 {
-		a.opaque("the command uses cmd syntax this reading cannot follow (%q)", src[i:i+1])
-		a.Words = append(a.Words, looseWords(src)...)
+		a.opaqueText(src, "the command uses cmd syntax this reading cannot follow (%q)", src[i:i+1])
 		return
 	}
 	parts, ok := splitOutsideQuotes(src, []string{"&&", "||", "&", "|"}, `"`)
 	if !ok {
-		a.opaque("the command cannot be parsed (an unclosed quote)")
-		a.Words = append(a.Words, looseWords(src)...)
+		a.opaqueText(src, "the command cannot be parsed (an unclosed quote)")
 		return
 	}
 	for _, part := range parts {
@@ -94,19 +91,16 @@ var psWriters = map[string]bool{"out-file": true, "set-content": true, "add-cont
 // operators, escapes and Invoke-Expression are Opaque.
 func (a *Analysis) psScript(src string, depth int) {
 	if depth > maxNesting {
-		a.opaque("shell strings nested more than %d deep", maxNesting)
-		a.Words = append(a.Words, looseWords(src)...)
+		a.opaqueText(src, "shell strings nested more than %d deep", maxNesting)
 		return
 	}
 	if i := strings.IndexAny(src, "$@{}`()[]"); i >= 0 {
-		a.opaque("the PowerShell code uses syntax this reading cannot follow (%q)", src[i:i+1])
-		a.Words = append(a.Words, looseWords(src)...)
+		a.opaqueText(src, "the PowerShell code uses syntax this reading cannot follow (%q)", src[i:i+1])
 		return
 	}
 	parts, ok := splitOutsideQuotes(src, []string{"&&", "||", ";", "|", "\n", "&"}, `"'`)
 	if !ok {
-		a.opaque("the PowerShell code cannot be parsed (an unclosed quote)")
-		a.Words = append(a.Words, looseWords(src)...)
+		a.opaqueText(src, "the PowerShell code cannot be parsed (an unclosed quote)")
 		return
 	}
 	for _, part := range parts {
@@ -326,4 +320,11 @@ func psTarget(args []string) string {
 		}
 	}
 	return ""
+}
+
+// opaqueText marks src opaque for the reason given and keeps its words
+// loosely, so that deny rules can still see the programs it may name.
+func (a *Analysis) opaqueText(src, format string, args ...any) {
+	a.opaque(format, args...)
+	a.Words = append(a.Words, looseWords(src)...)
 }
