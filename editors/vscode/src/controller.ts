@@ -2,18 +2,17 @@
 // the next prompt, and what the view shows. Commands and webview messages
 // land here.
 import * as vscode from "vscode";
-import { existsSync } from "node:fs";
 import type * as acp from "@agentclientprotocol/sdk";
 import { AgentConnection, SignInRequired } from "./acp/connection.js";
 import { cardView, proposedDiffs } from "./acp/cards.js";
-import { findProgram } from "./acp/program.js";
 import type { Block, NoticeBlock, PendingPermission, SessionState, TextBlock } from "./acp/session.js";
 import { VscodeHost } from "./host/index.js";
 import type { BlockView, FromWebview, HeaderView } from "./ui/protocol.js";
 import { ChatView } from "./ui/view.js";
 import { ProposedDocs } from "./proposed.js";
+import { SECRET_KEY, agentCommand, agentEnv } from "./launch.js";
 
-export const SECRET_KEY = "dshBridge.apiKey";
+export { SECRET_KEY };
 
 export class Controller implements vscode.Disposable {
   agent: AgentConnection | undefined;
@@ -49,36 +48,12 @@ export class Controller implements vscode.Disposable {
     return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? process.cwd();
   }
 
-  /**
-   * command resolves the binary: the setting, the bundled one, PATH outside
-   * the workspace's folders and the temp folder (findProgram).
-   */
   private command(): string {
-    const configured = vscode.workspace.getConfiguration("dshBridge").get<string>("path");
-    if (configured) return configured;
-    const exe = process.platform === "win32" ? "dsh-bridge.exe" : "dsh-bridge";
-    const bundled = vscode.Uri.joinPath(this.ctx.extensionUri, "bin", exe).fsPath;
-    if (existsSync(bundled)) return bundled;
-    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
-    const found = findProgram("dsh-bridge", folders);
-    if (!found) {
-      throw new Error(
-        "dsh-bridge is not on PATH outside the workspace and the temp folder, where the agent's commands may write: set dshBridge.path to its full path",
-      );
-    }
-    return found;
+    return agentCommand(this.ctx.extensionUri);
   }
 
-  private async env(): Promise<NodeJS.ProcessEnv> {
-    const cfg = vscode.workspace.getConfiguration("dshBridge");
-    const env: NodeJS.ProcessEnv = { ...process.env, ...(cfg.get<Record<string, string>>("env") ?? {}) };
-    const key = await this.ctx.secrets.get(SECRET_KEY);
-    if (key) env.DSH_API_KEY = key;
-    const base = cfg.get<string>("baseUrl");
-    if (base) env.DSH_BASE_URL = base;
-    const model = cfg.get<string>("model");
-    if (model) env.DSH_MODEL = model;
-    return env;
+  private env(): Promise<NodeJS.ProcessEnv> {
+    return agentEnv(this.ctx.secrets);
   }
 
   /** ensureAgent starts the agent once (concurrent callers share it). */

@@ -1,0 +1,40 @@
+// How the agent is started: which binary, with which environment.
+import * as vscode from "vscode";
+import { existsSync } from "node:fs";
+import { findProgram } from "./acp/program.js";
+
+export const SECRET_KEY = "dshBridge.apiKey";
+
+/**
+ * agentCommand resolves the binary: the setting, the bundled one, PATH
+ * outside the workspace's folders and the temp folder (findProgram).
+ */
+export function agentCommand(extensionUri: vscode.Uri): string {
+  const configured = vscode.workspace.getConfiguration("dshBridge").get<string>("path");
+  if (configured) return configured;
+  const exe = process.platform === "win32" ? "dsh-bridge.exe" : "dsh-bridge";
+  const bundled = vscode.Uri.joinPath(extensionUri, "bin", exe).fsPath;
+  if (existsSync(bundled)) return bundled;
+  const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+  const found = findProgram("dsh-bridge", folders);
+  if (!found) {
+    throw new Error(
+      "dsh-bridge is not on PATH outside the workspace and the temp folder, where the agent's commands may write: set dshBridge.path to its full path",
+    );
+  }
+  return found;
+}
+
+/** agentEnv is the agent's environment: the settings' env, the stored
+ * key, and the base URL and model settings. */
+export async function agentEnv(secrets: vscode.SecretStorage): Promise<NodeJS.ProcessEnv> {
+  const cfg = vscode.workspace.getConfiguration("dshBridge");
+  const env: NodeJS.ProcessEnv = { ...process.env, ...(cfg.get<Record<string, string>>("env") ?? {}) };
+  const key = await secrets.get(SECRET_KEY);
+  if (key) env.DSH_API_KEY = key;
+  const base = cfg.get<string>("baseUrl");
+  if (base) env.DSH_BASE_URL = base;
+  const model = cfg.get<string>("model");
+  if (model) env.DSH_MODEL = model;
+  return env;
+}
