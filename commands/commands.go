@@ -2,7 +2,6 @@ package commands
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -169,27 +168,15 @@ func loadDir(dir string, check func(string) error, into map[string]Command) (pro
 // leads to; check's error is returned and nothing is read. The command's
 // Name is left to the caller.
 func Read(path string, check func(real string) error) (Command, error) {
-	pin, err := workspace.Pin(path, check)
-	if err != nil {
-		return Command{}, err
-	}
-	fh, err := os.Open(pin.Real)
-	if err != nil {
-		return Command{}, err
-	}
-	defer fh.Close()
-	b, err := io.ReadAll(io.LimitReader(fh, MaxBytes+1))
+	real, b, _, err := workspace.ReadJudged(path, MaxBytes, check)
 	if err != nil {
 		return Command{}, err
 	}
 	if len(b) > MaxBytes {
 		return Command{}, fmt.Errorf("%s: larger than %d bytes; the command is not loaded", path, MaxBytes)
 	}
-	if err := pin.Recheck(path, "read"); err != nil {
-		return Command{}, err
-	}
 	c := parse(string(b))
-	c.Path = pin.Real
+	c.Path = real
 	return c, nil
 }
 

@@ -3,7 +3,6 @@ package instructions
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -140,26 +139,11 @@ func User(dir string) (File, bool) {
 // the file it leads to, capped at MaxBytes; check's error is returned
 // unchanged, and nothing is read.
 func Read(path string, check func(real string) error) (File, error) {
-	pin, err := workspace.Pin(path, check)
+	real, b, size, err := workspace.ReadJudged(path, MaxBytes, check)
 	if err != nil {
 		return File{}, err
 	}
-	fh, err := os.Open(pin.Real)
-	if err != nil {
-		return File{}, err
-	}
-	defer fh.Close()
-	b, err := io.ReadAll(io.LimitReader(fh, MaxBytes+1))
-	if err != nil {
-		return File{}, err
-	}
-	if err := pin.Recheck(path, "read"); err != nil {
-		return File{}, err
-	}
-	f := File{Path: pin.Real, Size: int64(len(b))}
-	if info, err := fh.Stat(); err == nil {
-		f.Size = info.Size()
-	}
+	f := File{Path: real, Size: size}
 	text := string(b)
 	if len(b) > MaxBytes {
 		f.Truncated = true
