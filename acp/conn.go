@@ -101,10 +101,11 @@ type after struct{ fs []func() }
 type Options struct {
 	Log *slog.Logger
 	// Arrive, when set, is called on the read loop for every request the
-	// editor sends, in arrival order, before its handler starts; the
-	// function it returns (nil for none) runs once the request has been
-	// answered.
-	Arrive func(method string, params *json.RawMessage) (answered func())
+	// editor sends, in arrival order, before its handler starts. It gets
+	// the request's context and returns the one the handler receives
+	// (ctx itself, or one derived from it), and a function (nil for
+	// none) that runs once the request has been answered.
+	Arrive func(ctx context.Context, method string, params *json.RawMessage) (context.Context, func())
 	// Stop, when set, is called when the editor's input ends, and when
 	// Serve's context is done, before the connection waits for the
 	// requests in flight: it ends the work they wait on. It may be called
@@ -213,7 +214,7 @@ func (c *Conn) Handle(ctx context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Reque
 	c.mu.Unlock()
 	var answered func()
 	if c.opt.Arrive != nil {
-		answered = c.opt.Arrive(req.Method, req.Params)
+		rctx, answered = c.opt.Arrive(rctx, req.Method, req.Params)
 	}
 	c.wg.Add(1)
 	go func() {

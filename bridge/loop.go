@@ -31,6 +31,10 @@ const (
 
 func (s *Server) prompt(ctx context.Context, p promptParams) (promptResult, error) {
 	ss, err := s.requireSession(ctx, p.SessionID)
+	if errors.Is(err, context.Canceled) {
+		// session/cancel came while the session was still being restored.
+		return promptResult{StopReason: "cancelled"}, nil
+	}
 	if err != nil {
 		return promptResult{}, err
 	}

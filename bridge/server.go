@@ -173,7 +173,7 @@ func NewServer(cfg Config) *Server {
 // Serve speaks ACP over r and w until r ends or ctx is done, then cancels
 // every session's work, waits for it, and returns.
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
-	s.conn = acp.NewConn(r, w, s.methods(), acp.Options{Log: s.log, Arrive: s.markRestoring, Stop: s.stop})
+	s.conn = acp.NewConn(r, w, s.methods(), acp.Options{Log: s.log, Arrive: s.arrive, Stop: s.stop})
 	s.conn.Serve(ctx)
 	s.mu.Lock()
 	sessions := make([]*Session, 0, len(s.sessions))
@@ -235,6 +235,32 @@ func (s *Server) cancel(_ context.Context, p sessionParams) {
 	}
 }
 
+// arrive runs on the read loop for every request, in arrival order:
+// session/load and session/resume mark their session as restoring, and a
+// session/prompt is recorded so that a session/cancel read after it
+// cancels it, however late its handler starts.
+func (s *Server) arrive(ctx context.Context, method string, params *json.RawMessage) (context.Context, func()) {
+	if method == "session/prompt" {
+		if ss := s.session(sessionIDOf(params)); ss != nil {
+			return ss.arrive(ctx)
+		}
+		return ctx, nil
+	}
+	return ctx, s.markRestoring(method, params)
+}
+
+// sessionIDOf is the sessionId of a request's params, "" when it has
+// none.
+func sessionIDOf(params *json.RawMessage) string {
+	var p struct {
+		SessionID string `json:"sessionId"`
+	}
+	if params == nil || json.Unmarshal(*params, &p) != nil {
+		return ""
+	}
+	return p.SessionID
+}
+
 // markRestoring records, in arrival order (on the read loop), that a
 // session/load or session/resume is restoring a session, so that requests
 // for it that arrive behind the load wait for it; what it returns ends
@@ -243,22 +269,20 @@ func (s *Server) markRestoring(method string, params *json.RawMessage) (answered
 	if (method != "session/load" && method != "session/resume") || params == nil {
 		return nil
 	}
-	var p struct {
-		SessionID string `json:"sessionId"`
-	}
-	if json.Unmarshal(*params, &p) != nil || p.SessionID == "" {
+	id := sessionIDOf(params)
+	if id == "" {
 		return nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, busy := s.restoring[p.SessionID]; busy {
+	if _, busy := s.restoring[id]; busy {
 		return nil
 	}
-	s.restoring[p.SessionID] = make(chan struct{})
+	s.restoring[id] = make(chan struct{})
 	return func() {
 		s.mu.Lock()
-		close(s.restoring[p.SessionID])
-		delete(s.restoring, p.SessionID)
+		close(s.restoring[id])
+		delete(s.restoring, id)
 		s.mu.Unlock()
 	}
 }

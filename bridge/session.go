@@ -69,7 +69,11 @@ type Session struct {
 	model  modelState
 	mcp    mcpNotices
 	cancel context.CancelFunc // the running turn's; nil when idle
-	calls  map[string]*callInfo
+	// arrived holds a cancel for every session/prompt that has arrived
+	// and not yet been answered, so that a session/cancel reaches a
+	// prompt whose handler has not started its turn yet.
+	arrived map[*context.CancelFunc]struct{}
+	calls   map[string]*callInfo
 
 	// Code Mode: the tools_mode choice and its presentAs disposer, and the
 	// sub-calls of run_code calls, logged with their call's result.
@@ -121,12 +125,39 @@ func (ss *Session) announceMode(ctx context.Context) {
 }
 
 // cancelTurn cancels the running turn, if any: the model stream, every
-// running tool and every pending permission request.
+// running tool and every pending permission request; and every prompt
+// that has arrived and not been answered, started or not.
 func (ss *Session) cancelTurn() {
 	ss.mu.Lock()
-	cancel := ss.cancel
+	cancels := make([]context.CancelFunc, 0, 1+len(ss.arrived))
+	if ss.cancel != nil {
+		cancels = append(cancels, ss.cancel)
+	}
+	for c := range ss.arrived {
+		cancels = append(cancels, *c)
+	}
 	ss.mu.Unlock()
-	if cancel != nil {
+	for _, cancel := range cancels {
+		cancel()
+	}
+}
+
+// arrive records, on the read loop, a session/prompt that has just
+// arrived: a session/cancel read after it cancels ctx even when the
+// prompt's handler has not reached its turn. answered forgets it.
+func (ss *Session) arrive(ctx context.Context) (_ context.Context, answered func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	key := &cancel
+	ss.mu.Lock()
+	if ss.arrived == nil {
+		ss.arrived = map[*context.CancelFunc]struct{}{}
+	}
+	ss.arrived[key] = struct{}{}
+	ss.mu.Unlock()
+	return ctx, func() {
+		ss.mu.Lock()
+		delete(ss.arrived, key)
+		ss.mu.Unlock()
 		cancel()
 	}
 }
