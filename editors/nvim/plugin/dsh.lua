@@ -4,58 +4,94 @@ if vim.g.loaded_dsh then
 end
 vim.g.loaded_dsh = 1
 
-local function cmd(name, fn, opts)
-  vim.api.nvim_create_user_command(name, fn, opts or {})
-end
 local function c()
   return require("dsh.commands")
 end
 
-cmd("DshChat", function()
-  require("dsh").chat()
-end, { desc = "dsh-bridge: open the chat (starts the agent)" })
-cmd("DshNew", function()
-  require("dsh").new_chat()
-end, { desc = "dsh-bridge: a new chat session" })
-cmd("DshSend", function()
-  require("dsh").send()
-end, { desc = "dsh-bridge: send the prompt" })
-cmd("DshCancel", function()
-  require("dsh").cancel()
-end, { desc = "dsh-bridge: cancel the running turn" })
-cmd("DshDiff", function()
-  c().diff()
-end, { desc = "dsh-bridge: review a proposed change side by side" })
-cmd("DshApprove", function()
-  c().approve()
-end, { desc = "dsh-bridge: answer an open permission request" })
-cmd("DshQuickfix", function()
-  c().quickfix()
-end, { desc = "dsh-bridge: the last search card's matches in the quickfix list" })
-cmd("DshSessions", function()
-  c().sessions()
-end, { desc = "dsh-bridge: load a stored session" })
-cmd("DshMode", function()
-  c().mode()
-end, { desc = "dsh-bridge: set the session's mode" })
-cmd("DshModel", function()
-  c().config("model")
-end, { desc = "dsh-bridge: set the session's model" })
-cmd("DshConfig", function()
-  c().config(nil)
-end, { desc = "dsh-bridge: set a session option (model, thought level, …)" })
-cmd("DshAdd", function(o)
-  c().add(o.line1, o.line2, o.range > 0)
-end, { range = true, desc = "dsh-bridge: attach the buffer or the selection to the next prompt" })
-cmd("DshLog", function()
-  c().log()
-end, { desc = "dsh-bridge: the agent's log (stderr)" })
-cmd("DshLogin", function()
-  c().login()
-end, { desc = "dsh-bridge: sign in (dsh-bridge login in a terminal)" })
-cmd("DshStop", function()
-  c().stop()
-end, { desc = "dsh-bridge: stop the agent" })
+-- SUB: every command once: its :Dsh subcommand, its :Dsh* command, what
+-- it does. run(o) takes the user command's arguments (o.line1, o.line2,
+-- o.range for the ranged ones).
+local SUB = {
+  { "chat", "DshChat", "open the chat (starts the agent)", function()
+    require("dsh").chat()
+  end },
+  { "new", "DshNew", "a new chat session", function()
+    require("dsh").new_chat()
+  end },
+  { "send", "DshSend", "send the prompt", function()
+    require("dsh").send()
+  end },
+  { "cancel", "DshCancel", "cancel the running turn", function()
+    require("dsh").cancel()
+  end },
+  { "diff", "DshDiff", "review a proposed change side by side", function()
+    c().diff()
+  end },
+  { "approve", "DshApprove", "answer an open permission request", function()
+    c().approve()
+  end },
+  { "quickfix", "DshQuickfix", "the last search card's matches in the quickfix list", function()
+    c().quickfix()
+  end },
+  { "sessions", "DshSessions", "load a stored session", function()
+    c().sessions()
+  end },
+  { "resume", "DshResume", "bring back this folder's last session", function()
+    c().resume()
+  end },
+  { "mode", "DshMode", "set the session's mode", function()
+    c().mode()
+  end },
+  { "model", "DshModel", "set the session's model", function()
+    c().config("model")
+  end },
+  { "config", "DshConfig", "set a session option (model, thought level, …)", function()
+    c().config(nil)
+  end },
+  { "add", "DshAdd", "attach the buffer or the selection to the next prompt", function(o)
+    c().add(o.line1, o.line2, o.range > 0)
+  end, true },
+  { "log", "DshLog", "the agent's log (stderr)", function()
+    c().log()
+  end },
+  { "login", "DshLogin", "sign in (dsh-bridge login in a terminal)", function()
+    c().login()
+  end },
+  { "stop", "DshStop", "stop the agent", function()
+    c().stop()
+  end },
+}
+
+local by_name = {}
+for _, sc in ipairs(SUB) do
+  by_name[sc[1]] = sc
+  vim.api.nvim_create_user_command(sc[2], sc[4], { range = sc[5] or nil, desc = "dsh-bridge: " .. sc[3] })
+  -- <Plug>(dsh-NAME): map it to a key of your own
+  vim.keymap.set("n", "<Plug>(dsh-" .. sc[1] .. ")", "<Cmd>" .. sc[2] .. "<CR>", { silent = true })
+end
+vim.keymap.set("x", "<Plug>(dsh-add)", ":DshAdd<CR>", { silent = true })
+
+vim.api.nvim_create_user_command("Dsh", function(o)
+  local name = o.fargs[1] or "chat"
+  local sc = by_name[name]
+  if not sc then
+    return vim.notify("dsh: no subcommand " .. name .. " (:Dsh <Tab> lists them)", vim.log.levels.ERROR)
+  end
+  sc[4](o)
+end, {
+  nargs = "?",
+  range = true,
+  desc = "dsh-bridge: :Dsh {subcommand}",
+  complete = function(lead)
+    local names = {}
+    for _, sc in ipairs(SUB) do
+      if sc[1]:sub(1, #lead) == lead then
+        names[#names + 1] = sc[1]
+      end
+    end
+    return names
+  end,
+})
 
 vim.api.nvim_create_autocmd("ColorScheme", {
   callback = function()

@@ -237,7 +237,7 @@ describe("cards", function()
     assert.are.same({
       "✓ Patch a.txt", "/w/a.txt", "@@ -1,2 +1,2 @@", "    1     1  x", "    2       -y", "          2 +z",
       "✓ Think", "line one", "line two",
-      "Plan", "- [x] read", "- [~] edit", "- [ ] test",
+      "Plan  1/3 done", "- [x] ! read", "- [~] ! edit", "- [ ] test",
     }, lines)
     assert.are.same({ used = 1200, size = 128000, cost = { amount = 0.0123, currency = "USD" } }, s.usage)
   end)

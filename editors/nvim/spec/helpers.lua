@@ -49,7 +49,10 @@ function M.start(script, extra)
   local dsh = require("dsh")
   dsh.reset()
   local cfg = { cmd = { M.bin, "--model", "script:" .. M.script(script) },
-    env = { DSH_STATE_DIR = M.dir .. "/.state", DSH_LOG_LEVEL = "warn", TMPDIR = "/tmp" } }
+    env = { DSH_STATE_DIR = M.dir .. "/.state", DSH_LOG_LEVEL = "warn", TMPDIR = "/tmp" },
+    -- the specs answer approvals through a stubbed vim.ui.select unless
+    -- they ask for the float; each start is a new session unless asked
+    approval = "select", resume_last = false }
   for k, v in pairs(extra or {}) do
     cfg[k] = v
   end

@@ -137,6 +137,11 @@ local function capabilities()
   return {
     fs = { readTextFile = true, writeTextFile = true },
     terminal = true,
+    -- plan_update / plan_removed with a planId (dsh.session.set_plan);
+    -- the opt-in shape from the ACP site's "Plan operations are
+    -- stabilized" (agentclientprotocol.com/announcements/
+    -- plan-operations-stabilized, November 20, 2026; read 2026-12-07)
+    plan = vim.empty_dict(),
     -- cards are drawn from _meta.dsh (docs/meta-dsh.md): the bridge then
     -- sends a read's or a search's text once, in the card, and syntax
     -- tokens packed (a sixth of the bytes; session.unpack_tokens)

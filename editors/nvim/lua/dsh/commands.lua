@@ -82,61 +82,123 @@ function M.quickfix()
   return 0
 end
 
--- M.sessions lists the agent's sessions of this directory and loads the
--- chosen one into a new chat (its cards replayed). cb(chat) when loaded.
-function M.sessions(cb)
+-- load_chat loads stored session info (a session/list entry) into a new
+-- chat (its cards replayed) and opens it; cb(chat) when loaded.
+local function load_chat(agent, info, cwd, cb)
+  local old = dsh.state.chats[info.sessionId]
+  if old and not old.closed and agent.sessions[info.sessionId] then
+    -- open in this agent already: that chat, not a second load
+    if dsh.state.current and dsh.state.current ~= old then
+      dsh.state.current:close()
+    end
+    dsh.state.current = old
+    old:open()
+    return cb and cb(old)
+  end
+  if old then
+    old:destroy()
+    dsh.state.chats[info.sessionId] = nil
+  end
+  local new
+  agent:load_session(info.sessionId, info.cwd or cwd, function(s)
+    if type(info.title) == "string" and info.title ~= "" then
+      s.title = info.title -- until a session_info_update says otherwise
+    end
+    new = require("dsh.ui.chat").new(s, dsh.config)
+    dsh.state.chats[s.id] = new
+  end, function(s, serr)
+    if not s then
+      new:destroy()
+      dsh.state.chats[info.sessionId] = nil
+      notify("session/load: " .. tostring(serr and serr.message), vim.log.levels.ERROR)
+      return cb and cb(nil)
+    end
+    if dsh.state.current and dsh.state.current ~= new then
+      dsh.state.current:close()
+    end
+    dsh.state.current = new
+    new:open()
+    if cb then
+      cb(new)
+    end
+  end)
+end
+
+-- stored lists this folder's stored sessions, newest first; cb(agent,
+-- list) (list nil when the agent cannot load them, or failed).
+local function stored(cb, quiet)
   dsh.agent(function(agent, err)
     if not agent then
-      return notify(tostring(err), vim.log.levels.ERROR)
+      notify(tostring(err), vim.log.levels.ERROR)
+      return cb(nil, nil)
     end
     if not agent.caps.loadSession then
-      return notify("this agent cannot load sessions", vim.log.levels.WARN)
+      if not quiet then
+        notify("this agent cannot load sessions", vim.log.levels.WARN)
+      end
+      return cb(agent, nil)
     end
-    local cwd = vim.fn.getcwd()
-    agent:list_sessions(cwd, function(list, lerr)
+    agent:list_sessions(vim.fn.getcwd(), function(list, lerr)
       if not list then
-        return notify("session/list: " .. tostring(lerr and lerr.message), vim.log.levels.ERROR)
+        notify("session/list: " .. tostring(lerr and lerr.message), vim.log.levels.ERROR)
+        return cb(agent, nil)
       end
-      if #list == 0 then
-        return notify("no stored sessions for " .. cwd)
-      end
-      vim.ui.select(list, {
-        prompt = "dsh-bridge sessions",
-        kind = "dsh.session",
-        format_item = function(s)
-          return ("%s  %s"):format(tostring(s.updatedAt or ""):sub(1, 16):gsub("T", " "),
-            tostring(s.title or s.sessionId))
-        end,
-      }, function(choice)
-        if not choice then
-          return
-        end
-        local old = dsh.state.chats[choice.sessionId]
-        if old then
-          old:destroy()
-          dsh.state.chats[choice.sessionId] = nil
-        end
-        local new
-        agent:load_session(choice.sessionId, choice.cwd or cwd, function(s)
-          new = require("dsh.ui.chat").new(s, dsh.config)
-          dsh.state.chats[s.id] = new
-        end, function(s, serr)
-          if not s then
-            new:destroy()
-            return notify("session/load: " .. tostring(serr and serr.message), vim.log.levels.ERROR)
-          end
-          if dsh.state.current and dsh.state.current ~= new then
-            dsh.state.current:close()
-          end
-          dsh.state.current = new
-          new:open()
-          if cb then
-            cb(new)
-          end
-        end)
+      local when = require("dsh.timefmt").epoch
+      table.sort(list, function(a, b)
+        return (when(a.updatedAt) or 0) > (when(b.updatedAt) or 0)
       end)
+      cb(agent, list)
     end)
   end)
+end
+
+-- M.session_label is a session's line in the picker: when (relative,
+-- local time) and its title.
+function M.session_label(s, now)
+  local title = type(s.title) == "string" and s.title ~= "" and s.title or ("untitled " .. tostring(s.sessionId))
+  return ("%-16s  %s"):format(require("dsh.timefmt").ago(s.updatedAt, now), title)
+end
+
+-- M.sessions lists the agent's sessions of this directory, newest first,
+-- and loads the chosen one into a new chat. cb(chat) when loaded.
+function M.sessions(cb)
+  local cwd = vim.fn.getcwd()
+  stored(function(agent, list)
+    if not list then
+      return
+    end
+    if #list == 0 then
+      return notify("no stored sessions for " .. cwd)
+    end
+    local now = os.time()
+    vim.ui.select(list, {
+      prompt = "dsh-bridge sessions",
+      kind = "dsh.session",
+      format_item = function(s)
+        return M.session_label(s, now)
+      end,
+    }, function(choice)
+      if choice then
+        load_chat(agent, choice, cwd, cb)
+      end
+    end)
+  end)
+end
+
+-- M.resume loads this folder's most recent session; cb(chat), nil when
+-- there is none or the agent cannot load sessions (quiet: no notice).
+function M.resume(cb, quiet)
+  cb = cb or function() end
+  local cwd = vim.fn.getcwd()
+  stored(function(agent, list)
+    if not list or #list == 0 then
+      if not quiet and list then
+        notify("no stored sessions for " .. cwd)
+      end
+      return cb(nil)
+    end
+    load_chat(agent, list[1], cwd, cb)
+  end, quiet)
 end
 
 function M.mode()

@@ -18,6 +18,15 @@ M.defaults = {
   -- ACP tool kinds allowed once without asking ("read", "search", "fetch",
   -- "edit", "execute", …). Empty: every request is asked.
   auto_approve = {},
+  -- How a permission request is asked: "float" (a window with keys that
+  -- does not block the editor) or "select" (vim.ui.select).
+  approval = "float",
+  -- The slash-command menu opens as "/" starts the prompt (<C-x><C-o>
+  -- always completes them).
+  complete_auto = true,
+  -- :DshChat with no chat open brings back this folder's last session
+  -- (when the agent can load sessions).
+  resume_last = true,
   -- Buffer-local keys of the chat (false disables one).
   keymaps = {
     send = "<CR>", -- prompt buffer, normal mode

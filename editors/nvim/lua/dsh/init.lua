@@ -107,6 +107,18 @@ function M.chat(cb)
     cur:open()
     return cb(cur)
   end
+  if M.config.resume_last and not cur and not M.state.resumed then
+    -- the first chat of this Neovim: the folder's last session, if any
+    M.state.resumed = true
+    return require("dsh.commands").resume(function(chat)
+      if chat then
+        return cb(chat)
+      elseif not M.state.agent then
+        return cb(nil, "the agent did not start") -- already said
+      end
+      M.new_chat(cb)
+    end, true)
+  end
   M.new_chat(cb)
 end
 
@@ -196,6 +208,9 @@ function M.reset(timeout_ms)
     vim.wait(timeout_ms or 5000, function()
       return not a:alive()
     end, 10)
+  end
+  if package.loaded["dsh.ui.approve"] then
+    require("dsh.ui.approve").reset()
   end
   M.state = { agent = nil, chats = {}, current = nil, log = {} }
 end

@@ -206,12 +206,16 @@ function Session:apply(u)
   elseif k == "tool_call_update" then
     return self:tool_call(u, false)
   elseif k == "plan" then
-    local entries = type(u.entries) == "table" and u.entries or {}
-    if self.plan then
-      self.plan.entries = entries
-      return self:changed(self.plan)
+    self:set_plan("", u.entries)
+  elseif k == "plan_update" then
+    local p = u.plan
+    if type(p) == "table" and (type(p.planId) == "string" or type(p.planId) == "number") then
+      self:set_plan(tostring(p.planId), p.entries, p.type)
     end
-    self.plan = self:add({ kind = "plan", entries = entries })
+  elseif k == "plan_removed" then
+    if type(u.planId) == "string" or type(u.planId) == "number" then
+      self:set_plan(tostring(u.planId), nil)
+    end
   elseif k == "current_mode_update" then
     if type(self.modes) == "table" then
       self.modes.currentModeId = u.currentModeId
@@ -226,12 +230,24 @@ function Session:apply(u)
     self.usage = { used = u.used, size = u.size, cost = u.cost }
     self:changed(nil)
   elseif k == "session_info_update" then
+    -- partial: a field left out keeps its value; null clears it
     if type(u.title) == "string" then
       self.title = u.title
+    elseif u.title == vim.NIL then
+      self.title = nil
+    end
+    if type(u.updatedAt) == "string" then
+      self.updated_at = u.updatedAt
     end
     self:changed(nil)
   elseif k == "available_commands_update" then
-    self.commands = type(u.availableCommands) == "table" and u.availableCommands or {}
+    local list = {}
+    for _, c in ipairs(type(u.availableCommands) == "table" and u.availableCommands or {}) do
+      if type(c) == "table" and type(c.name) == "string" and c.name ~= "" then
+        list[#list + 1] = c
+      end
+    end
+    self.commands = list
   elseif k == "notice" then
     self:add({ kind = "notice", severity = u.severity, text = tostring(u.title or "")
       .. (type(u.description) == "string" and (": " .. u.description) or "") })
@@ -240,6 +256,51 @@ function Session:apply(u)
       self:add({ kind = "notice", severity = "info", text = "context compacted (" .. tostring(u.status) .. ")" })
     end
   end
+end
+
+-- set_plan shows plan id's entries (a PlanEntry list): the block of that
+-- id is replaced whole, or added when the id is new; nil entries remove
+-- it (the block stays, drawn empty). A plan of another type than items
+-- keeps its type, drawn as such.
+function Session:set_plan(id, entries, ptype)
+  self.plans = self.plans or {}
+  local b = self.plans[id]
+  if entries == nil then
+    if b then
+      b.entries, b.removed = {}, true
+      self:changed(b)
+      self:changed(nil)
+    end
+    return
+  end
+  entries = type(entries) == "table" and entries or {}
+  if b then
+    b.entries, b.removed, b.type = entries, nil, ptype
+    self:changed(b)
+  else
+    self.plans[id] = self:add({ kind = "plan", id = id, entries = entries, type = ptype })
+  end
+  self:changed(nil)
+end
+
+-- plan_progress returns (done, total) over the plans shown, or nil when
+-- there is none.
+function Session:plan_progress()
+  local done, total = 0, 0
+  for _, b in pairs(self.plans or {}) do
+    for _, e in ipairs(b.entries) do
+      if type(e) == "table" then
+        total = total + 1
+        if e.status == "completed" then
+          done = done + 1
+        end
+      end
+    end
+  end
+  if total == 0 then
+    return nil
+  end
+  return done, total
 end
 
 -- config_option returns the option of a category (or id), or nil.

@@ -1,9 +1,12 @@
--- dsh.ui.approve: permission requests answered through vim.ui.select (so
--- telescope, fzf-lua or dressing users get their own picker), one at a
--- time, with the agent's options ordered by kind. A request can show its
--- proposed change side by side first (dsh.ui.diffview). Dismissing the
--- picker leaves the request open: :DshApprove asks again.
+-- dsh.ui.approve: permission requests, one at a time, oldest first. By
+-- default in a floating window that does not block the editor
+-- (dsh.ui.approvefloat); with `approval = "select"` through vim.ui.select
+-- (so telescope, fzf-lua or dressing users get their own picker), the
+-- agent's options ordered by kind. Either can show the proposed change
+-- side by side first (dsh.ui.diffview). Dismissing leaves the request
+-- open: :DshApprove asks again.
 local cards = require("dsh.ui.cards")
+local float = require("dsh.ui.approvefloat")
 
 local M = {}
 
@@ -39,9 +42,57 @@ function M.prompt(call, title)
   return "dsh-bridge asks to use a tool: " .. title
 end
 
--- M.ask shows the picker of the first open request (if none is shown).
+local function mode()
+  local cfg = package.loaded["dsh"] and require("dsh").config or {}
+  return cfg.approval == "select" and "select" or "float"
+end
+
+local watched = setmetatable({}, { __mode = "k" })
+
+-- watch closes the float when its request ends without an answer from it
+-- (a cancelled turn, the agent gone), and asks the next one.
+local function watch(session)
+  if watched[session] or type(session.on_change) ~= "function" then
+    return
+  end
+  watched[session] = true
+  session:on_change(function(block)
+    local req = float.current()
+    if block and req and req.call == block and not pending(req) then
+      vim.schedule(function()
+        if float.current() == req and not pending(req) then
+          float.close()
+          asking = nil
+          M.ask()
+        end
+      end)
+    end
+  end)
+end
+
+local function ask_float(req)
+  watch(req.session)
+  local title = tostring(req.call.title or req.call.tool_kind or "a tool call")
+  float.show(req, M.prompt(req.call, title), function(choice)
+    float.close()
+    asking = nil
+    if pending(req) then
+      table.remove(queue, 1)
+      req.respond(choice.optionId)
+    end
+    vim.schedule(M.ask)
+  end, function()
+    asking = nil
+  end)
+end
+
+-- M.ask shows the first open request (if none is shown; the float is
+-- focused again when it is).
 function M.ask()
   if asking then
+    if asking == float.current() then
+      float.focus()
+    end
     return
   end
   local req = next_request()
@@ -49,6 +100,13 @@ function M.ask()
     return
   end
   asking = req
+  local chat = package.loaded["dsh"] and require("dsh").state.chats[req.session.id]
+  if mode() == "float" then
+    if chat then
+      chat:flush()
+    end
+    return ask_float(req)
+  end
   local items = {}
   for _, o in ipairs(req.options) do
     items[#items + 1] = o
@@ -61,7 +119,6 @@ function M.ask()
   end
   -- The card being decided is drawn before the picker opens (a picker
   -- such as inputlist() blocks the redraws).
-  local chat = package.loaded["dsh"] and require("dsh").state.chats[req.session.id]
   if chat then
     chat:flush()
     vim.cmd("redraw")
@@ -92,6 +149,13 @@ function M.ask()
       vim.schedule(M.ask)
     end
   end)
+end
+
+-- M.reset forgets every request and closes the float (the agent is gone).
+function M.reset()
+  queue = {}
+  asking = nil
+  float.close()
 end
 
 -- M.decide is the agent's decider: queue the request and ask.

@@ -4,6 +4,7 @@
 -- mark blocks dirty, and one flush per frame (16 ms) draws them.
 local cards = require("dsh.ui.cards")
 local render = require("dsh.ui.render")
+local markdown = require("dsh.ui.markdown")
 local terminal = require("dsh.terminal")
 
 local M = {}
@@ -39,9 +40,12 @@ function M.new(s, opts)
     expanded = {},
     attachments = {},
   }, Chat)
-  self.buf = scratch("dsh://chat/" .. counter, "markdown")
+  -- not "markdown": its regex syntax paints snake_case red and styles
+  -- cards' code; dsh.ui.markdown draws the answers
+  self.buf = scratch("dsh://chat/" .. counter, "dshchat")
   vim.bo[self.buf].modifiable = false
-  self.input = scratch("dsh://prompt/" .. counter, "markdown")
+  self.input = scratch("dsh://prompt/" .. counter, "dshprompt")
+  require("dsh.ui.complete").attach(self)
   by_buf[self.buf] = self
   self:_keymaps()
   s:on_change(function(block)
@@ -107,6 +111,31 @@ local function apply_hls(buf, start, o)
   end
 end
 
+-- md_rows draws the Markdown marks of an answer's lines from buffer row
+-- first, starting in fence state; returns the state at the start of the
+-- last line and after it.
+function Chat:_md_rows(first, lines, state)
+  local buf = self.buf
+  local at_last = state
+  for i, text in ipairs(lines) do
+    at_last = state
+    local marks
+    marks, state = markdown.line(text, state)
+    if state and state.lang ~= "" and not at_last then
+      markdown.include(buf, state.lang)
+    end
+    local row = first + i - 1
+    for _, m in ipairs(marks) do
+      if m.conceal then
+        vim.api.nvim_buf_set_extmark(buf, NS, row, m[1], { end_row = row, end_col = m[2], conceal = m.conceal })
+      else
+        vim.api.nvim_buf_add_highlight(buf, NS, m[3], row, m[1], m[2])
+      end
+    end
+  end
+  return at_last, state
+end
+
 -- append_text draws the text a streaming block gained since the last flush.
 function Chat:_append_text(b, d, start)
   local prefix = render.PREFIX[b.kind] or ""
@@ -119,6 +148,10 @@ function Chat:_append_text(b, d, start)
     repl[i] = prefix .. parts[i]
   end
   vim.api.nvim_buf_set_lines(self.buf, last_row, last_row + 1, false, repl)
+  if b.kind == "agent" then
+    vim.api.nvim_buf_clear_namespace(self.buf, NS, last_row, last_row + #repl)
+    d.md_last = self:_md_rows(last_row, repl, d.md_last)
+  end
   if b.kind == "thought" then
     for i = 0, #repl - 1 do
       vim.api.nvim_buf_add_highlight(self.buf, NS, "DshThought", last_row + i, 0, -1)
@@ -151,7 +184,9 @@ function Chat:flush()
       else
         local o = draw_block(self, b)
         local lines = o.lines
-        lines[#lines + 1] = "" -- the separator
+        if #lines > 0 then
+          lines[#lines + 1] = "" -- the separator
+        end
         local old_n = d and d.n or 0
         if old_n > 0 then
           vim.api.nvim_buf_clear_namespace(buf, NS, start, start + old_n)
@@ -164,6 +199,9 @@ function Chat:flush()
         end
         apply_hls(buf, start, o)
         d = { n = #lines, header = o.header, targets = o.targets, target_paths = o.target_paths }
+        if b.kind == "agent" and #lines > 1 then
+          d.md_last = self:_md_rows(start, vim.list_slice(lines, 1, #lines - 1), nil)
+        end
         if text_block then
           d.len = #b.text
         end
@@ -246,6 +284,9 @@ end
 function Chat:status_text()
   local s = self.session
   local parts = { "dsh" }
+  if type(s.title) == "string" and s.title ~= "" then
+    parts[#parts + 1] = s.title
+  end
   if type(s.modes) == "table" and s.modes.currentModeId then
     parts[#parts + 1] = tostring(s.modes.currentModeId)
   end
@@ -260,6 +301,10 @@ function Chat:status_text()
       t = t .. (" · $%.4f"):format(u.cost.amount)
     end
     parts[#parts + 1] = t
+  end
+  local done, total = s:plan_progress()
+  if done then
+    parts[#parts + 1] = ("plan %d/%d"):format(done, total)
   end
   if s.running then
     parts[#parts + 1] = "working…"
@@ -306,6 +351,10 @@ function Chat:open()
   wo.relativenumber = false
   wo.signcolumn = "no"
   wo.foldmethod = "manual"
+  -- the answers' Markdown markers hide (dsh.ui.markdown), on every line:
+  -- the transcript is read, not edited
+  wo.conceallevel = 2
+  wo.concealcursor = "nc"
   wo.foldenable = true
   self.folded = {}
   for b in pairs(self.dirty) do
@@ -366,7 +415,22 @@ end
 -- open_target opens what the line under the cursor points at: a file at
 -- a line, or the live terminal of a command card.
 function Chat:open_target()
-  local b, row = self:block_at(vim.api.nvim_win_get_cursor(0)[1])
+  local cursor = vim.api.nvim_win_get_cursor(0)
+  local b, row = self:block_at(cursor[1])
+  if b and b.kind == "agent" then
+    -- a path:line the answer names
+    local line = vim.api.nvim_buf_get_lines(self.buf, cursor[1] - 1, cursor[1], false)[1] or ""
+    local path, lnum = markdown.path_at(line, cursor[2])
+    if path and path:sub(1, 1) ~= "/" then
+      path = (self.session.cwd or vim.fn.getcwd()) .. "/" .. path
+    end
+    if path and vim.fn.filereadable(path) == 1 then
+      vim.cmd("wincmd p")
+      vim.cmd("edit " .. vim.fn.fnameescape(path))
+      pcall(vim.api.nvim_win_set_cursor, 0, { math.max(lnum, 1), 0 })
+    end
+    return
+  end
   if not b or b.kind ~= "tool" then
     return
   end

@@ -26,6 +26,20 @@ local LINKS = {
   DshPlanActive = "Special",
   DshNotice = "WarningMsg",
   DshAttachment = "Comment",
+  DshMdHeading = "Title",
+  DshMdCode = "String",
+  DshMdLink = "Underlined",
+  DshMdBullet = "Special",
+  DshMdQuote = "Comment",
+  DshMdFence = "Comment",
+  DshHint = "Comment",
+  DshApproveKey = "Special",
+}
+
+-- groups with attributes of their own (no group to link to on 0.7)
+local ATTRS = {
+  DshMdBold = { bold = true },
+  DshMdItalic = { italic = true },
 }
 
 -- Longest prefix wins. The second column is used before Neovim 0.8.
@@ -103,6 +117,9 @@ function M.setup()
   done = true
   for name, target in pairs(LINKS) do
     vim.api.nvim_set_hl(0, name, { link = target, default = true })
+  end
+  for name, attrs in pairs(ATTRS) do
+    vim.api.nvim_set_hl(0, name, vim.tbl_extend("force", { default = true }, attrs))
   end
   token_groups = {}
 end

@@ -38,19 +38,43 @@ end
 
 local MARK = { completed = "[x]", in_progress = "[~]", pending = "[ ]" }
 
+-- M.plan draws a plan block: a header with the progress, then one line
+-- per entry, its state as a checkbox (high priority marked "!"). A
+-- removed plan draws nothing.
 function M.plan(block)
   local o = out()
-  o.lines[1] = "Plan"
-  o.hls[1] = { 0, 0, -1, "DshCardTitle" }
+  if block.removed then
+    return o
+  end
+  local entries, done = {}, 0
   for _, e in ipairs(block.entries or {}) do
     if type(e) == "table" then
-      local line = "- " .. (MARK[e.status] or "[ ]") .. " " .. tostring(e.content or ""):gsub("\n", " ")
-      o.lines[#o.lines + 1] = line
+      entries[#entries + 1] = e
       if e.status == "completed" then
-        o.hls[#o.hls + 1] = { #o.lines - 1, 0, -1, "DshPlanDone" }
-      elseif e.status == "in_progress" then
-        o.hls[#o.hls + 1] = { #o.lines - 1, 0, -1, "DshPlanActive" }
+        done = done + 1
       end
+    end
+  end
+  if block.type ~= nil and block.type ~= "items" and block.type ~= vim.NIL then
+    o.lines[1] = "Plan (" .. tostring(block.type) .. ", not shown here)"
+    o.hls[1] = { 0, 0, -1, "DshCardTitle" }
+    return o
+  end
+  o.lines[1] = ("Plan  %d/%d done"):format(done, #entries)
+  o.hls[1] = { 0, 0, 4, "DshCardTitle" }
+  o.hls[2] = { 0, 4, -1, "DshCardMeta" }
+  for _, e in ipairs(entries) do
+    local mark = MARK[e.status] or "[ ]"
+    local line = "- " .. mark .. " " .. (e.priority == "high" and "! " or "")
+      .. tostring(e.content or ""):gsub("\n", " ")
+    o.lines[#o.lines + 1] = line
+    local row = #o.lines - 1
+    if e.status == "completed" then
+      o.hls[#o.hls + 1] = { row, 0, -1, "DshPlanDone" }
+    elseif e.status == "in_progress" then
+      o.hls[#o.hls + 1] = { row, 0, -1, "DshPlanActive" }
+    else
+      o.hls[#o.hls + 1] = { row, 2, 5, "DshCardMeta" }
     end
   end
   return o
