@@ -88,10 +88,10 @@ describe("slash commands in the prompt", function()
       return #chat.session.commands > 0
     end, 10000, "available_commands_update")
     vim.api.nvim_set_current_win(chat.input_win)
-    keys("i/comp<C-x><C-o><Esc>")
+    keys("i/comp<C-x><C-o><C-y><Esc>")
     assert.are.same({ "/compact" }, vim.api.nvim_buf_get_lines(chat.input, 0, -1, false))
     vim.api.nvim_buf_set_lines(chat.input, 0, -1, false, {})
-    keys("i/rev<C-x><C-o><Esc>")
+    keys("i/rev<C-x><C-o><C-y><Esc>")
     -- a command that takes text completes with a space, then its hint
     assert.are.same({ "/review " }, vim.api.nvim_buf_get_lines(chat.input, 0, -1, false))
     local complete = require("dsh.ui.complete")
@@ -115,10 +115,12 @@ describe("slash commands in the prompt", function()
       { name = "compact", description = "Compact now" }, { name = "cost", description = "Cost" }, { bogus = 1 } }
     local words = {}
     for _, it in ipairs(complete.items(cmds, "co")) do
-      words[#words + 1] = it.word .. "|" .. it.menu .. "|" .. it.info
+      words[#words + 1] = it.word .. "|" .. it.abbr .. "|" .. it.menu
     end
-    assert.are.same({ "/compact||Compact now", "/cost||Cost" }, words)
-    assert.are.equal("/review ", complete.items(cmds, "")[3].word)
+    assert.are.same({ "/compact|/compact|Compact now", "/cost|/cost|Cost" }, words)
+    local review = complete.items(cmds, "")[3]
+    assert.are.same({ "/review ", "/review <focus>" }, { review.word, review.abbr })
+    assert.is_nil(review.info) -- no preview window over the chat
     assert.are.equal(0, complete.slash_start("/co"))
     assert.are.equal(2, complete.slash_start("  /"))
     assert.is_nil(complete.slash_start("see /co"))

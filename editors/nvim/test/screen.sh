@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # A real screen: Neovim inside tmux (160x48), driven with send-keys and read
-# with capture-pane. Opens the chat, sends a prompt, sees the diff card,
-# approves it through Neovim's own vim.ui.select (inputlist: "1" + Enter),
-# sees the file change in its buffer and on disk, and compares the final
-# screen (paths masked) with testdata/screen.golden.txt (DSH_UPDATE=1
-# rewrites it). Usage: test/screen.sh path/to/dsh-bridge
+# with capture-pane, compared (paths masked) with the goldens in testdata/
+# (DSH_UPDATE=1 rewrites them). Usage: test/screen.sh path/to/dsh-bridge
+#  1. the edit: the chat, a prompt, the pending diff card and the floating
+#     approval over it (screen-asking), `a` in it, the file changed in its
+#     buffer and on disk (screen);
+#  2. the tour: a plan block and an answer's Markdown drawn (screen-answer),
+#     the slash-command menu as "/" starts the prompt (screen-complete),
+#     and :Dsh sessions listing the chat by title and relative time
+#     (screen-sessions).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 bin="$(realpath "$1")"
@@ -18,18 +22,22 @@ cleanup() { tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 mkdir -p "$work/ws"
 printf 'hello world\n' >"$work/ws/hello.txt"
-cat >"$work/init.lua" <<LUA
+# init SCRIPT: the config of a scene playing testdata/scripts/SCRIPT.
+init() {
+  cat >"$work/init.lua" <<LUA
 vim.opt.rtp:prepend("$here")
 vim.o.swapfile = false
 vim.o.shortmess = vim.o.shortmess .. "I"
 vim.o.termguicolors = false
+vim.cmd("syntax on")
 vim.cmd("runtime plugin/dsh.lua")
 require("dsh").setup({
-  cmd = { "$bin", "--model", "script:$here/testdata/scripts/edit.jsonl" },
-  env = { DSH_STATE_DIR = "$work/state", DSH_LOG_LEVEL = "warn", TMPDIR = "/tmp" },
+  cmd = { "$bin", "--model", "script:$here/testdata/scripts/$1" },
+  env = { DSH_STATE_DIR = "$work/state-$1", DSH_LOG_LEVEL = "warn", TMPDIR = "/tmp" },
   width = 90,
 })
 LUA
+}
 
 screen() { tmux -L "$sock" capture-pane -p -t dsh; }
 # wait_for TEXT [SECONDS]: poll the screen until it shows TEXT.
@@ -46,37 +54,76 @@ wait_for() {
 }
 keys() { tmux -L "$sock" send-keys -t dsh "$@"; }
 
+# start FILE: Neovim in a new tmux server, editing FILE.
+start() {
+  tmux -L "$sock" -f /dev/null new-session -d -s dsh -x 160 -y 48 \
+    "env TERM=xterm-256color nvim --noplugin -i NONE -u $work/init.lua $1"
+}
+snap() { screen | sed -e "s|$work|/TMP|g" -e "s|$here|/PLUGIN|g" >"$work/$1.txt"; }
+
 cd "$work/ws"
-tmux -L "$sock" -f /dev/null new-session -d -s dsh -x 160 -y 48 \
-  "env TERM=xterm-256color nvim --noplugin -i NONE -u $work/init.lua hello.txt"
+init edit.jsonl
+start hello.txt
 wait_for "hello world"
 keys ":DshChat" Enter
 wait_for "prompt · <CR> send"
 wait_for "Commands run in a sandbox" # the session's notice, first in the golden
 keys "i" "greet ACP, please" Escape Enter
-# the pending diff card, and Neovim's own picker for the approval
-wait_for "Type number and <Enter>"
-wait_for "Allow once"
-screen | sed -e "s|$work|/TMP|g" -e "s|$here|/PLUGIN|g" >"$work/asking.txt"
-keys "1" Enter
+# the pending diff card, and the floating approval over it
+wait_for "a allow · A always · r reject"
+wait_for "+hello ACP"
+snap asking
+keys "a"
 wait_for "Done: hello.txt now greets ACP."
 wait_for "hello ACP"
 sleep 0.3 # let the last redraw land
-screen | sed -e "s|$work|/TMP|g" -e "s|$here|/PLUGIN|g" >"$work/final.txt"
+snap final
 grep -qx "hello ACP" "$work/ws/hello.txt" || { echo "screen test: the file did not change on disk" >&2; exit 1; }
 grep -qF "✓ Edit hello.txt" "$work/final.txt" || { echo "screen test: no completed diff card" >&2; cat "$work/final.txt" >&2; exit 1; }
 grep -qF "+hello ACP" "$work/final.txt" || { echo "screen test: no diff lines" >&2; exit 1; }
-grep -qF "Allow once" "$work/asking.txt" || { echo "screen test: no approval prompt" >&2; exit 1; }
+grep -qF "dsh-bridge asks to change a file: Edit hello.txt" "$work/asking.txt" || { echo "screen test: no approval window" >&2; exit 1; }
 grep -qF "○ Edit hello.txt" "$work/asking.txt" && grep -qF "+hello ACP" "$work/asking.txt" || { echo "screen test: the pending diff card was not shown before the approval" >&2; cat "$work/asking.txt" >&2; exit 1; }
+grep -qF "a allow" "$work/final.txt" && { echo "screen test: the approval window stayed open" >&2; exit 1; }
 keys Escape ":qa!" Enter
+sleep 0.3
+tmux -L "$sock" kill-server 2>/dev/null || true
 
-golden="$here/testdata/screen.golden.txt"
-if [ "${DSH_UPDATE:-}" = 1 ]; then
-  cp "$work/final.txt" "$golden"
-  cp "$work/asking.txt" "$here/testdata/screen-asking.golden.txt"
-fi
-if ! diff -u "$golden" "$work/final.txt" || ! diff -u "$here/testdata/screen-asking.golden.txt" "$work/asking.txt"; then
-  echo "screen test: the screen differs from $golden (DSH_UPDATE=1 to accept)" >&2
-  exit 1
-fi
+# 2. the tour
+printf 'package main\n\nfunc main() {}\n' >"$work/ws/main.go"
+init tour.jsonl
+start main.go
+wait_for "package main"
+keys ":Dsh chat" Enter
+wait_for "prompt · <CR> send"
+keys "i" "explain the loop" Escape Enter
+wait_for "That is all."
+sleep 0.3
+snap answer
+grep -qF "Plan  1/3 done" "$work/answer.txt" || { echo "screen test: no plan block" >&2; exit 1; }
+grep -qF "**" "$work/answer.txt" && { echo "screen test: Markdown markers shown" >&2; cat "$work/answer.txt" >&2; exit 1; }
+grep -qF "The range loop in main.go binds my_var_name to each item:" "$work/answer.txt" || { echo "screen test: the answer's Markdown is not drawn" >&2; exit 1; }
+keys "i" "/c"
+wait_for "/compact"
+sleep 0.2
+snap complete
+keys C-e Escape
+keys ":Dsh sessions" Enter
+wait_for "Type number and <Enter>"
+snap sessions
+grep -qF "just now" "$work/sessions.txt" && grep -qF "explain the loop" "$work/sessions.txt" || { echo "screen test: the session list has no title or time" >&2; cat "$work/sessions.txt" >&2; exit 1; }
+keys Escape
+keys ":qa!" Enter
+
+fail=0
+for name in final:screen asking:screen-asking answer:screen-answer complete:screen-complete sessions:screen-sessions; do
+  got="$work/${name%%:*}.txt" golden="$here/testdata/${name#*:}.golden.txt"
+  if [ "${DSH_UPDATE:-}" = 1 ]; then
+    cp "$got" "$golden"
+  fi
+  if ! diff -u "$golden" "$got"; then
+    echo "screen test: the screen differs from $golden (DSH_UPDATE=1 to accept)" >&2
+    fail=1
+  fi
+done
+[ "$fail" = 0 ] || exit 1
 echo "screen test: ok"

@@ -280,36 +280,9 @@ function Chat:block_at(lnum)
   return nil
 end
 
--- status_text is the chat window's statusline.
+-- status_text is the chat window's statusline (dsh.ui.status).
 function Chat:status_text()
-  local s = self.session
-  local parts = { "dsh" }
-  if type(s.title) == "string" and s.title ~= "" then
-    parts[#parts + 1] = s.title
-  end
-  if type(s.modes) == "table" and s.modes.currentModeId then
-    parts[#parts + 1] = tostring(s.modes.currentModeId)
-  end
-  local model = s:config_option("model")
-  if model and model.currentValue then
-    parts[#parts + 1] = tostring(model.currentValue)
-  end
-  local u = s.usage
-  if u and u.used then
-    local t = ("%s/%s tokens"):format(tostring(u.used), tostring(u.size or "?"))
-    if type(u.cost) == "table" and type(u.cost.amount) == "number" then
-      t = t .. (" · $%.4f"):format(u.cost.amount)
-    end
-    parts[#parts + 1] = t
-  end
-  local done, total = s:plan_progress()
-  if done then
-    parts[#parts + 1] = ("plan %d/%d"):format(done, total)
-  end
-  if s.running then
-    parts[#parts + 1] = "working…"
-  end
-  return table.concat(parts, " · ")
+  return require("dsh.ui.status").text(self.session)
 end
 
 function Chat:_statusline()

@@ -24,11 +24,16 @@ function M.items(commands, base)
   for _, c in ipairs(commands or {}) do
     if type(c) == "table" and type(c.name) == "string" and c.name:sub(1, #base) == base then
       local hint = hint_of(c)
+      -- the description in the menu, not in 'info' (which opens a
+      -- preview window over the chat)
+      local desc = type(c.description) == "string" and c.description or ""
+      if #desc > 60 then
+        desc = desc:sub(1, 59) .. "…"
+      end
       list[#list + 1] = {
         word = "/" .. c.name .. (hint and " " or ""),
-        abbr = "/" .. c.name,
-        menu = hint and ("<" .. hint .. ">") or "",
-        info = type(c.description) == "string" and c.description or "",
+        abbr = "/" .. c.name .. (hint and (" <" .. hint .. ">") or ""),
+        menu = desc,
         dup = 0,
       }
     end
@@ -125,6 +130,25 @@ local function auto(buf)
   end
 end
 
+-- While in the prompt, the menu inserts nothing until a choice is made
+-- ('completeopt' is global before Neovim 0.9: set on entering, restored
+-- on leaving).
+local saved_cot = nil
+
+local function enter()
+  if saved_cot == nil then
+    saved_cot = vim.o.completeopt
+    vim.o.completeopt = "menuone,noinsert"
+  end
+end
+
+local function leave()
+  if saved_cot ~= nil then
+    vim.o.completeopt = saved_cot
+    saved_cot = nil
+  end
+end
+
 -- M.attach gives the chat's prompt buffer its completion and hints.
 function M.attach(chat)
   local buf = chat.input
@@ -141,6 +165,8 @@ function M.attach(chat)
       end
     end,
   })
+  vim.api.nvim_create_autocmd("InsertEnter", { group = group, buffer = buf, callback = enter })
+  vim.api.nvim_create_autocmd({ "InsertLeave", "BufLeave" }, { group = group, buffer = buf, callback = leave })
   vim.api.nvim_create_autocmd("BufWipeout", {
     group = group,
     buffer = buf,
