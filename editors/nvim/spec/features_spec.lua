@@ -346,6 +346,24 @@ describe("the floating approval", function()
     end, 5000, "the diff tab to close")
   end)
 
+  it("is not focused while the person works elsewhere", function()
+    h.workspace({ ["hello.txt"] = "hello world\n" })
+    local chat = h.start("edit.jsonl", { approval = "float" })
+    local ended = send(chat, "greet ACP")
+    vim.cmd("wincmd t") -- the file's window, before the request arrives
+    local here = vim.api.nvim_get_current_win()
+    h.wait(function()
+      return float.current() ~= nil
+    end, 10000, "the approval window")
+    assert.are.equal(here, vim.api.nvim_get_current_win())
+    keys("a") -- typed here: not an answer
+    assert.truthy(float.current(), "a key typed elsewhere answered the request")
+    require("dsh.commands").approve()
+    assert.are.equal("editor", vim.api.nvim_win_get_config(0).relative)
+    keys("r")
+    assert.are.equal("end_turn", ended())
+  end)
+
   it("closes when the turn is cancelled", function()
     h.workspace({ ["hello.txt"] = "hello world\n" })
     local chat = h.start("edit.jsonl", { approval = "float" })
@@ -414,7 +432,10 @@ describe("Markdown in answers", function()
     end)
     assert.truthy(name:find("^go"), "synID at func: " .. name)
     hidden = marks_of(chat, fr - 1)
-    assert.are.same({}, hidden)
+    assert.are.same({}, hidden) -- code is shown as written
+    hidden, groups = marks_of(chat, fr - 2)
+    assert.are.same({ "```" }, hidden) -- the fence shows its language
+    assert.are.same({ "go" }, groups.DshMdFence)
     -- <CR> on hello.txt:1 opens it
     vim.api.nvim_set_current_win(chat.win)
     vim.api.nvim_win_set_cursor(chat.win, { find(lines, "then hello.txt:1"), 10 })

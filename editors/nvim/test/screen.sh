@@ -99,6 +99,11 @@ keys "i" "explain the loop" Escape Enter
 wait_for "That is all."
 sleep 0.3
 snap answer
+tmux -L "$sock" capture-pane -e -p -t dsh >"$work/answer-colours.txt"
+# the real screen's attributes: Go's syntax colours the fence's keyword,
+# bold and italic are drawn as such
+grep -qaP '\e\[[0-9;]*mfor\e\[39m _, p := \e\[[0-9;]*mrange' "$work/answer-colours.txt" || { echo "screen test: the Go block is not coloured" >&2; exit 1; }
+grep -qaP '\e\[1mrange\e' "$work/answer-colours.txt" && grep -qaP '\e\[3meach\e' "$work/answer-colours.txt" || { echo "screen test: no bold or italic" >&2; exit 1; }
 grep -qF "Plan  1/3 done" "$work/answer.txt" || { echo "screen test: no plan block" >&2; exit 1; }
 grep -qF "**" "$work/answer.txt" && { echo "screen test: Markdown markers shown" >&2; cat "$work/answer.txt" >&2; exit 1; }
 grep -qF "The range loop in main.go binds my_var_name to each item:" "$work/answer.txt" || { echo "screen test: the answer's Markdown is not drawn" >&2; exit 1; }

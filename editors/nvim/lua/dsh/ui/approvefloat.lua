@@ -211,7 +211,16 @@ function M.show(req, prompt, decide, later)
     end
     c.win = place(buf, lines, false)
   end, { buffer = buf, nowait = true, silent = true, desc = "dsh: the change side by side" })
-  current.win = place(buf, lines, true)
+  -- focused only when the person is in the chat, in Normal mode: keys
+  -- typed elsewhere must not answer a request they have not seen
+  local chat = package.loaded["dsh"] and require("dsh").state.chats[req.session.id]
+  local here = vim.api.nvim_get_current_win()
+  local enter = chat ~= nil and (here == chat.win or here == chat.input_win)
+    and vim.api.nvim_get_mode().mode == "n"
+  current.win = place(buf, lines, enter)
+  if not enter then
+    vim.notify("dsh: " .. prompt .. " (:DshApprove to answer)", vim.log.levels.WARN)
+  end
   local wo = vim.wo[current.win]
   wo.wrap = true
   wo.cursorline = true

@@ -1,8 +1,8 @@
 -- dsh.ui.markdown: an answer's Markdown made readable on Neovim 0.7.2,
 -- where no Treesitter parser is installed: per line, the marks that hide
 -- the markers (extmark conceal) and highlight what they mark: headings,
--- **bold**, *italic*, `code`, [links](url), list bullets, quotes, fence
--- lines. An underscore inside a word is text (snake_case stays plain).
+-- **bold**, *italic*, `code`, [links](url), list bullets, quotes, fences
+-- (their language shown, their ticks hidden). An underscore inside a word is text (snake_case stays plain).
 -- The code between fences is coloured by the language's regex syntax,
 -- included into the chat buffer once per language (M.include).
 -- M.line is pure: the text stays as the agent wrote it, so a yank copies
@@ -140,15 +140,18 @@ end
 function M.line(text, state)
   local marks = {}
   local ticks, lang = M.fence(text)
+  -- a fence line keeps its language, dimmed; the ticks hide
+  local lead = ticks and #text:match("^%s*") + #ticks
   if state then
     if ticks and lang == "" and ticks:sub(1, 1) == state.ticks:sub(1, 1) and #ticks >= #state.ticks then
-      add(marks, 0, #text, "DshMdFence")
+      hide(marks, 0, lead)
       return marks, nil
     end
     return marks, state -- code: the included syntax colours it
   end
   if ticks then
-    add(marks, 0, #text, "DshMdFence")
+    hide(marks, 0, lead)
+    add(marks, lead, #text, "DshMdFence")
     return marks, { ticks = ticks, lang = lang }
   end
   local hashes, rest = text:match("^(#+)%s+()")
