@@ -323,6 +323,8 @@ describe("the floating approval", function()
     local text = table.concat(lines, "\n")
     assert.truthy(find(lines, "$ printf 'first\\nsecond\\n'; echo ünïcode >&2"), text)
     assert.truthy(find(lines, "Print two lines"), text)
+    assert.truthy(find(lines, "Not yet allowed:"), text) -- what "always" would remember
+    assert.falsy(find(lines, "```"), text) -- the command is not shown twice
     assert.falsy(find(lines, "d diff"), text)
     keys("a")
     assert.are.equal("end_turn", ended())

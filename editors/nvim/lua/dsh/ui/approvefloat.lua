@@ -74,6 +74,18 @@ function M.lines(req, prompt, width)
         add(l, "DshCardMeta")
       end
     end
+    -- the rest of the request's text: what is not yet allowed (what
+    -- "always" would remember), where the command runs
+    for _, c in ipairs(type(call.content) == "table" and call.content or {}) do
+      local t = type(c) == "table" and c.type == "content" and type(c.content) == "table"
+        and c.content.type == "text" and c.content.text
+      if type(t) == "string" and t ~= desc and not t:find("^%s*```") then
+        add("")
+        for _, l in ipairs(wrap(t, width)) do
+          add(l)
+        end
+      end
+    end
   end
   add("")
   local o = cards.render(call, { expanded = true, bare = true })
