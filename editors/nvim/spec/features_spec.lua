@@ -480,10 +480,14 @@ describe("the last chat", function()
     vim.cmd("silent! %bwipeout!")
   end)
 
-  it("comes back on the first :DshChat after a restart", function()
+  it("comes back on the first :DshChat after a restart: the newest one", function()
     h.workspace({})
+    local older = h.start("answer.jsonl")
+    assert.are.equal("end_turn", h.turn(older, "an older chat"))
+    vim.wait(1100) -- session/list's times are to the second
     local chat = h.start("answer.jsonl")
     local id = chat.session.id
+    assert.are_not.equal(older.session.id, id)
     assert.are.equal("end_turn", h.turn(chat, "remember this prompt"))
     local back = h.start("answer.jsonl", { resume_last = true })
     assert.are.equal(id, back.session.id)

@@ -144,8 +144,16 @@ local function stored(cb, quiet)
         return cb(agent, nil)
       end
       local when = require("dsh.timefmt").epoch
-      table.sort(list, function(a, b)
-        return (when(a.updatedAt) or 0) > (when(b.updatedAt) or 0)
+      local pos = {}
+      for i, s in ipairs(list) do
+        pos[s] = i
+      end
+      table.sort(list, function(a, b) -- newest first; ties keep the agent's order
+        local ta, tb = when(a.updatedAt) or 0, when(b.updatedAt) or 0
+        if ta ~= tb then
+          return ta > tb
+        end
+        return pos[a] < pos[b]
       end)
       cb(agent, list)
     end)
