@@ -497,3 +497,51 @@ describe("the last chat", function()
     assert.truthy(h.text(back):find("First answer.", 1, true))
   end)
 end)
+
+describe("cards", function()
+  after_each(function()
+    require("dsh").reset()
+    vim.cmd("silent! %bwipeout!")
+  end)
+
+  it("start cut short; <Tab> expands, collapses to the title, then restores", function()
+    local long = {}
+    for i = 1, 50 do
+      long[i] = "line " .. i
+    end
+    h.workspace({ ["long.txt"] = table.concat(long, "\n") .. "\n" })
+    local chat = h.start("long-read.jsonl", { auto_approve = { "read" } })
+    assert.are.equal("end_turn", h.turn(chat, "read it"))
+    local function card_lines()
+      local out, on = {}, false
+      for _, l in ipairs(h.lines(chat)) do
+        if l:find("^✓ Read") then
+          on = true
+        elseif on and l == "" then
+          break
+        end
+        if on then
+          out[#out + 1] = l
+        end
+      end
+      return out
+    end
+    local first = card_lines()
+    assert.truthy(find(first, "… 20 more lines (<Tab> to expand)"), table.concat(first, "\n"))
+    assert.falsy(find(first, "line 31"))
+    vim.api.nvim_set_current_win(chat.win)
+    local row = find(h.lines(chat), "✓ Read")
+    vim.api.nvim_win_set_cursor(chat.win, { row, 0 })
+    local tab = function()
+      vim.api.nvim_win_set_cursor(chat.win, { row, 0 })
+      keys("<Tab>")
+      return card_lines()
+    end
+    local expanded = tab()
+    assert.truthy(find(expanded, "   50 │ line 50"), table.concat(expanded, "\n"))
+    local collapsed = tab()
+    assert.are.equal(2, #collapsed, table.concat(collapsed, "\n"))
+    assert.truthy(collapsed[2]:find("▸ %d+ lines %(<Tab> to open%)"), collapsed[2])
+    assert.are.same(first, tab())
+  end)
+end)

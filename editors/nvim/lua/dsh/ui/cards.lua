@@ -91,6 +91,7 @@ end
 
 local function more(out, n, expanded)
   if n > 0 and not expanded then
+    out.cut = true
     out:add(("  … %d more line%s (<Tab> to expand)"):format(n, n == 1 and "" or "s"), "DshCardMeta")
   end
 end
@@ -147,6 +148,7 @@ local function draw_terminal(out, call, card, expanded)
     local n = expanded and #lines or math.min(#lines, M.limits.terminal)
     local first = #lines - n + 1 -- the tail is what matters
     if first > 1 then
+      out.cut = true
       out:add(("  … %d earlier line%s (<Tab> to expand)"):format(first - 1, first == 2 and "" or "s"), "DshCardMeta")
     end
     for i = first, #lines do
@@ -274,10 +276,33 @@ local function ended_text(call, card)
   return stopped and "" or text, stopped
 end
 
+-- collapse keeps a card's title row and says how many lines it hides.
+local function collapse(out)
+  local n = #out.lines - 1
+  if n <= 0 then
+    return
+  end
+  local keep = function(list)
+    local kept = {}
+    for _, h in ipairs(list) do
+      if h[1] == 0 then
+        kept[#kept + 1] = h
+      end
+    end
+    return kept
+  end
+  out.lines = { out.lines[1] }
+  out.hls, out.line_hls = keep(out.hls), keep(out.line_hls)
+  out.targets, out.target_paths = { [0] = out.targets[0] }, { [0] = out.target_paths[0] }
+  out.cut = nil
+  out:add(("  ▸ %d line%s (<Tab> to open)"):format(n, n == 1 and "" or "s"), "DshCardMeta")
+end
+
 -- M.render draws a call. opts: {expanded, indent, bare (no line asking
--- for the approval)}. Returns
+-- for the approval), collapsed (the title alone)}. Returns
 -- {lines, hls = {{row, s, e, group}}, line_hls = {{row, group}},
--- targets = {row = lnum}, target_paths = {row = path}}.
+-- targets = {row = lnum}, target_paths = {row = path}, cut (a body was
+-- cut short: expanding shows more)}.
 function M.render(call, opts)
   opts = opts or {}
   local out = new_out(opts.indent)
@@ -332,6 +357,9 @@ function M.render(call, opts)
   if kind ~= "read" and kind ~= "terminal" and kind ~= "diff" and status == "failed" then
     -- the failure text is already the content
     out.failed = true
+  end
+  if opts.collapsed then
+    collapse(out)
   end
   if call.awaiting and not opts.bare then
     out:add("? waiting for your approval (:DshApprove to answer, :DshDiff to review)", "DshAwaiting")

@@ -91,7 +91,8 @@ local function draw_block(self, b)
   local o
   if b.kind == "tool" then
     local indent = b.parent and "    " or ""
-    o = cards.render(b, { expanded = self.expanded[b], indent = indent })
+    local st = self.expanded[b]
+    o = cards.render(b, { expanded = st == true, collapsed = st == "collapsed", indent = indent })
   elseif b.kind == "plan" then
     o = render.plan(b)
   elseif b.kind == "notice" then
@@ -111,31 +112,6 @@ local function apply_hls(buf, start, o)
   end
 end
 
--- md_rows draws the Markdown marks of an answer's lines from buffer row
--- first, starting in fence state; returns the state at the start of the
--- last line and after it.
-function Chat:_md_rows(first, lines, state)
-  local buf = self.buf
-  local at_last = state
-  for i, text in ipairs(lines) do
-    at_last = state
-    local marks
-    marks, state = markdown.line(text, state)
-    if state and state.lang ~= "" and not at_last then
-      markdown.include(buf, state.lang)
-    end
-    local row = first + i - 1
-    for _, m in ipairs(marks) do
-      if m.conceal then
-        vim.api.nvim_buf_set_extmark(buf, NS, row, m[1], { end_row = row, end_col = m[2], conceal = m.conceal })
-      else
-        vim.api.nvim_buf_add_highlight(buf, NS, m[3], row, m[1], m[2])
-      end
-    end
-  end
-  return at_last, state
-end
-
 -- append_text draws the text a streaming block gained since the last flush.
 function Chat:_append_text(b, d, start)
   local prefix = render.PREFIX[b.kind] or ""
@@ -150,7 +126,7 @@ function Chat:_append_text(b, d, start)
   vim.api.nvim_buf_set_lines(self.buf, last_row, last_row + 1, false, repl)
   if b.kind == "agent" then
     vim.api.nvim_buf_clear_namespace(self.buf, NS, last_row, last_row + #repl)
-    d.md_last = self:_md_rows(last_row, repl, d.md_last)
+    d.md_last = markdown.draw(self.buf, NS, last_row, repl, d.md_last)
   end
   if b.kind == "thought" then
     for i = 0, #repl - 1 do
@@ -198,9 +174,9 @@ function Chat:flush()
           vim.api.nvim_buf_set_lines(buf, start, start + old_n, false, lines)
         end
         apply_hls(buf, start, o)
-        d = { n = #lines, header = o.header, targets = o.targets, target_paths = o.target_paths }
+        d = { n = #lines, header = o.header, targets = o.targets, target_paths = o.target_paths, cut = o.cut }
         if b.kind == "agent" and #lines > 1 then
-          d.md_last = self:_md_rows(start, vim.list_slice(lines, 1, #lines - 1), nil)
+          d.md_last = markdown.draw(buf, NS, start, vim.list_slice(lines, 1, #lines - 1), nil)
         end
         if text_block then
           d.len = #b.text
@@ -375,11 +351,21 @@ function Chat:take_prompt()
   return vim.trim(table.concat(lines, "\n"))
 end
 
--- toggle expands or collapses the card under the cursor.
+-- toggle cycles the card under the cursor: a card cut short expands,
+-- then collapses to its title, then is drawn as at first; any other card
+-- collapses, then comes back.
 function Chat:toggle()
   local b = self:block_at(vim.api.nvim_win_get_cursor(0)[1])
   if b and b.kind == "tool" then
-    self.expanded[b] = not self.expanded[b]
+    local st, d = self.expanded[b], self.drawn[b]
+    if st == nil then
+      st = (d and d.cut) and true or "collapsed"
+    elseif st == true then
+      st = "collapsed"
+    else
+      st = nil
+    end
+    self.expanded[b] = st
     self.dirty[b] = true
     self:flush()
   end

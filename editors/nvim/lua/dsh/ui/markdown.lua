@@ -5,8 +5,8 @@
 -- (their language shown, their ticks hidden). An underscore inside a word is text (snake_case stays plain).
 -- The code between fences is coloured by the language's regex syntax,
 -- included into the chat buffer once per language (M.include).
--- M.line is pure: the text stays as the agent wrote it, so a yank copies
--- the Markdown.
+-- M.line is pure (M.draw puts its marks in a buffer): the text stays as
+-- the agent wrote it, so a yank copies the Markdown.
 local M = {}
 
 -- mark kinds: {s, e, group} highlights bytes s..e (0-based, end
@@ -180,6 +180,31 @@ function M.line(text, state)
   emphasis(text, marks, spans, "_", "DshMdItalic")
   links(text, marks, spans)
   return marks, nil
+end
+
+-- M.draw puts the marks of an answer's lines into buf (namespace ns)
+-- from row first, starting in fence state, and includes the syntax of
+-- each fence's language; returns the state at the start of the last line
+-- and after it.
+function M.draw(buf, ns, first, lines, state)
+  local at_last = state
+  for i, text in ipairs(lines) do
+    at_last = state
+    local marks
+    marks, state = M.line(text, state)
+    if state and state.lang ~= "" and not at_last then
+      M.include(buf, state.lang)
+    end
+    local row = first + i - 1
+    for _, m in ipairs(marks) do
+      if m.conceal then
+        vim.api.nvim_buf_set_extmark(buf, ns, row, m[1], { end_row = row, end_col = m[2], conceal = m.conceal })
+      else
+        vim.api.nvim_buf_add_highlight(buf, ns, m[3], row, m[1], m[2])
+      end
+    end
+  end
+  return at_last, state
 end
 
 -- M.path_at finds a `path:line` reference in text: the one around the
