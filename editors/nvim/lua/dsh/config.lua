@@ -33,7 +33,7 @@ M.defaults = {
     send_insert = "<C-s>", -- prompt buffer, insert mode
     cancel = "<C-c>",
     close = "q",
-    toggle = "<Tab>", -- expand or collapse the card under the cursor
+    toggle = "<Tab>", -- cycle the card under the cursor: expanded, collapsed, as drawn
     open = "<CR>", -- transcript: open the file or terminal under the cursor
     diff = "gd", -- transcript: review the proposed change
   },
