@@ -131,6 +131,7 @@ function M.check()
     { "nvim_open_term (live terminals)", vim.api.nvim_open_term ~= nil },
     { "vim.diff (diff cards without _meta.dsh)", vim.diff ~= nil },
     { "extmark line highlights", vim.fn.has("nvim-0.6") == 1 },
+    { "extmark conceal (the answers' Markdown)", vim.fn.has("nvim-0.6") == 1 },
     { "float titles", vim.fn.has("nvim-0.9") == 1 },
     { "winbar", vim.fn.has("nvim-0.8") == 1 },
     { "Treesitter highlight groups for tokens (@keyword…)", vim.fn.has("nvim-0.8") == 1 },
@@ -142,7 +143,7 @@ function M.check()
       info(f[1] .. ": not in this Neovim (an older equivalent is used)")
     end
   end
-  ok("layout: " .. cfg.layout .. "; auto-approved kinds: "
+  ok("layout: " .. cfg.layout .. "; approvals: " .. tostring(cfg.approval) .. "; auto-approved kinds: "
     .. (#cfg.auto_approve > 0 and table.concat(cfg.auto_approve, ", ") or "none"))
 end
 
