@@ -511,6 +511,32 @@ describe("cards", function()
     vim.cmd("silent! %bwipeout!")
   end)
 
+  it("and notices show their title until <Tab> opens the details", function()
+    h.workspace({})
+    local chat = h.start("answer.jsonl")
+    h.wait(function()
+      return find(h.lines(chat), "▸ <Tab> for details") ~= nil
+    end, 10000, "the sandbox notice")
+    local notice
+    for _, b in ipairs(chat.session.blocks) do
+      if b.kind == "notice" and b.detail then
+        notice = b
+      end
+    end
+    assert.truthy(notice)
+    local row = find(h.lines(chat), "▸ <Tab> for details")
+    assert.are.equal("! " .. notice.title .. "  ▸ <Tab> for details", h.lines(chat)[row])
+    vim.api.nvim_set_current_win(chat.win)
+    vim.api.nvim_win_set_cursor(chat.win, { row, 0 })
+    keys("<Tab>")
+    local text = h.text(chat)
+    assert.truthy(text:find(notice.detail:sub(1, 30), 1, true), text)
+    assert.falsy(text:find("for details", 1, true), text)
+    vim.api.nvim_win_set_cursor(chat.win, { row, 0 })
+    keys("<Tab>")
+    assert.are.equal("! " .. notice.title .. "  ▸ <Tab> for details", h.lines(chat)[row])
+  end)
+
   it("start cut short; <Tab> expands, collapses to the title, then restores", function()
     local long = {}
     for i = 1, 50 do

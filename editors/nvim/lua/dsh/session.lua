@@ -249,8 +249,9 @@ function Session:apply(u)
     end
     self.commands = list
   elseif k == "notice" then
-    self:add({ kind = "notice", severity = u.severity, text = tostring(u.title or "")
-      .. (type(u.description) == "string" and (": " .. u.description) or "") })
+    local detail = type(u.description) == "string" and u.description ~= "" and u.description or nil
+    self:add({ kind = "notice", severity = u.severity, title = tostring(u.title or ""), detail = detail,
+      text = tostring(u.title or "") .. (detail and (": " .. detail) or "") })
   elseif k == "compaction_update" then
     if u.status == "completed" or u.status == "failed" then
       self:add({ kind = "notice", severity = "info", text = "context compacted (" .. tostring(u.status) .. ")" })

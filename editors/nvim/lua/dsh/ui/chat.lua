@@ -96,7 +96,7 @@ local function draw_block(self, b)
   elseif b.kind == "plan" then
     o = render.plan(b)
   elseif b.kind == "notice" then
-    o = render.notice(b)
+    o = render.notice(b, self.expanded[b])
   else
     o = render.text(b)
   end
@@ -356,6 +356,11 @@ end
 -- collapses, then comes back.
 function Chat:toggle()
   local b = self:block_at(vim.api.nvim_win_get_cursor(0)[1])
+  if b and b.kind == "notice" then
+    self.expanded[b] = not self.expanded[b] or nil
+    self.dirty[b] = true
+    return self:flush()
+  end
   if b and b.kind == "tool" then
     local st, d = self.expanded[b], self.drawn[b]
     if st == nil then

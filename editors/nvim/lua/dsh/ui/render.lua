@@ -80,8 +80,15 @@ function M.plan(block)
   return o
 end
 
-function M.notice(block)
+-- M.notice draws a notice: an error whole, any other notice with details
+-- as its title alone until expanded.
+function M.notice(block, expanded)
   local o = out()
+  if block.detail and block.severity ~= "error" and not expanded then
+    o.lines[1] = "! " .. tostring(block.title):gsub("\n", " ") .. "  ▸ <Tab> for details"
+    o.hls[1] = { 0, 0, -1, "DshNotice" }
+    return o
+  end
   for i, l in ipairs(split(block.text)) do
     o.lines[i] = (i == 1 and "! " or "  ") .. l
     o.hls[i] = { i - 1, 0, -1, block.severity == "error" and "DshFailed" or "DshNotice" }
