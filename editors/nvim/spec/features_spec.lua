@@ -511,6 +511,25 @@ describe("cards", function()
     vim.cmd("silent! %bwipeout!")
   end)
 
+  it("an empty chat says what the agent does and what to try, until the first prompt", function()
+    h.workspace({})
+    local chat = h.start("answer.jsonl")
+    local ns = vim.api.nvim_get_namespaces().dsh_welcome
+    local function welcome()
+      chat:flush()
+      local out = {}
+      for _, m in ipairs(vim.api.nvim_buf_get_extmarks(chat.buf, ns, 0, -1, { details = true })) do
+        for _, vl in ipairs(m[4].virt_lines or {}) do
+          out[#out + 1] = vl[1][1]
+        end
+      end
+      return out
+    end
+    assert.are.same(require("dsh.ui.render").WELCOME, welcome())
+    assert.are.equal("end_turn", h.turn(chat, "hello"))
+    assert.are.same({}, welcome())
+  end)
+
   it("and notices show their title until <Tab> opens the details", function()
     h.workspace({})
     local chat = h.start("answer.jsonl")

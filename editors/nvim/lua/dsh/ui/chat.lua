@@ -195,6 +195,7 @@ function Chat:flush()
   end
   vim.bo[buf].modifiable = false
   self:_fold(folds)
+  self:_welcome()
   if self.header_dirty then
     self.header_dirty = false
     self:_statusline()
@@ -205,6 +206,33 @@ function Chat:flush()
   self.last_flush_ms = (vim.loop.hrtime() - started) / 1e6
   if self.on_flush then
     self.on_flush(self)
+  end
+end
+
+-- _welcome shows render.WELCOME as virtual lines while the chat has no
+-- message (nothing to copy, nothing in the transcript's text).
+local NS_WELCOME = vim.api.nvim_create_namespace("dsh_welcome")
+
+function Chat:_welcome()
+  local empty = true
+  for _, b in ipairs(self.session.blocks) do
+    if b.kind ~= "notice" then
+      empty = false
+      break
+    end
+  end
+  if empty == (self.welcome_shown or false) then
+    return
+  end
+  self.welcome_shown = empty
+  vim.api.nvim_buf_clear_namespace(self.buf, NS_WELCOME, 0, -1)
+  if empty then
+    local lines = {}
+    for i, l in ipairs(render.WELCOME) do
+      lines[i] = { { l, "DshCardMeta" } }
+    end
+    local last = vim.api.nvim_buf_line_count(self.buf) - 1
+    vim.api.nvim_buf_set_extmark(self.buf, NS_WELCOME, last, 0, { virt_lines = lines })
   end
 end
 
@@ -376,43 +404,10 @@ function Chat:toggle()
   end
 end
 
--- open_target opens what the line under the cursor points at: a file at
--- a line, or the live terminal of a command card.
+-- open_target opens what the line under the cursor points at
+-- (dsh.ui.targets).
 function Chat:open_target()
-  local cursor = vim.api.nvim_win_get_cursor(0)
-  local b, row = self:block_at(cursor[1])
-  if b and b.kind == "agent" then
-    -- a path:line the answer names
-    local line = vim.api.nvim_buf_get_lines(self.buf, cursor[1] - 1, cursor[1], false)[1] or ""
-    local path, lnum = markdown.path_at(line, cursor[2])
-    if path and path:sub(1, 1) ~= "/" then
-      path = (self.session.cwd or vim.fn.getcwd()) .. "/" .. path
-    end
-    if path and vim.fn.filereadable(path) == 1 then
-      vim.cmd("wincmd p")
-      vim.cmd("edit " .. vim.fn.fnameescape(path))
-      pcall(vim.api.nvim_win_set_cursor, 0, { math.max(lnum, 1), 0 })
-    end
-    return
-  end
-  if not b or b.kind ~= "tool" then
-    return
-  end
-  local d = self.drawn[b]
-  local path = d.target_paths and d.target_paths[row]
-  if type(path) == "string" then
-    local cwd = self.session.cwd
-    if path:sub(1, 1) ~= "/" then
-      path = (cwd or ".") .. "/" .. path
-    end
-    vim.cmd("wincmd p")
-    vim.cmd("edit " .. vim.fn.fnameescape(path))
-    pcall(vim.api.nvim_win_set_cursor, 0, { math.max(tonumber(d.targets[row]) or 1, 1), 0 })
-    return
-  end
-  if b.terminal_id then
-    require("dsh.ui.termview").open(b.terminal_id, b.title)
-  end
+  require("dsh.ui.targets").open(self)
 end
 
 function Chat:_keymaps()

@@ -80,6 +80,17 @@ function M.plan(block)
   return o
 end
 
+-- M.WELCOME is what an empty chat shows below its notices: what the
+-- agent does, and prompts to try.
+M.WELCOME = {
+  "dsh-bridge reads, searches, edits and runs commands in this folder; each",
+  "edit and command asks first. Try:",
+  "  • Explain what this project does and how it is laid out",
+  "  • Find where errors are handled and suggest one improvement",
+  "  • Run the tests and fix the first failure",
+  "Type / for the agent's commands (/review, /compact, …).",
+}
+
 -- M.notice draws a notice: an error whole, any other notice with details
 -- as its title alone until expanded.
 function M.notice(block, expanded)
