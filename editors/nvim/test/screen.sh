@@ -7,8 +7,9 @@
 #     buffer and on disk (screen);
 #  2. the tour: a plan block and an answer's Markdown drawn (screen-answer),
 #     the slash-command menu as "/" starts the prompt (screen-complete),
-#     and :Dsh sessions listing the chat by title and relative time
-#     (screen-sessions).
+#     :Dsh completing its subcommands (screen-dsh-complete), and :Dsh
+#     sessions listing the chat by title and relative time
+#     (screen-sessions), whose title the chat's statusline then shows.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 bin="$(realpath "$1")"
@@ -22,8 +23,11 @@ cleanup() { tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 mkdir -p "$work/ws"
 printf 'hello world\n' >"$work/ws/hello.txt"
-# init SCRIPT: the config of a scene playing testdata/scripts/SCRIPT.
+# init SCRIPT: the config of a scene playing testdata/scripts/SCRIPT,
+# copied to the fixed folder (the statusline names it: its length must not
+# depend on where the checkout is).
 init() {
+  cp "$here/testdata/scripts/$1" "$work/$1"
   cat >"$work/init.lua" <<LUA
 vim.opt.rtp:prepend("$here")
 vim.o.swapfile = false
@@ -32,7 +36,7 @@ vim.o.termguicolors = false
 vim.cmd("syntax on")
 vim.cmd("runtime plugin/dsh.lua")
 require("dsh").setup({
-  cmd = { "$bin", "--model", "script:$here/testdata/scripts/$1" },
+  cmd = { "$bin", "--model", "script:$work/$1" },
   env = { DSH_STATE_DIR = "$work/state-$1", DSH_LOG_LEVEL = "warn", TMPDIR = "/tmp" },
   width = 90,
 })
@@ -112,15 +116,24 @@ wait_for "/compact"
 sleep 0.2
 snap complete
 keys C-e Escape
+keys ":Dsh s" Tab
+wait_for "sessions"
+sleep 0.2
+snap dsh-complete
+grep -qF "send" "$work/dsh-complete.txt" && grep -qF "stop" "$work/dsh-complete.txt" || { echo "screen test: :Dsh does not complete its subcommands" >&2; cat "$work/dsh-complete.txt" >&2; exit 1; }
+keys C-u C-c
 keys ":Dsh sessions" Enter
 wait_for "Type number and <Enter>"
 snap sessions
 grep -qF "just now" "$work/sessions.txt" && grep -qF "explain the loop" "$work/sessions.txt" || { echo "screen test: the session list has no title or time" >&2; cat "$work/sessions.txt" >&2; exit 1; }
-keys Escape
+keys "1" Enter
+wait_for "dsh · explain the loop"
+sleep 0.2
+snap titled
 keys ":qa!" Enter
 
 fail=0
-for name in final:screen asking:screen-asking answer:screen-answer complete:screen-complete sessions:screen-sessions; do
+for name in final:screen asking:screen-asking answer:screen-answer complete:screen-complete dsh-complete:screen-dsh-complete sessions:screen-sessions titled:screen-titled; do
   got="$work/${name%%:*}.txt" golden="$here/testdata/${name#*:}.golden.txt"
   if [ "${DSH_UPDATE:-}" = 1 ]; then
     cp "$got" "$golden"

@@ -88,6 +88,10 @@ local function load_chat(agent, info, cwd, cb)
   local old = dsh.state.chats[info.sessionId]
   if old and not old.closed and agent.sessions[info.sessionId] then
     -- open in this agent already: that chat, not a second load
+    if old.session.title == nil and type(info.title) == "string" and info.title ~= "" then
+      old.session.title = info.title
+      old.session:changed(nil)
+    end
     if dsh.state.current and dsh.state.current ~= old then
       dsh.state.current:close()
     end

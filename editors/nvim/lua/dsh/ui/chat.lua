@@ -292,7 +292,16 @@ end
 function Chat:_statusline()
   local w = self.win
   if w and vim.api.nvim_win_is_valid(w) then
-    vim.wo[w].statusline = " " .. self:status_text():gsub("%%", "%%%%")
+    -- a narrow window cuts the middle (model, mode), not the title
+    local text = self:status_text():gsub("%%", "%%%%")
+    local title = self.session.title
+    if type(title) == "string" and title ~= "" then
+      local head = "dsh · " .. title:gsub("%%", "%%%%")
+      if text:sub(1, #head) == head then
+        text = head .. "%<" .. text:sub(#head + 1)
+      end
+    end
+    vim.wo[w].statusline = " " .. text
   end
 end
 
