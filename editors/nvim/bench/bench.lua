@@ -44,7 +44,7 @@ local function bench_ready()
     -- interleaved: the plugin, then the protocol layer alone
     dsh.reset()
     dsh.setup({ cmd = { bin, "--model", "script:" .. root .. "/testdata/scripts/answer.jsonl" },
-      env = { DSH_STATE_DIR = work .. "/state" } })
+      env = { DSH_STATE_DIR = work .. "/state" }, resume_last = false }) -- a new session, as the peer's
     local t0, chat = uv.hrtime(), nil
     dsh.chat(function(c)
       chat = c
