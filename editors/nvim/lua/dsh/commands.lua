@@ -83,8 +83,9 @@ function M.quickfix()
 end
 
 -- load_chat loads stored session info (a session/list entry) into a new
--- chat (its cards replayed) and opens it; cb(chat) when loaded.
-local function load_chat(agent, info, cwd, cb)
+-- chat (its cards replayed) and opens it; cb(chat) when loaded, cb(nil)
+-- when not (said unless quiet).
+local function load_chat(agent, info, cwd, cb, quiet)
   local old = dsh.state.chats[info.sessionId]
   if old and not old.closed and agent.sessions[info.sessionId] then
     -- open in this agent already: that chat, not a second load
@@ -114,7 +115,9 @@ local function load_chat(agent, info, cwd, cb)
     if not s then
       new:destroy()
       dsh.state.chats[info.sessionId] = nil
-      notify("session/load: " .. tostring(serr and serr.message), vim.log.levels.ERROR)
+      if not quiet then
+        notify("session/load: " .. tostring(serr and serr.message), vim.log.levels.ERROR)
+      end
       return cb and cb(nil)
     end
     if dsh.state.current and dsh.state.current ~= new then
@@ -209,7 +212,7 @@ function M.resume(cb, quiet)
       end
       return cb(nil)
     end
-    load_chat(agent, list[1], cwd, cb)
+    load_chat(agent, list[1], cwd, cb, quiet) -- quiet: a new chat follows
   end, quiet)
 end
 
