@@ -221,9 +221,10 @@ function Chat:_welcome()
       break
     end
   end
-  if empty == (self.welcome_shown or false) then
+  if not empty and not self.welcome_shown then
     return
   end
+  -- placed again at each flush while empty: below the last notice
   self.welcome_shown = empty
   vim.api.nvim_buf_clear_namespace(self.buf, NS_WELCOME, 0, -1)
   if empty then
