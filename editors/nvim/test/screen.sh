@@ -2,7 +2,7 @@
 # A real screen: Neovim inside tmux (160x48), driven with send-keys and read
 # with capture-pane, compared (paths masked) with the goldens in testdata/
 # (DSH_UPDATE=1 rewrites them). Usage: test/screen.sh path/to/dsh-bridge
-#  1. the edit: the chat, a prompt, the pending diff card and the floating
+#  1. the edit: the chat (empty: what to try, screen-empty), a prompt, the pending diff card and the floating
 #     approval over it (screen-asking), `a` in it, the file changed in its
 #     buffer and on disk (screen);
 #  2. the tour: a plan block and an answer's Markdown drawn (screen-answer),
@@ -72,6 +72,8 @@ wait_for "hello world"
 keys ":DshChat" Enter
 wait_for "prompt · <CR> send"
 wait_for "Commands run in a sandbox" # the session's notice, first in the golden
+wait_for "Run the tests and fix the first failure" # an empty chat's prompts to try
+snap empty
 keys "i" "greet ACP, please" Escape Enter
 # the pending diff card, and the floating approval over it
 wait_for "a allow · A always · r reject"
@@ -133,7 +135,7 @@ snap titled
 keys ":qa!" Enter
 
 fail=0
-for name in final:screen asking:screen-asking answer:screen-answer complete:screen-complete dsh-complete:screen-dsh-complete sessions:screen-sessions titled:screen-titled; do
+for name in empty:screen-empty final:screen asking:screen-asking answer:screen-answer complete:screen-complete dsh-complete:screen-dsh-complete sessions:screen-sessions titled:screen-titled; do
   got="$work/${name%%:*}.txt" golden="$here/testdata/${name#*:}.golden.txt"
   if [ "${DSH_UPDATE:-}" = 1 ]; then
     cp "$got" "$golden"
