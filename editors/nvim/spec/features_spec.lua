@@ -373,6 +373,32 @@ describe("the floating approval", function()
     assert.are.equal("end_turn", ended())
   end)
 
+  it("asks one request after the other", function()
+    local dir = h.workspace({ ["a.txt"] = "one\n", ["b.txt"] = "two\n" })
+    local chat = h.start("two-edits.jsonl", { approval = "float" })
+    local ended = send(chat, "edit both")
+    local _, lines = pending_float()
+    local first = table.concat(lines, "\n")
+    keys("a")
+    h.wait(function()
+      local req = float.current()
+      return req ~= nil and table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n") ~= first
+    end, 10000, "the second request")
+    local second = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+    assert.truthy(first:find("+ONE", 1, true) or second:find("+ONE", 1, true))
+    assert.truthy(first:find("+TWO", 1, true) or second:find("+TWO", 1, true))
+    keys("r")
+    assert.are.equal("end_turn", ended())
+    local a, b = h.read(dir .. "/a.txt"), h.read(dir .. "/b.txt")
+    -- whichever was asked first was allowed, the other rejected
+    if first:find("+ONE", 1, true) then
+      assert.are.same({ "ONE\n", "two\n" }, { a, b })
+    else
+      assert.are.same({ "one\n", "TWO\n" }, { a, b })
+    end
+    assert.is_nil(float.current())
+  end)
+
   it("closes when the turn is cancelled", function()
     h.workspace({ ["hello.txt"] = "hello world\n" })
     local chat = h.start("edit.jsonl", { approval = "float" })
@@ -478,6 +504,8 @@ describe("Markdown in answers", function()
     assert.are.same({ "main.go", 12 }, { md.path_at("see main.go:12 and x/y.lua:3", 2) })
     assert.are.same({ "x/y.lua", 3 }, { md.path_at("see main.go:12 and x/y.lua:3", 22) })
     assert.is_nil(md.path_at("at 10:30 today", 0))
+    local numbered = md.line("12. step", nil)
+    assert.are.same({ { 0, 3, "DshMdBullet" } }, numbered)
   end)
 end)
 

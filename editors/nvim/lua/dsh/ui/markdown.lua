@@ -165,6 +165,10 @@ function M.line(text, state)
     hide(marks, #indent, #indent + 1, "•")
     add(marks, #indent, #indent + 1, "DshMdBullet")
   end
+  local num = text:match("^%s*%d+[.)]%s")
+  if num then
+    add(marks, 0, #num - 1, "DshMdBullet")
+  end
   local quote = text:match("^(%s*>%s?)")
   if quote then
     hide(marks, 0, #quote, "│")
