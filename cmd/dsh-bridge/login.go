@@ -48,8 +48,21 @@ func runLogin(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return keyStatus(stdout, stderr)
 	}
 	in := bufio.NewReader(stdin)
+	// On a terminal the echo goes off before the prompt shows, so that a
+	// key typed (or pasted) the moment the prompt appears is never echoed.
+	restore := func() {}
+	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		r, err := echoOff(int(f.Fd()))
+		if err != nil {
+			fmt.Fprintln(stderr, "dsh-bridge login: cannot turn the terminal's echo off:", err)
+			return 1
+		}
+		restore = r
+	}
 	fmt.Fprint(stdout, "API key (DeepSeek's, or another OpenAI-compatible endpoint's): ")
-	key, err := readKey(stdin, in)
+	line, err := in.ReadString('\n')
+	restore()
+	key := strings.TrimSpace(line)
 	fmt.Fprintln(stdout)
 	if err != nil && !errors.Is(err, io.EOF) {
 		fmt.Fprintln(stderr, "dsh-bridge login: reading the key:", err)
@@ -102,15 +115,6 @@ func runLogin(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // readKey reads the key: without echo from a terminal, else a line of in.
-func readKey(stdin io.Reader, in *bufio.Reader) (string, error) {
-	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		b, err := term.ReadPassword(int(f.Fd()))
-		return strings.TrimSpace(string(b)), err
-	}
-	line, err := in.ReadString('\n')
-	return strings.TrimSpace(line), err
-}
-
 func isTerminal(r io.Reader) bool {
 	f, ok := r.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))

@@ -234,7 +234,7 @@ describe("commands", function()
     assert.are.same({ 1 }, vim.fn.jobwait({ job }, 20000))
     h.wait(function()
       return screen():find("could not reach http://127.0.0.1:1", 1, true) ~= nil
-    end, 5000, "the refusal in: " .. screen())
+    end, 15000, "the refusal in: " .. screen())
     assert.falsy(screen():find(key, 1, true), "the terminal echoed the key:\n" .. screen())
     vim.cmd("bwipeout!")
 
