@@ -103,9 +103,39 @@ type Source struct {
 // by name, and a problem for each file it did not load.
 func Load(src Source) (cmds []Command, problems []error) {
 	cmds = Builtins()
-	custom := map[string]Command{}
+	docs, problems := LoadDocs(src, "commands")
+	for _, d := range docs {
+		if _, builtin := Find(cmds, d.Name); builtin {
+			problems = append(problems, fmt.Errorf("%s: /%s is a built-in command; the file is not loaded", d.Path, d.Name))
+			continue
+		}
+		c := fromDoc(d)
+		c.Name = d.Name
+		cmds = append(cmds, c)
+	}
+	return cmds, problems
+}
+
+// Doc is one Markdown file with an optional front matter: the shape of a
+// custom command and of a custom agent (package subagent).
+type Doc struct {
+	Name  string            // the file's name without .md
+	Path  string            // the file read, resolved
+	Front map[string]string // the front matter's "key: value" lines, quotes trimmed
+	Body  string            // the text after the front matter, trimmed
+}
+
+// LoadDocs returns the NAME.md files of folder (a folder name such as
+// "commands" or "agents") in the user's configuration folder and, for a
+// trusted workspace only, in its roots' .dsh/ folders, sorted by name: a
+// workspace's file takes the place of the user's of the same name, and
+// the first root's wins. Workspace files are read through the
+// workspace's rules (Source.Check, the workspace bound). Each file not
+// loaded is a problem.
+func LoadDocs(src Source, folder string) (docs []Doc, problems []error) {
+	found := map[string]Doc{}
 	if src.UserDir != "" {
-		problems = append(problems, loadDir(filepath.Join(src.UserDir, "commands"), func(string) error { return nil }, custom)...)
+		problems = append(problems, loadDir(filepath.Join(src.UserDir, folder), func(string) error { return nil }, found)...)
 	}
 	if src.Workspace != nil && src.Trusted {
 		judge := func(real string) error {
@@ -118,30 +148,26 @@ func Load(src Source) (cmds []Command, problems []error) {
 			return nil
 		}
 		roots := src.Workspace.Roots()
-		for i := len(roots) - 1; i >= 0; i-- { // the first root's commands win
-			problems = append(problems, loadDir(filepath.Join(roots[i], ".dsh", "commands"), judge, custom)...)
+		for i := len(roots) - 1; i >= 0; i-- { // the first root's files win
+			problems = append(problems, loadDir(filepath.Join(roots[i], ".dsh", folder), judge, found)...)
 		}
 	}
-	var names []string
-	for name := range custom {
-		if _, builtin := Find(cmds, name); builtin {
-			problems = append(problems, fmt.Errorf("%s: /%s is a built-in command; the file is not loaded", custom[name].Path, name))
-			continue
-		}
+	names := make([]string, 0, len(found))
+	for name := range found {
 		names = append(names, name)
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		cmds = append(cmds, custom[name])
+		docs = append(docs, found[name])
 	}
-	return cmds, problems
+	return docs, problems
 }
 
 // loadDir adds dir's NAME.md files to into, replacing what it held.
-func loadDir(dir string, check func(string) error, into map[string]Command) (problems []error) {
+func loadDir(dir string, check func(string) error, into map[string]Doc) (problems []error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil // no folder, no commands
+		return nil // no folder, no files
 	}
 	for _, e := range entries {
 		name, isMD := strings.CutSuffix(e.Name(), ".md")
@@ -150,16 +176,16 @@ func loadDir(dir string, check func(string) error, into map[string]Command) (pro
 		}
 		path := filepath.Join(dir, e.Name())
 		if !ValidName(name) {
-			problems = append(problems, fmt.Errorf("%s: %q is not a command name (letters, digits, -, _, :)", path, name))
+			problems = append(problems, fmt.Errorf("%s: %q is not a valid name (letters, digits, -, _, :)", path, name))
 			continue
 		}
-		c, err := Read(path, check)
+		d, err := ReadDoc(path, check)
 		if err != nil {
 			problems = append(problems, err)
 			continue
 		}
-		c.Name = name
-		into[name] = c
+		d.Name = name
+		into[name] = d
 	}
 	return problems
 }
@@ -168,22 +194,34 @@ func loadDir(dir string, check func(string) error, into map[string]Command) (pro
 // leads to; check's error is returned and nothing is read. The command's
 // Name is left to the caller.
 func Read(path string, check func(real string) error) (Command, error) {
-	real, b, _, err := workspace.ReadJudged(path, MaxBytes, check)
+	d, err := ReadDoc(path, check)
 	if err != nil {
 		return Command{}, err
 	}
-	if len(b) > MaxBytes {
-		return Command{}, fmt.Errorf("%s: larger than %d bytes; the command is not loaded", path, MaxBytes)
-	}
-	c := parse(string(b))
-	c.Path = real
-	return c, nil
+	return fromDoc(d), nil
 }
 
-// parse reads a command file's front matter and prompt.
-func parse(text string) Command {
+// ReadDoc reads the Markdown file path once check has judged the file it
+// leads to (at most [MaxBytes]); check's error is returned and nothing is
+// read. The Doc's Name is left to the caller.
+func ReadDoc(path string, check func(real string) error) (Doc, error) {
+	real, b, _, err := workspace.ReadJudged(path, MaxBytes, check)
+	if err != nil {
+		return Doc{}, err
+	}
+	if len(b) > MaxBytes {
+		return Doc{}, fmt.Errorf("%s: larger than %d bytes; the file is not loaded", path, MaxBytes)
+	}
+	d := parseDoc(string(b))
+	d.Path = real
+	return d, nil
+}
+
+// parseDoc reads a file's front matter (a first line "---", "key: value"
+// lines, a line "---") and its body.
+func parseDoc(text string) Doc {
 	text = strings.ReplaceAll(text, "\r\n", "\n")
-	var c Command
+	d := Doc{Front: map[string]string{}}
 	if rest, ok := strings.CutPrefix(text, "---\n"); ok {
 		if head, body, ok := strings.Cut(rest, "\n---"); ok {
 			body, _ = strings.CutPrefix(body, "\n")
@@ -192,18 +230,18 @@ func parse(text string) Command {
 				if !ok {
 					continue
 				}
-				v = strings.Trim(strings.TrimSpace(v), `"'`)
-				switch strings.TrimSpace(k) {
-				case "description":
-					c.Description = v
-				case "argument-hint":
-					c.Hint = v
-				}
+				d.Front[strings.TrimSpace(k)] = strings.Trim(strings.TrimSpace(v), `"'`)
 			}
 			text = body
 		}
 	}
-	c.Prompt = strings.TrimSpace(text)
+	d.Body = strings.TrimSpace(text)
+	return d
+}
+
+// fromDoc is the command a file describes.
+func fromDoc(d Doc) Command {
+	c := Command{Description: d.Front["description"], Hint: d.Front["argument-hint"], Prompt: d.Body, Path: d.Path}
 	if c.Description == "" {
 		line, _, _ := strings.Cut(c.Prompt, "\n")
 		if r := []rune(line); len(r) > 80 {

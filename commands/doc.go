@@ -16,4 +16,8 @@
 // symlink out of it is not followed), a path the rules deny is never
 // opened. A file larger than [MaxBytes] is not loaded, and neither is a
 // name that is not a command name ([ValidName]); each is reported.
+//
+// [LoadDocs] is that loading for any folder of such files: package
+// subagent reads its custom agents (agents/NAME.md) through it, with the
+// same trust and the same rules.
 package commands
