@@ -123,6 +123,24 @@ func unknownRestrictMessage(unknown []string, inherited map[string]bool) string 
 	return "tools.restrict() names unknown global " + noun + " " + strings.Join(quoted, ", ") + "; known global tools: " + list
 }
 
+// Inherited returns the names scope inherits (the global layer's and its
+// ancestors'), before any restriction, sorted: the names [Registry.Restrict]
+// accepts for it.
+func (r *Registry) Inherited(scope *Scope) []string {
+	if scope == nil {
+		return nil
+	}
+	r.mu.RLock()
+	m := r.inheritedNames(scope)
+	r.mu.RUnlock()
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
 // inheritedNames returns the unfiltered names scope inherits. r.mu held.
 func (r *Registry) inheritedNames(scope *Scope) map[string]bool {
 	m := map[string]bool{}
