@@ -21,8 +21,7 @@ func (ss *Session) record(events ...store.Event) {
 	if ss.log == nil || len(events) == 0 {
 		return
 	}
-	if err := ss.log.Append(events...); err != nil && !ss.logFailed {
-		ss.logFailed = true
+	if err := ss.log.Append(events...); err != nil && ss.logFailed.CompareAndSwap(false, true) {
 		ss.srv.log.Error("session log append failed", "session", ss.id, "err", err)
 	}
 }
@@ -87,7 +86,7 @@ func completeTurns(events []store.Event) (turns []replayTurn, st restored, cutOf
 		case store.KindTurnEnd:
 			turns = append(turns, replayTurn{events: cur})
 			cur = nil
-		case store.KindUser, store.KindAssistant, store.KindToolResult, store.KindContext, store.KindCompaction, store.KindCodeDispatch, store.KindClear:
+		case store.KindUser, store.KindAssistant, store.KindToolResult, store.KindContext, store.KindCompaction, store.KindCodeDispatch, store.KindClear, store.KindSubagent:
 			cur = append(cur, e)
 		}
 	}
@@ -170,6 +169,8 @@ func (ss *Session) replay(ctx context.Context, turns []replayTurn) {
 				}
 			case store.KindCodeDispatch:
 				ss.replaySubCall(ctx, e)
+			case store.KindSubagent:
+				ss.replayChild(ctx, e)
 			case store.KindClear:
 				ss.say(ctx, clearedText)
 			case store.KindToolResult:

@@ -182,6 +182,9 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 	if err := ss.registerPlan(); err != nil {
 		return nil, fmt.Errorf("registering todo_write: %w", err)
 	}
+	if err := ss.registerTask(); err != nil {
+		return nil, fmt.Errorf("registering task: %w", err)
+	}
 	ss.guide = newGuidance(ws, ss.instructionsCheck)
 	if err := s.codeMode(); err != nil {
 		return nil, fmt.Errorf("installing run_code: %w", err)

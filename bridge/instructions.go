@@ -99,9 +99,12 @@ func (g *guidance) setClient(text, mode string) {
 // basePrompt is the session's system prompt before Code Mode's sections:
 // the same for every request of a turn, and of a session while its mode
 // and tools stay.
-func (ss *Session) basePrompt() string {
+func (ss *Session) basePrompt() string { return ss.promptFor(ss.scope) }
+
+// promptFor is basePrompt with the tools scope sees (a subagent's).
+func (ss *Session) promptFor(scope *registry.Scope) string {
 	d := ss.guide.data
-	for _, t := range ss.srv.reg.Visible(ss.scope) {
+	for _, t := range ss.srv.reg.Visible(scope) {
 		d.Tools = append(d.Tools, prompt.Tool{Name: t.Name, Use: prompt.Use(t.Name, t.Description)})
 		d.Plans = d.Plans || t.Name == plan.ToolName
 	}

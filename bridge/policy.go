@@ -30,7 +30,7 @@ func (ss *Session) installPolicies() {
 		p.WrapExecute(ss.scope, callIDWrapper),
 		p.WrapExecute(ss.scope, judgedWrapper),
 		p.OnPreExecute(ss.scope, func(ctx context.Context, exec registry.Execution, next func() (pipeline.PreDecision, error)) (pipeline.PreDecision, error) {
-			tool := reg.Get(exec.Name, ss.scope)
+			tool := reg.Get(exec.Name, callScope(exec, ss.scope))
 			if tool == nil {
 				return next() // unknown tools fail at dispatch
 			}
@@ -53,9 +53,19 @@ func (ss *Session) installPolicies() {
 			return later, err
 		}),
 		p.AddGuard(ss.scope, func(exec registry.Execution) string {
-			return ss.policy.Guard(context.Background(), reg.Get(exec.Name, ss.scope), exec.Arguments)
+			return ss.policy.Guard(context.Background(), reg.Get(exec.Name, callScope(exec, ss.scope)), exec.Arguments)
 		}),
 	)
+}
+
+// callScope is the scope a call was made from: the session's own, or a
+// subagent's under it (events flow up the chain, so the session's policy
+// sees its children's calls, judged by the tool the child sees).
+func callScope(exec registry.Execution, own *registry.Scope) *registry.Scope {
+	if exec.Scope != nil {
+		return exec.Scope
+	}
+	return own
 }
 
 // judgedWrapper hands the call's judgement to its host: a file the call

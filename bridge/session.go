@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dsh-bridge/dsh-bridge/acp"
 	"github.com/dsh-bridge/dsh-bridge/card"
@@ -54,7 +55,7 @@ type Session struct {
 
 	log              *store.Log // nil without a store
 	settingsProblems []string
-	logFailed        bool
+	logFailed        atomic.Bool
 	title            string
 	turns            sync.WaitGroup // the running turn
 	tokens           sync.WaitGroup // syntax-token updates still being computed

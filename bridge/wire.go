@@ -23,7 +23,9 @@ type clientCapabilities struct {
 	} `json:"auth"`
 	// Plan is non-nil when the client takes plan_update and plan_removed.
 	Plan *json.RawMessage `json:"plan"`
-	Meta map[string]any   `json:"_meta"`
+	// Subagents is non-nil when the client takes subagent_update.
+	Subagents *json.RawMessage `json:"subagents"`
+	Meta      map[string]any   `json:"_meta"`
 }
 
 // dsh is the client's `_meta.dsh` object (docs/meta-dsh.md), nil when it

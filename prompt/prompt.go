@@ -60,6 +60,7 @@ var uses = map[string]string{
 	"web_fetch":  "read a web page (documentation, an issue) as text.",
 	"todo_write": "keep the plan of multi-step work: the whole list, with each item's status.",
 	"run_code":   "run a short program that calls several tools at once (see below).",
+	"task":       "hand a self-contained search or side task to a subagent (explore: read-only); several run in parallel, and only its answer comes back.",
 }
 
 // Use is name's when-to-use line: a built-in's own, else the first

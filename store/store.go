@@ -50,6 +50,11 @@ const (
 	// right before its run_code call's result. Log-only: it never enters
 	// the model's history.
 	KindCodeDispatch = "tool/code-dispatch"
+	// KindSubagent is a task call's child session (SessionID, Title, the
+	// agent as Name, StopReason), logged with the child's calls — each a
+	// KindCodeDispatch event whose ParentCallID is the task's — right
+	// before the task's result. Log-only, like them.
+	KindSubagent = "subagent"
 )
 
 // Compaction records how the history was compacted, so that a load
@@ -99,7 +104,8 @@ type Event struct {
 	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
 
 	CallID string `json:"callId,omitempty"`
-	// ParentCallID, Name and Arguments describe a Code Mode sub-call.
+	// ParentCallID, Name and Arguments describe a Code Mode sub-call or a
+	// subagent's call.
 	ParentCallID string            `json:"parentCallId,omitempty"`
 	Name         string            `json:"name,omitempty"`
 	Arguments    string            `json:"arguments,omitempty"`
@@ -116,6 +122,7 @@ type Event struct {
 	StopReason string `json:"stopReason,omitempty"`
 	Mode       string `json:"mode,omitempty"`
 	Title      string `json:"title,omitempty"`
+	SessionID  string `json:"sessionId,omitempty"` // a subagent's child session
 }
 
 // ErrNotFound means no log exists for a session id.

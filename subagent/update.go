@@ -28,8 +28,8 @@ type Update struct {
 
 // State is a StateUpdate snapshot.
 type State struct {
-	State      string     `json:"state"`                // running or idle
-	StopReason string     `json:"stopReason,omitempty"` // idle only
+	State      string       `json:"state"`                // running or idle
+	StopReason string       `json:"stopReason,omitempty"` // idle only
 	Error      *ErrorObject `json:"error,omitempty"`      // stopReason error only
 }
 
