@@ -87,6 +87,9 @@ type fakeModel struct {
 	sent map[string]time.Time
 	// respond, when set, computes each request's turn.
 	respond func(chatRequest) fakeTurn
+	// before, when set, is called with each chat request once it is
+	// recorded, outside the fake's lock (it may wait for other requests).
+	before func(chatRequest)
 	key     string       // the accepted API key (default "test-key"); "-" accepts any
 	ca      string       // newFakeModelTLS: the PEM file of its certificate
 	window  int          // the context window in tokens; 0: unlimited
@@ -276,8 +279,11 @@ func (f *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	f.requests = append(f.requests, req)
 	f.bodies = append(f.bodies, body)
-	window, summary := f.window, f.summary
+	window, summary, before := f.window, f.summary, f.before
 	f.mu.Unlock()
+	if before != nil {
+		before(req)
+	}
 
 	if !slices.Contains(served, req.Model) {
 		apiError(w, http.StatusBadRequest, "invalid_request_error", "Model Not Exist")
