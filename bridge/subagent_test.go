@@ -390,8 +390,8 @@ func TestBridge_TasksInParallel(t *testing.T) {
 		t.Fatal("the cancelled turn never answered: a child outlived it")
 	}
 	for _, id := range []string{"t3", "t4"} {
-		if f := finalOf(e, id); f.Status != "failed" {
-			t.Errorf("task %s after the parent's cancel: %s", id, f.Raw)
+		if f := finalOf(e, id); f.Status != "failed" || !strings.Contains(string(f.Content), "aborted") {
+			t.Errorf("task %s after the parent's cancel: %s, want aborted with the turn", id, f.Raw)
 		}
 	}
 
