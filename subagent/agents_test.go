@@ -17,7 +17,7 @@ import (
 
 type noArgs struct{}
 
-func tool(t *testing.T, name string) *registry.Tool {
+func tool(t testing.TB, name string) *registry.Tool {
 	t.Helper()
 	d, err := registry.Define(registry.TypedTool[noArgs, string]{Name: name, Description: name,
 		Execute: func(context.Context, noArgs, registry.RunContext) (string, error) { return name, nil }})
