@@ -89,7 +89,7 @@ type fakeModel struct {
 	respond func(chatRequest) fakeTurn
 	// before, when set, is called with each chat request once it is
 	// recorded, outside the fake's lock (it may wait for other requests).
-	before func(chatRequest)
+	before  func(chatRequest)
 	key     string       // the accepted API key (default "test-key"); "-" accepts any
 	ca      string       // newFakeModelTLS: the PEM file of its certificate
 	window  int          // the context window in tokens; 0: unlimited

@@ -190,17 +190,6 @@ func loadDir(dir string, check func(string) error, into map[string]Doc) (problem
 	return problems
 }
 
-// Read reads the command file path once check has judged the file it
-// leads to; check's error is returned and nothing is read. The command's
-// Name is left to the caller.
-func Read(path string, check func(real string) error) (Command, error) {
-	d, err := ReadDoc(path, check)
-	if err != nil {
-		return Command{}, err
-	}
-	return fromDoc(d), nil
-}
-
 // ReadDoc reads the Markdown file path once check has judged the file it
 // leads to (at most [MaxBytes]); check's error is returned and nothing is
 // read. The Doc's Name is left to the caller.
