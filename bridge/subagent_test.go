@@ -164,10 +164,14 @@ func TestBridge_Task(t *testing.T) {
 		t.Errorf("the task card: progress %v, final %s", progress, f.Raw)
 	}
 	liveCards := cardsOf(first)
+	liveCost := lastCost(first)
 	first.close()
 
 	second := startEditor(t, "DSH_BASE_URL="+m.srv.URL, "DSH_STATE_DIR="+state)
-	second.initialize(cardCaps())
+	second.noValidate = true // a subagents client: checkUpdates validates
+	caps := cardCaps()
+	caps["subagents"] = map[string]any{}
+	second.initialize(caps)
 	if _, err := second.call("session/load", map[string]any{"sessionId": s, "cwd": dir, "mcpServers": []any{}}); err != nil {
 		t.Fatalf("session/load: %+v", err)
 	}
@@ -177,11 +181,104 @@ func TestBridge_Task(t *testing.T) {
 			t.Errorf("replayed card %s: parent %q (announced %v), want %q", id, got, ok, parent)
 		}
 	}
+	if c := lastCost(second); liveCost == 0 || c != liveCost {
+		t.Errorf("the replayed cost %v, live %v: the child's requests must count in both", c, liveCost)
+	}
+	var replayedSub []subUpdate
+	for _, raw := range checkUpdates(t, second) {
+		var u subUpdate
+		json.Unmarshal(raw, &u)
+		replayedSub = append(replayedSub, u)
+	}
+	if len(replayedSub) != 1 || replayedSub[0].Title != "Find TODOs" || replayedSub[0].State == nil || replayedSub[0].State.StopReason != "end_turn" {
+		t.Errorf("the replayed subagent_update: %+v", replayedSub)
+	}
 	again := cardsOf(second)
 	for _, k := range []string{"t1:task:1/result", "t1:task:2/result", "t1:task:3/result", "t1/result"} {
 		if again[k] != liveCards[k] {
 			t.Errorf("%s differs after replay:\n live %s\n replay %s", k, liveCards[k], again[k])
 		}
+	}
+}
+
+// lastCost is the last usage_update's cost (0: none).
+func lastCost(e *editor) float64 {
+	cost := 0.0
+	for _, u := range e.decodedUpdates() {
+		var v struct {
+			Cost *struct{ Amount float64 } `json:"cost"`
+		}
+		if u.SessionUpdate == "usage_update" && json.Unmarshal(u.Raw, &v) == nil && v.Cost != nil {
+			cost = v.Cost.Amount
+		}
+	}
+	return cost
+}
+
+// TestBridge_TaskApprovalsAndGuards: a child's call goes through the
+// session's policy: its edit asks the editor with the child call's own
+// id, and in plan mode the session's guard refuses it without asking.
+func TestBridge_TaskApprovalsAndGuards(t *testing.T) {
+	for _, tc := range []struct {
+		name, mode string
+		asked      string // the toolCallIds the editor was asked about
+		file       string // a.txt after the turn
+		result     string // in the child's edit result
+	}{
+		{"default asks the editor", "default", "t1:task:1", "kept\n", "a.txt"},
+		{"plan mode's guard refuses", "plan", "", "keep\n", "plan mode is read-only"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := setupWorkspace(t, "", "", nil)
+			var mu sync.Mutex
+			var asked []string
+			h.onPermission = func(p json.RawMessage) any {
+				var req struct {
+					ToolCall struct {
+						ToolCallID string `json:"toolCallId"`
+					} `json:"toolCall"`
+				}
+				json.Unmarshal(p, &req)
+				mu.Lock()
+				asked = append(asked, req.ToolCall.ToolCallID)
+				mu.Unlock()
+				return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}
+			}
+			h.model.respond = script{
+				"change a.txt": {
+					{reasoning: "delegate", calls: []fakeCall{{"t1", "task", args("description", "Edit", "prompt", "edit a.txt")}}},
+					{text: "ok"},
+				},
+				"edit a.txt": {
+					{reasoning: "edit", calls: []fakeCall{{"c1", "edit", args("file_path", "a.txt", "old_string", "keep", "new_string", "kept")}}},
+					{text: "edited"},
+				},
+			}.respond(map[string]int{})
+			if _, err := h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": tc.mode}); err != nil {
+				t.Fatal(err)
+			}
+			if stop := h.prompt(h.session, "change a.txt"); stop != "end_turn" {
+				t.Fatalf("stop %q", stop)
+			}
+			mu.Lock()
+			got := strings.Join(asked, ",")
+			mu.Unlock()
+			if got != tc.asked {
+				t.Errorf("asked about %q, want %q", got, tc.asked)
+			}
+			if b := h.contentOf(h.dir, "a.txt"); b != tc.file {
+				t.Errorf("a.txt is %q, want %q", b, tc.file)
+			}
+			res := ""
+			for _, r := range h.model.recorded() {
+				if taskKey(r) == "edit a.txt" {
+					res += toolResults(r)["t1:task:1"]
+				}
+			}
+			if !strings.Contains(res, tc.result) {
+				t.Errorf("the child's edit result %q, want %q in it", res, tc.result)
+			}
+		})
 	}
 }
 
