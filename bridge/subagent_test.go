@@ -536,3 +536,65 @@ func TestBridge_TasksInParallel(t *testing.T) {
 		t.Errorf("the cancelled child's last state: %q", ended)
 	}
 }
+
+// TestBridge_TaskAgents: a trusted workspace's custom agent runs with its
+// own tools, model and thinking level; an untrusted workspace's is not
+// read; a child whose model fails is a failed task result, and the
+// parent's turn goes on.
+func TestBridge_TaskAgents(t *testing.T) {
+	const reviewer = "---\ndescription: reviews\ntools: read\nmodel: deepseek-v4-pro\nthinking: off\n---\nReview what you are given.\n"
+	for _, tc := range []struct {
+		name   string
+		user   string // the user's settings (WORKSPACE: the workspace)
+		agent  string
+		child  fakeTurn
+		result string // in the task's result to the parent
+		model  string // the child's request's model ("": no child request)
+		tools  string
+		think  bool
+	}{
+		{"a trusted workspace's agent", `{"trustedWorkspaces":["WORKSPACE"]}`, "reviewer", fakeTurn{text: "looks fine"}, "looks fine", "deepseek-v4-pro", "read", false},
+		{"an untrusted workspace's agent is unknown", "", "reviewer", fakeTurn{text: "never"}, `unknown agent "reviewer"`, "", "", false},
+		{"the child's model fails", "", "general", fakeTurn{status: 400, message: "scripted refusal"}, "the subagent failed", "deepseek-v4-flash", "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := setupWorkspace(t, "", tc.user, nil)
+			os.MkdirAll(filepath.Join(h.dir, ".dsh", "agents"), 0o755)
+			os.WriteFile(filepath.Join(h.dir, ".dsh", "agents", "reviewer.md"), []byte(reviewer), 0o644)
+			h.model.respond = script{
+				"review it": {
+					{reasoning: "delegate", calls: []fakeCall{{"t1", "task", args("description", "Review", "prompt", "review a.txt", "agent", tc.agent)}}},
+					{text: "went on"},
+				},
+				"review a.txt": {tc.child},
+			}.respond(map[string]int{})
+			if stop := h.prompt(h.session, "review it"); stop != "end_turn" {
+				t.Fatalf("stop %q", stop)
+			}
+			var child, last chatRequest
+			for _, r := range h.model.recorded() {
+				switch taskKey(r) {
+				case "review a.txt":
+					child = r
+				case "review it":
+					last = r
+				}
+			}
+			if got := toolResults(last)["t1"]; !strings.Contains(got, tc.result) {
+				t.Errorf("the task's result %q, want %q in it", got, tc.result)
+			}
+			if child.Model != tc.model {
+				t.Fatalf("the child's model %q, want %q", child.Model, tc.model)
+			}
+			if tc.model == "" {
+				return
+			}
+			if child.thinking() != tc.think {
+				t.Errorf("the child's thinking %v, want %v", child.thinking(), tc.think)
+			}
+			if tc.tools != "" && strings.Join(offered(child), " ") != tc.tools {
+				t.Errorf("the child was offered %v, want %s", offered(child), tc.tools)
+			}
+		})
+	}
+}
