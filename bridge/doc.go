@@ -42,4 +42,13 @@
 // session/updates — cards recomputed through the presenters from the durable
 // fields — and restores the model history and mode; a turn cut off by a
 // crash is voided. session/list and session/close complete the set.
+//
+// # Subagents
+//
+// The task tool is package subagent's; the session is its Observer
+// (subagents.go): each child's call is a card nested under the task's,
+// its scope maps to the session for approvals, its usage counts in the
+// session's cost, its calls are logged with the task's result (replayed
+// on load), and a client that advertises clientCapabilities.subagents
+// gets subagent_update and may session/cancel a child by its id.
 package bridge
