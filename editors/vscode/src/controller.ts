@@ -4,13 +4,18 @@
 import * as vscode from "vscode";
 import type * as acp from "@agentclientprotocol/sdk";
 import { AgentConnection, SignInRequired } from "./acp/connection.js";
-import { cardView, proposedDiffs } from "./acp/cards.js";
-import type { Block, NoticeBlock, PendingPermission, SessionState, TextBlock } from "./acp/session.js";
+import type { Block, PendingPermission, SessionState, TextBlock } from "./acp/session.js";
 import { VscodeHost } from "./host/index.js";
 import type { BlockView, FromWebview, HeaderView } from "./ui/protocol.js";
+import { blockView, chatItems, headerView, relativeTime } from "./ui/present.js";
 import { ChatView } from "./ui/view.js";
-import { ProposedDocs } from "./proposed.js";
-import { SECRET_KEY, agentCommand, agentEnv } from "./launch.js";
+import { Review } from "./review.js";
+import { SECRET_KEY, agentCommand, agentEnv, askApiKey, terminalLogin } from "./launch.js";
+import { insertAtCursor, openFile, openLink } from "./editor.js";
+
+/** The workspace state key of the chat shown last: it comes back after a
+ * reload. */
+export const LAST_CHAT = "dshBridge.lastChat";
 
 export { SECRET_KEY };
 
@@ -20,13 +25,19 @@ export class Controller implements vscode.Disposable {
   readonly chats = new Map<string, SessionState>();
   current: SessionState | undefined;
   private attachments: Array<{ label: string; block: acp.ContentBlock }> = [];
-  /** the proposed sides of the diff editors opened per call */
-  private readonly diffTabs = new Map<string, string[]>();
   readonly host: VscodeHost;
   readonly view: ChatView;
   readonly log: vscode.OutputChannel;
-  readonly proposed = new ProposedDocs();
+  readonly review = new Review();
   private unsubscribe: (() => void) | undefined;
+  private restoring: Promise<SessionState | undefined> | undefined;
+  /** Asks before a mode that approves everything; the harness replaces it. */
+  confirmBypass = async (): Promise<boolean> =>
+    (await vscode.window.showWarningMessage(
+      "Bypass permissions: dsh-bridge will edit files and run commands without asking you.",
+      { modal: true },
+      "Switch",
+    )) === "Switch";
   /** Hooks for the end-to-end harness (never set otherwise). */
   onPainted: ((m: Extract<FromWebview, { type: "painted" }>) => void) | undefined;
   onTest: ((m: Extract<FromWebview, { type: "test" }>) => void) | undefined;
@@ -35,7 +46,7 @@ export class Controller implements vscode.Disposable {
     this.log = vscode.window.createOutputChannel("dsh-bridge");
     const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? process.cwd();
     this.host = new VscodeHost(cwd);
-    this.view = new ChatView(ctx.extensionUri, (m) => void this.onMessage(m), () => this.reset(), testMode);
+    this.view = new ChatView(ctx.extensionUri, (m) => void this.onMessage(m), () => this.viewReady(), testMode);
     // a command's output redraws its card, in the chat on screen (the
     // others draw it when shown)
     this.host.terminals.onOutput((id) => {
@@ -137,65 +148,55 @@ export class Controller implements vscode.Disposable {
     this.unsubscribe?.();
     this.current = s;
     this.unsubscribe = s.onChange((b) => (b ? this.blockChanged(s, b) : this.view.post({ type: "header", header: this.header(s) })));
+    void this.ctx.workspaceState.update(LAST_CHAT, { id: s.id, cwd: s.cwd });
     this.reset();
   }
 
   reset(): void {
     const s = this.current;
-    const chats = [...this.chats.values()].map((c) => ({ id: c.id, title: c.title ?? `Chat ${c.id.slice(-6)}` }));
+    const chats = chatItems(this.chats.values());
     this.view.post({ type: "reset", header: s ? this.header(s) : null, blocks: s ? s.blocks.map((b) => this.blockView(b)) : [], chats });
   }
 
+  /** viewReady draws the page, and brings back the chat shown last (in
+   * this workspace) when none is open: after a reload, the last chat is
+   * there as it was. */
+  private viewReady(): void {
+    this.reset();
+    void this.restoreLast();
+  }
+
+  /** restoreLast loads the chat shown last, once; a chat that cannot be
+   * loaded (never written, deleted) is forgotten. */
+  restoreLast(): Promise<SessionState | undefined> {
+    this.restoring ??= (async () => {
+      const last = this.ctx.workspaceState.get<{ id: string; cwd: string }>(LAST_CHAT);
+      if (this.current || !last?.id) return undefined;
+      try {
+        return await this.load(last.id, last.cwd);
+      } catch (err) {
+        this.log.appendLine(`the last chat ${last.id} did not come back: ${(err as Error).message}`);
+        if (!this.current) void this.ctx.workspaceState.update(LAST_CHAT, undefined);
+        return undefined;
+      }
+    })();
+    return this.restoring;
+  }
+
   private blockChanged(s: SessionState, b: Block): void {
-    if (b.kind === "tool" && (b.status === "completed" || b.status === "failed")) void this.closeDiffs(b.id);
+    if (b.kind === "tool" && (b.status === "completed" || b.status === "failed")) void this.review.settled(b.id);
     if (s === this.current) this.view.post({ type: "blocks", sessionId: s.id, blocks: [this.blockView(b)] });
   }
 
-  /** closeDiffs closes the "proposed by dsh-bridge" diff editors of a
-   * call once it has settled: their proposed side no longer is a proposal. */
-  private async closeDiffs(toolCallId: string): Promise<void> {
-    const uris = this.diffTabs.get(toolCallId);
-    if (!uris) return;
-    this.diffTabs.delete(toolCallId);
-    const open = vscode.window.tabGroups.all
-      .flatMap((g) => g.tabs)
-      .filter((t) => t.input instanceof vscode.TabInputTextDiff && uris.includes(t.input.modified.toString()));
-    if (open.length > 0) await vscode.window.tabGroups.close(open);
-    this.proposed.forget(uris);
-  }
-
   blockView(b: Block): BlockView {
-    switch (b.kind) {
-      case "tool":
-        return { seq: b.seq, kind: "tool", card: cardView(b, (id) => { const t = this.host.terminals.get(id); return t && { output: t.output.toString("utf8") }; }) };
-      case "plan":
-        return { seq: b.seq, kind: "plan", entries: b.entries.map((e) => ({ content: e.content, status: e.status })) };
-      case "notice":
-        return { seq: b.seq, kind: "notice", text: b.text, severity: b.severity };
-      default:
-        return { seq: b.seq, kind: b.kind, text: b.text };
-    }
+    return blockView(b, (id) => {
+      const t = this.host.terminals.get(id);
+      return t && { output: t.output.toString("utf8") };
+    });
   }
 
   header(s: SessionState): HeaderView {
-    const pickers: HeaderView["pickers"] = [];
-    for (const o of s.configOptions ?? []) {
-      if (o.type !== "select") continue;
-      const options: Array<{ value: string; name: string }> = [];
-      for (const v of o.options as any[]) {
-        if (Array.isArray(v?.options)) for (const g of v.options) options.push({ value: g.value, name: g.name });
-        else options.push({ value: v.value, name: v.name });
-      }
-      pickers.push({ id: o.id, label: o.name, current: String(o.currentValue), options });
-    }
-    if (!pickers.some((p) => p.id === "mode") && s.modes)
-      pickers.unshift({ id: "mode", label: "Mode", current: s.modes.currentModeId, options: s.modes.availableModes.map((m) => ({ value: m.id, name: m.name })) });
-    let usage: string | undefined;
-    if (s.usage) {
-      usage = `${s.usage.used.toLocaleString("en")} / ${s.usage.size.toLocaleString("en")} tokens`;
-      if (s.usage.cost) usage += ` · $${s.usage.cost.amount.toFixed(4)}`;
-    }
-    return { sessionId: s.id, title: s.title, running: s.running, pickers, usage, attachments: this.attachments.map((a) => a.label) };
+    return headerView(s, this.attachments.map((a) => a.label), chatItems(this.chats.values()));
   }
 
   private decide(req: PendingPermission): void {
@@ -225,10 +226,10 @@ export class Controller implements vscode.Disposable {
     s.add<TextBlock>({ kind: "user", text: shown });
     try {
       const stop = await agent.prompt(s, blocks);
-      if (stop !== "end_turn") s.add<NoticeBlock>({ kind: "notice", severity: "info", text: `turn ended: ${stop}` });
+      if (stop !== "end_turn") s.notice("info", `turn ended: ${stop}`);
       return stop;
     } catch (err) {
-      s.add<NoticeBlock>({ kind: "notice", severity: "error", text: `session/prompt: ${(err as Error).message}` });
+      s.notice("error", `session/prompt: ${(err as Error).message}`);
       return undefined;
     }
   }
@@ -237,20 +238,22 @@ export class Controller implements vscode.Disposable {
     if (this.current && this.agent) await this.agent.cancel(this.current);
   }
 
+  /** attachFile attaches a file to the next prompt: its text as an
+   * embedded resource (the open document's, unsaved edits included). */
+  async attachFile(target: vscode.Uri): Promise<void> {
+    if (target.scheme !== "file") return;
+    const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === target.toString());
+    const text = open ? open.getText() : new TextDecoder().decode(await vscode.workspace.fs.readFile(target));
+    this.attach(vscode.workspace.asRelativePath(target), { type: "resource", resource: { uri: target.toString(), text, mimeType: mime(open?.languageId) } });
+  }
+
   attach(label: string, block: acp.ContentBlock): void {
     this.attachments.push({ label, block });
     if (this.current) this.view.post({ type: "header", header: this.header(this.current) });
   }
 
   async openDiff(toolCallId: string): Promise<void> {
-    const call = this.current?.calls.get(toolCallId);
-    if (!call) return;
-    for (const d of proposedDiffs(call)) {
-      const path = d.path.startsWith("/") ? d.path : `${this.cwd}/${d.path}`;
-      const { left, right } = await this.proposed.pair(path, d.oldText, d.newText);
-      this.diffTabs.set(toolCallId, [...(this.diffTabs.get(toolCallId) ?? []), right.toString()]);
-      await vscode.commands.executeCommand("vscode.diff", left, right, `${path.split("/").pop()} (proposed by dsh-bridge)`, { preview: true });
-    }
+    if (this.current) await this.review.open(this.current, toolCallId, this.cwd);
   }
 
   async sessions(): Promise<SessionState | undefined> {
@@ -261,7 +264,13 @@ export class Controller implements vscode.Disposable {
       return undefined;
     }
     const pick = await vscode.window.showQuickPick(
-      list.map((s) => ({ label: s.title ?? s.sessionId, description: s.updatedAt ?? "", id: s.sessionId, cwd: s.cwd })),
+      list.map((s) => ({
+        label: s.title || `Chat ${s.sessionId.slice(-6)}`,
+        description: relativeTime(s.updatedAt),
+        detail: s.updatedAt ? new Date(s.updatedAt).toLocaleString() : undefined,
+        id: s.sessionId,
+        cwd: s.cwd,
+      })),
       { placeHolder: "Open a stored dsh-bridge session" },
     );
     if (!pick) return undefined;
@@ -295,29 +304,26 @@ export class Controller implements vscode.Disposable {
         case "openDiff":
           await this.openDiff(m.toolCallId);
           break;
-        case "openFile": {
-          const path = m.path.startsWith("/") ? m.path : `${this.current?.cwd ?? this.cwd}/${m.path}`;
-          const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path));
-          const line = Math.max((m.line ?? 1) - 1, 0);
-          await vscode.window.showTextDocument(doc, { selection: new vscode.Range(line, 0, line, 0), preview: true });
+        case "openFile":
+          await openFile(m.path, m.line, this.current?.cwd ?? this.cwd);
           break;
-        }
         case "openTerminal":
           this.host.showTerminal(m.terminalId, m.title);
           break;
-        case "openLink": {
-          // Agent text is untrusted: only web and mail links go to the
-          // system (markdown-it already drops javascript:, file: and data:
-          // links; a message forged by the page is refused here too).
-          const uri = vscode.Uri.parse(m.href);
-          if (["http", "https", "mailto"].includes(uri.scheme)) await vscode.env.openExternal(uri);
+        case "openLink":
+          await openLink(m.href);
           break;
-        }
         case "pick":
-          if (this.current && this.agent) {
-            if (m.picker === "mode" && !this.current.configOption("mode")) await this.agent.setMode(this.current, m.value);
-            else await this.agent.setConfigOption(this.current, m.picker, m.value);
-          }
+          await this.pick(m.picker, m.value);
+          break;
+        case "attach":
+          for (const u of m.uris) await this.attachFile(vscode.Uri.parse(u));
+          break;
+        case "copy":
+          await vscode.env.clipboard.writeText(m.text);
+          break;
+        case "insert":
+          await insertAtCursor(m.text);
           break;
         case "newChat":
           await this.newChat();
@@ -350,42 +356,49 @@ export class Controller implements vscode.Disposable {
     }
   }
 
-  /** setApiKey asks for a key and stores it in the secret storage ("" removes
-   * it); false when the person cancelled. */
-  async setApiKey(): Promise<boolean> {
-    const key = await vscode.window.showInputBox({ prompt: "The API key dsh-bridge passes to the model (DSH_API_KEY)", password: true, ignoreFocusOut: true });
-    if (key === undefined) return false;
-    if (key === "") await this.ctx.secrets.delete(SECRET_KEY);
-    else await this.ctx.secrets.store(SECRET_KEY, key);
-    return true;
+  /** pick sets a picker's value; a mode that approves everything is asked
+   * about first (declined, the picker shows the mode still in force). */
+  async pick(picker: string, value: string): Promise<void> {
+    const s = this.current;
+    if (!s || !this.agent) return;
+    if (picker === "mode" && value === "bypassPermissions" && !(await this.confirmBypass())) {
+      this.view.post({ type: "header", header: this.header(s) });
+      return;
+    }
+    if (picker === "mode" && !s.configOption("mode")) await this.agent.setMode(s, value);
+    else await this.agent.setConfigOption(s, picker, value);
   }
 
-  /** signIn answers the sign-in panel: a key for the secret storage (the
-   * agent restarts with it), or the agent's terminal auth method
-   * (`dsh-bridge login`) in a terminal, after whose success the same agent
-   * opens the chat with the key it stored. */
+  /** focus shows the chat and puts the caret in its prompt box. */
+  focus(): void {
+    this.view.show();
+    this.view.post({ type: "focus" });
+  }
+
+  /** setApiKey asks for a key and stores it (false: the person cancelled). */
+  setApiKey(): Promise<boolean> {
+    return askApiKey(this.ctx.secrets);
+  }
+
+  /** signIn answers the sign-in panel: a key (the agent restarts with
+   * it), or the agent's terminal auth method in a terminal, after whose
+   * success the same agent opens the chat with the key it stored. */
   async signIn(how: "key" | "terminal"): Promise<void> {
     if (how === "key") {
       if (await this.setApiKey()) await this.restart();
       return;
     }
-    const args = this.agent?.terminalLogin() ?? ["login"];
-    const term = vscode.window.createTerminal({ name: "dsh-bridge login", shellPath: this.command(), shellArgs: args, env: vscode.workspace.getConfiguration("dshBridge").get<Record<string, string>>("env") ?? {} });
-    term.show();
-    const code = await new Promise<number | undefined>((resolve) => {
-      const sub = vscode.window.onDidCloseTerminal((t) => {
-        if (t !== term) return;
-        sub.dispose();
-        resolve(t.exitStatus?.code);
-      });
-    });
-    if (code === 0) await this.newChat();
+    if (await terminalLogin(this.command(), this.agent?.terminalLogin() ?? ["login"])) await this.newChat();
   }
 
   dispose(): void {
     this.unsubscribe?.();
     this.host.dispose();
     void this.agent?.dispose(500);
-    this.proposed.dispose();
+    this.review.dispose();
   }
+}
+
+export function mime(languageId: string | undefined): string | undefined {
+  return languageId ? `text/x-${languageId}` : undefined;
 }

@@ -2,7 +2,7 @@
 // and the commands; deactivation kills the agent.
 import * as vscode from "vscode";
 import { SignInRequired } from "./acp/connection.js";
-import { Controller } from "./controller.js";
+import { Controller, mime } from "./controller.js";
 import { ChatView } from "./ui/view.js";
 
 let controller: Controller | undefined;
@@ -41,12 +41,14 @@ export function activate(ctx: vscode.ExtensionContext): Api {
     }),
     vscode.commands.registerCommand("dshBridge.addFile", async (uri?: vscode.Uri) => {
       const target = uri ?? vscode.window.activeTextEditor?.document.uri;
-      if (!target || target.scheme !== "file") return;
-      const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === target.toString());
-      const text = open ? open.getText() : new TextDecoder().decode(await vscode.workspace.fs.readFile(target));
-      c.attach(vscode.workspace.asRelativePath(target), { type: "resource", resource: { uri: target.toString(), text, mimeType: mime(open?.languageId) } });
+      if (!target) return;
+      await c.attachFile(target);
       c.view.show();
     }),
+    vscode.commands.registerCommand("dshBridge.focus", () => c.focus()),
+    // the diff editor's title bar, on a proposal opened with "Open diff"
+    vscode.commands.registerCommand("dshBridge.acceptProposal", (uri?: vscode.Uri) => c.review.answer("allow_once", uri)),
+    vscode.commands.registerCommand("dshBridge.rejectProposal", (uri?: vscode.Uri) => c.review.answer("reject_once", uri)),
     vscode.commands.registerCommand("dshBridge.addSelection", () => {
       const ed = vscode.window.activeTextEditor;
       if (!ed || ed.selection.isEmpty) return;
@@ -62,10 +64,6 @@ export function activate(ctx: vscode.ExtensionContext): Api {
   const activationMs = performance.now() - started;
   c.log.appendLine(`activated in ${activationMs.toFixed(1)} ms`);
   return { controller: c, activationMs };
-}
-
-function mime(languageId: string | undefined): string | undefined {
-  return languageId ? `text/x-${languageId}` : undefined;
 }
 
 export function deactivate(): Promise<void> | undefined {

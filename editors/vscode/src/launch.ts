@@ -38,3 +38,28 @@ export async function agentEnv(secrets: vscode.SecretStorage): Promise<NodeJS.Pr
   if (model) env.DSH_MODEL = model;
   return env;
 }
+
+/** askApiKey asks for a key and stores it in the secret storage ("" removes
+ * it); false when the person cancelled. */
+export async function askApiKey(secrets: vscode.SecretStorage): Promise<boolean> {
+  const key = await vscode.window.showInputBox({ prompt: "The API key dsh-bridge passes to the model (DSH_API_KEY)", password: true, ignoreFocusOut: true });
+  if (key === undefined) return false;
+  if (key === "") await secrets.delete(SECRET_KEY);
+  else await secrets.store(SECRET_KEY, key);
+  return true;
+}
+
+/** terminalLogin runs the agent's terminal auth method (`dsh-bridge
+ * login`) in a VS Code terminal; true once it exited 0. */
+export async function terminalLogin(command: string, args: string[]): Promise<boolean> {
+  const term = vscode.window.createTerminal({ name: "dsh-bridge login", shellPath: command, shellArgs: args, env: vscode.workspace.getConfiguration("dshBridge").get<Record<string, string>>("env") ?? {} });
+  term.show();
+  const code = await new Promise<number | undefined>((resolve) => {
+    const sub = vscode.window.onDidCloseTerminal((t) => {
+      if (t !== term) return;
+      sub.dispose();
+      resolve(t.exitStatus?.code);
+    });
+  });
+  return code === 0;
+}

@@ -167,6 +167,55 @@ test("session/load replays the same cards", async () => {
   }
 });
 
+test("a todo_write plan arrives as plan_update, is pinned by id, and comes back on session/load", async () => {
+  assert.deepEqual(acp.CAPABILITIES.plan, {}, "the extension takes plan operations");
+  const dir = workspace({});
+  const first = await start(dir, "plan.jsonl", allowOnce);
+  let id;
+  const want = [
+    { content: "Read the code", status: "completed", priority: "high" },
+    { content: "Change it", status: "in_progress", priority: "medium" },
+    { content: "Run the tests", status: "pending", priority: "low" },
+  ];
+  try {
+    const s = await first.agent.newSession(dir);
+    id = s.id;
+    assert.equal(await first.agent.prompt(s, [{ type: "text", text: "plan it" }]), "end_turn");
+    // "todo" is the bridge's one plan id (bridge/plan.go planID)
+    assert.deepEqual([...s.plans.keys()], ["todo"]);
+    assert.deepEqual(s.plans.get("todo").entries, want);
+    assert.ok(!s.blocks.some((b) => b.kind === "plan"), "the plan is pinned, not in the transcript");
+    const h = acp.headerView(s, [], acp.chatItems([s]));
+    assert.deepEqual(h.plans.map((p) => [p.id, p.entries.map((e) => e.status)]), [["todo", ["completed", "in_progress", "pending"]]]);
+  } finally {
+    await first.agent.dispose();
+  }
+  const second = await start(dir, "plan.jsonl", allowOnce);
+  try {
+    const s = await second.agent.loadSession(id, dir);
+    assert.deepEqual(s.plans.get("todo")?.entries, want, "the replay brings the plan back");
+  } finally {
+    await second.agent.dispose();
+  }
+});
+
+test("the agent's slash commands reach the header, with their input hints", async () => {
+  const dir = workspace({});
+  const { agent } = await start(dir, "plan.jsonl", allowOnce);
+  try {
+    const s = await agent.newSession(dir);
+    await waitFor(() => s.commands.length > 0, 10000, "available_commands_update");
+    const cmds = acp.headerView(s, [], []).commands;
+    const by = Object.fromEntries(cmds.map((c) => [c.name, c]));
+    for (const name of ["compact", "clear", "cost", "mode", "model", "review", "init"]) assert.ok(by[name], `/${name} is advertised: ${cmds.map((c) => c.name)}`);
+    assert.equal(by.mode.hint, "default | acceptEdits | plan | bypassPermissions");
+    assert.equal(by.compact.hint, undefined, "a command that takes nothing has no hint");
+    assert.deepEqual(acp.slashMatches(cmds, "co").map((c) => c.name).slice(0, 2).sort(), ["compact", "cost"]);
+  } finally {
+    await agent.dispose();
+  }
+});
+
 test("without a key session/new is SignInRequired, with the terminal method's args", async () => {
   const dir = workspace({});
   const cfg = workspace({});

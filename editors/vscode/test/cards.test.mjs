@@ -30,7 +30,9 @@ test("a real session's cards match the golden model", async () => {
     await agent.dispose();
   }
   const model = s.blocks.map((b) =>
-    b.kind === "tool" ? acp.cardView(b, (id) => ({ output: host.terminals.get(id).output.toString() })) : { kind: b.kind, text: b.text },
+    b.kind === "tool" ? acp.cardView(b, (id) => ({ output: host.terminals.get(id).output.toString() }))
+      : b.kind === "notice" ? { kind: b.kind, text: b.items.map((i) => (i.description ? `${i.title}: ${i.description}` : i.title)).join("\n") }
+      : { kind: b.kind, text: b.text },
   );
   // the extension draws cards from _meta.dsh and says so in initialize: the
   // read's text came once, in the card; its standard content is a summary
@@ -91,10 +93,11 @@ test("plain ACP content without _meta.dsh, and unknown updates", () => {
   const card = acp.cardView(s.calls.get("t1"));
   assert.equal(card.type, "diff");
   assert.deepEqual(card.diff.files[0].hunks[0].lines.map((l) => `${l.old ?? ""}|${l.new ?? ""}|${l.op}${l.text}`), ["1|1| x", "2||-y", "|2|+z"]);
-  assert.equal(s.blocks.filter((b) => b.kind === "plan").length, 1, "a plan replaces the last one");
-  assert.equal(s.blocks.find((b) => b.kind === "plan").entries.length, 2);
+  assert.ok(!s.blocks.some((b) => b.kind === "plan"), "the plan is pinned, not in the transcript");
+  assert.equal(s.plans.size, 1, "a plan replaces the last one");
+  assert.equal(s.plans.get("").entries.length, 2);
   assert.deepEqual(s.usage, { used: 5300, size: 128000, cost: { amount: 0.0042, currency: "USD" } });
-  assert.deepEqual(seen, ["tool", "header", "plan", "plan"]);
+  assert.deepEqual(seen, ["tool", "header", "header", "header"]);
 });
 
 test("packed tokens unpack to the same spans, and bad ones are left out", () => {

@@ -1,10 +1,13 @@
 // The ACP connection to a dsh-bridge process, built on the official SDK
 // (@agentclientprotocol/sdk 2.x: its client app API; the ClientSideConnection
 // class of 1.x was removed in 2.0). No `vscode` import: this layer runs in
-// plain Node against the real binary.
+// plain Node against the real binary. It takes the SDK's "unstable" entry:
+// the SDK checks each session/update against the schema of the entry it
+// was imported from, and the stable one (2.4) drops plan_update and
+// plan_removed as invalid params, which this client asks for.
 import { spawn, type ChildProcess } from "node:child_process";
 import { Readable, Writable } from "node:stream";
-import * as acp from "@agentclientprotocol/sdk";
+import * as acp from "@agentclientprotocol/sdk/unstable";
 import { SessionState, type PendingPermission } from "./session.js";
 
 /** The client methods the editor serves; the host implements them. */
@@ -44,6 +47,11 @@ export const CAPABILITIES: acp.ClientCapabilities = {
   // sends a read's or a search's text once, in the card, and syntax tokens
   // packed (a sixth of the bytes; unpackTokens).
   _meta: { dsh: { version: 1, packedTokens: true } },
+  // plan_update / plan_removed, each plan by its id, pinned above the
+  // prompt (ACP plan operations, stabilised November 2026; the SDK 2.4's
+  // unstable ClientCapabilities.plan: "{} means the client can receive
+  // both update types", read 2026-12-07).
+  plan: {},
 };
 
 /** ACP's auth_required error code. */

@@ -6,3 +6,5 @@ export { findProgram } from "./program.js";
 export { shellSpans } from "./shell.js";
 export { Terminals, cut } from "../host/terminals.js";
 export { slice } from "../host/text.js";
+export { blockView, chatItems, chatTitle, headerView, relativeTime } from "../ui/present.js";
+export { pathRefs, slashHint, slashMatches, slashQuery } from "../ui/prompt.js";

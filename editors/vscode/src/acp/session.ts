@@ -1,7 +1,9 @@
 // One session's state, folded from its session/update notifications: the
-// transcript as blocks (messages, thoughts, tool calls, the plan, notices),
-// modes, config options, usage. Listeners hear which block changed; the UI
-// redraws that block only. Unknown update kinds are ignored.
+// transcript as blocks (messages, thoughts, tool calls, notices), and
+// beside it the plans, the slash commands, the title, modes, config
+// options, usage. Listeners hear which block changed (null: the state
+// beside the transcript); the UI redraws that only. Unknown update kinds
+// are ignored.
 import type * as acp from "@agentclientprotocol/sdk";
 
 /** A permission request waiting for the person. */
@@ -49,20 +51,30 @@ export interface TextBlock {
   messageId?: string | null;
 }
 
-export interface PlanBlock {
-  kind: "plan";
-  seq: number;
+/** One plan, pinned above the prompt: the v1 `plan` update's (id "") or
+ * one of `plan_update`'s (its planId; items, Markdown or a file). Shapes:
+ * @agentclientprotocol/sdk 2.4's unstable schema (PlanUpdate, PlanItems,
+ * PlanMarkdown, PlanFile, PlanRemoved), read 2026-12-07. */
+export interface Plan {
+  id: string;
   entries: acp.PlanEntry[];
+  markdown?: string;
+  uri?: string;
 }
 
+/** Notices in a row (the session's start says where commands run, what
+ * is on PATH, …): one block, drawn as one status line. */
 export interface NoticeBlock {
   kind: "notice";
   seq: number;
   severity: string;
   text: string;
+  items: Array<{ severity: string; title: string; description?: string }>;
 }
 
-export type Block = ToolCallBlock | TextBlock | PlanBlock | NoticeBlock;
+export type Block = ToolCallBlock | TextBlock | NoticeBlock;
+
+const SEVERITY = ["info", "warning", "error"];
 
 export interface Usage {
   used: number;
@@ -107,6 +119,14 @@ function tokensOf(d: Record<string, any>): Spans[] | undefined {
   return d.packedTokens !== undefined ? unpackTokens(d.packedTokens) : d.tokens;
 }
 
+/** entries keeps the plan entries that have a text. */
+function entries(list: unknown): acp.PlanEntry[] {
+  if (!Array.isArray(list)) return [];
+  return list
+    .filter((e) => e && typeof e.content === "string")
+    .map((e) => ({ content: e.content, status: ["pending", "in_progress", "completed"].includes(e.status) ? e.status : "pending", priority: e.priority ?? "medium" }));
+}
+
 /** contentText renders one ContentBlock as text. */
 export function contentText(c: acp.ContentBlock | undefined | null): string {
   if (!c) return "";
@@ -131,9 +151,11 @@ export class SessionState {
   readonly calls = new Map<string, ToolCallBlock>();
   usage: Usage | undefined;
   title: string | undefined;
+  updatedAt: string | undefined;
   running = false;
   commands: acp.AvailableCommand[] = [];
-  private plan: PlanBlock | undefined;
+  /** The plans by id, in the order they came. */
+  readonly plans = new Map<string, Plan>();
   private readonly listeners = new Set<Listener>();
   private seq = 0;
 
@@ -172,15 +194,24 @@ export class SessionState {
       case "tool_call":
       case "tool_call_update":
         return this.toolCall(up);
-      case "plan": {
-        const entries = Array.isArray(up.entries) ? up.entries : [];
-        if (this.plan) {
-          this.plan.entries = entries;
-          return this.changed(this.plan);
-        }
-        this.plan = this.add<PlanBlock>({ kind: "plan", entries });
-        return;
+      case "plan":
+        // the whole list each time; an empty one ends the plan
+        if (Array.isArray(up.entries) && up.entries.length > 0) this.plans.set("", { id: "", entries: entries(up.entries) });
+        else this.plans.delete("");
+        return this.changed(null);
+      case "plan_update": {
+        const p = up.plan;
+        if (!p || typeof p !== "object" || typeof p.planId !== "string") return;
+        const plan: Plan = { id: p.planId, entries: p.type === "items" ? entries(p.entries) : [] };
+        if (p.type === "markdown" && typeof p.content === "string") plan.markdown = p.content;
+        else if (p.type === "file" && typeof p.uri === "string") plan.uri = p.uri;
+        else if (p.type !== "items") return; // a kind this client does not know
+        this.plans.set(plan.id, plan);
+        return this.changed(null);
       }
+      case "plan_removed":
+        if (typeof up.planId === "string") this.plans.delete(up.planId);
+        return this.changed(null);
       case "current_mode_update":
         if (this.modes) this.modes = { ...this.modes, currentModeId: up.currentModeId };
         return this.changed(null);
@@ -191,25 +222,36 @@ export class SessionState {
         this.usage = { used: up.used, size: up.size, cost: up.cost };
         return this.changed(null);
       case "session_info_update":
-        if (typeof up.title === "string") this.title = up.title;
+        // partial: an absent field is kept, null clears it
+        if (typeof up.title === "string" || up.title === null) this.title = up.title?.trim() || undefined;
+        if (typeof up.updatedAt === "string" || up.updatedAt === null) this.updatedAt = up.updatedAt ?? undefined;
         return this.changed(null);
       case "available_commands_update":
-        this.commands = Array.isArray(up.availableCommands) ? up.availableCommands : [];
-        return;
+        this.commands = Array.isArray(up.availableCommands)
+          ? up.availableCommands.filter((c: any) => c && typeof c.name === "string" && c.name !== "")
+          : [];
+        return this.changed(null);
       case "notice":
-        this.add<NoticeBlock>({
-          kind: "notice",
-          severity: String(up.severity ?? "info"),
-          text: String(up.title ?? "") + (typeof up.description === "string" ? `: ${up.description}` : ""),
-        });
-        return;
+        return this.notice(String(up.severity ?? "info"), String(up.title ?? ""), typeof up.description === "string" ? up.description : undefined);
       case "compaction_update":
-        if (up.status === "completed" || up.status === "failed")
-          this.add<NoticeBlock>({ kind: "notice", severity: "info", text: `context compacted (${up.status})` });
+        if (up.status === "completed" || up.status === "failed") this.notice("info", `context compacted (${up.status})`);
         return;
       default:
         return; // a kind this client does not know
     }
+  }
+
+  /** notice adds a notice, to the notices just before it if any. */
+  notice(severity: string, title: string, description?: string): void {
+    const item = { severity: SEVERITY.includes(severity) ? severity : "info", title, description };
+    const last = this.blocks[this.blocks.length - 1];
+    if (last?.kind === "notice") {
+      last.items.push(item);
+      if (SEVERITY.indexOf(item.severity) > SEVERITY.indexOf(last.severity)) last.severity = item.severity;
+      last.text = last.items.map((i) => i.title).join(" · ");
+      return this.changed(last);
+    }
+    this.add<NoticeBlock>({ kind: "notice", severity: item.severity, text: title, items: [item] });
   }
 
   private chunk(kind: TextBlock["kind"], up: Record<string, any>): void {

@@ -3,10 +3,11 @@ import type { CardView } from "../acp/cards.js";
 
 export interface BlockView {
   seq: number;
-  kind: "user" | "agent" | "thought" | "plan" | "notice" | "tool";
+  kind: "user" | "agent" | "thought" | "notice" | "tool";
   text?: string;
   severity?: string;
-  entries?: Array<{ content: string; status: string }>;
+  /** a notice block's notices, each a line of its details */
+  items?: Array<{ severity: string; title: string; description?: string }>;
   card?: CardView;
 }
 
@@ -14,7 +15,26 @@ export interface Picker {
   id: string; // "mode" uses session/set_mode; others set_config_option
   label: string;
   current: string;
-  options: Array<{ value: string; name: string }>;
+  options: Array<{ value: string; name: string; description?: string }>;
+}
+
+export interface PlanView {
+  id: string;
+  entries: Array<{ content: string; status: string; priority?: string }>;
+  markdown?: string;
+  uri?: string;
+}
+
+/** A slash command the agent advertised; hint: what it takes after it. */
+export interface CommandView {
+  name: string;
+  description: string;
+  hint?: string;
+}
+
+export interface ChatItem {
+  id: string;
+  title: string;
 }
 
 export interface HeaderView {
@@ -24,20 +44,25 @@ export interface HeaderView {
   pickers: Picker[];
   usage?: string;
   attachments: string[];
+  plans: PlanView[];
+  commands: CommandView[];
+  chats: ChatItem[];
 }
 
 export type ToWebview =
-  | { type: "reset"; header: HeaderView | null; blocks: BlockView[]; chats: Array<{ id: string; title: string }> }
+  | { type: "reset"; header: HeaderView | null; blocks: BlockView[]; chats: ChatItem[] }
   | { type: "blocks"; sessionId: string; blocks: BlockView[] }
   | { type: "header"; header: HeaderView }
   | { type: "agent"; state: "starting" | "ready" | "exited"; message?: string }
   | { type: "signin"; terminal: boolean }
   | { type: "config"; tabSize: number }
+  | { type: "focus" }
   | { type: "test"; op: "click"; selector: string; id: number }
   | { type: "test"; op: "query"; id: number }
   | { type: "test"; op: "scroll"; selector: string; top: number; id: number }
   | { type: "test"; op: "measure"; id: number }
-  | { type: "test"; op: "type"; text: string; id: number };
+  | { type: "test"; op: "type"; text: string; id: number }
+  | { type: "test"; op: "key"; text: string; key?: string; id: number };
 
 export type FromWebview =
   | { type: "ready" }
@@ -48,6 +73,9 @@ export type FromWebview =
   | { type: "openFile"; path: string; line?: number }
   | { type: "openTerminal"; terminalId: string; title: string }
   | { type: "openLink"; href: string }
+  | { type: "copy"; text: string }
+  | { type: "attach"; uris: string[] }
+  | { type: "insert"; text: string }
   | { type: "pick"; picker: string; value: string }
   | { type: "newChat" }
   | { type: "sessions" }

@@ -13,7 +13,10 @@ const LABEL: Record<string, string> = {
   reject_always: "Always reject",
 };
 const ORDER = ["allow_once", "allow_always", "reject_once", "reject_always"];
-const LIMIT = { read: 40, terminal: 40, search: 60, text: 40 };
+// A read shows its first lines until asked for the rest.
+const LIMIT = { read: 10, terminal: 40, search: 60, text: 40 };
+/** The cards the person folded, by call id: kept across redraws. */
+const folded = new Set<string>();
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: string): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
@@ -266,8 +269,27 @@ export function renderCard(v: CardView, post: Post, all = false): HTMLElement {
   card.dataset.type = v.type;
   card.dataset.status = v.status;
   const head = el("div", "card-head");
-  head.append(el("span", `icon status-${v.status}`, ICON[v.status] ?? "•"), el("span", "title", v.title));
+  const fold = el("button", "fold", "▾");
+  fold.title = "Fold or unfold the card";
+  fold.setAttribute("aria-expanded", "true");
+  head.append(fold, el("span", `icon status-${v.status}`, ICON[v.status] ?? "•"), el("span", "title", v.title));
+  head.title = v.title;
   card.append(head);
+  // an approval is never folded away
+  const isFolded = folded.has(v.id) && !v.awaiting;
+  card.classList.toggle("folded", isFolded);
+  fold.textContent = isFolded ? "▸" : "▾";
+  fold.setAttribute("aria-expanded", String(!isFolded));
+  fold.addEventListener("click", (e) => {
+    e.stopPropagation();
+    if (v.awaiting) return;
+    const now = !card.classList.contains("folded");
+    if (now) folded.add(v.id);
+    else folded.delete(v.id);
+    card.classList.toggle("folded", now);
+    fold.textContent = now ? "▸" : "▾";
+    fold.setAttribute("aria-expanded", String(!now));
+  });
   const redraw = () => card.replaceWith(renderCard(v, post, true));
   switch (v.type) {
     case "diff":

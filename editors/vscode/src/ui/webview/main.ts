@@ -1,22 +1,18 @@
 // The chat page. Draws what the extension sends, once per animation frame;
 // every agent string goes in as text (textContent) or through markdown-it
 // with raw HTML off, and links open through VS Code.
-import MarkdownIt from "markdown-it";
-import type { BlockView, FromWebview, HeaderView, ToWebview } from "../protocol.js";
+import type { BlockView, ChatItem, FromWebview, HeaderView, ToWebview } from "../protocol.js";
 import { renderCard, slicer } from "./cards.js";
+import { composer } from "./composer.js";
+import { el } from "./dom.js";
+import { renderer, streamer } from "./stream.js";
 import { testHooks } from "./testhooks.js";
 
 declare function acquireVsCodeApi(): { postMessage(m: FromWebview): void };
 const vscode = acquireVsCodeApi();
 const post = (m: FromWebview) => vscode.postMessage(m);
-const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: string): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
+const { renderInto } = renderer(post);
+const stream = streamer(post);
 
 const app = document.getElementById("app")!;
 const header = el("header", "header");
@@ -26,60 +22,63 @@ const banner = el("div", "banner hidden");
 const scroller = el("main", "scroller");
 const transcript = el("div", "transcript");
 scroller.append(transcript);
-const footer = el("footer", "footer");
-const attachments = el("div", "attachments");
-const input = el("textarea", "input");
-input.placeholder = "Ask dsh-bridge… (Enter sends, Shift+Enter for a new line, Esc stops)";
-input.rows = 3;
-const send = el("button", "send", "Send");
-const stop = el("button", "stop", "Stop");
-stop.disabled = true; // nothing to stop before a session runs a turn
-footer.append(attachments, input, el("div", "actions"));
-footer.lastElementChild!.append(send, stop);
-app.append(header, banner, scroller, footer);
+const box = composer(post);
+app.append(header, banner, scroller, box.footer);
+
+/** What an empty chat offers: what the agent does, and prompts to start
+ * from (a click puts one in the box). */
+const EXAMPLES = [
+  "Explain how this project is organised, and where to start reading.",
+  "Find the tests for the file I have open and run them.",
+  "/review",
+];
+const empty = el("div", "empty");
+empty.append(
+  el("div", "empty-title", "dsh-bridge works in this folder"),
+  el("div", "empty-what", "It reads and searches your files, edits them (you see the diff and approve it), runs commands (asking first) and keeps a plan for longer work. Type / for its commands."),
+);
+for (const ex of EXAMPLES) {
+  const b = el("button", "secondary example", ex);
+  b.addEventListener("click", () => box.fill(ex));
+  empty.append(b);
+}
 
 let current: HeaderView | null = null;
-const test = testHooks({ post, input, transcript, scroller, banner, stop });
+const test = testHooks({ post, input: box.input, transcript, scroller, banner, stop: box.stop, composer: box });
 const nodes = new Map<number, HTMLElement>();
 let queue: ToWebview[] = [];
 let scheduled = false;
 let sawChunk = false;
 
-function sendPrompt(): void {
-  const text = input.value.trim();
-  if (!text && !(current?.attachments.length ?? 0)) return;
-  post({ type: "send", text });
-  input.value = "";
+function showEmpty(): void {
+  if (nodes.size === 0 && !empty.isConnected) transcript.append(empty);
+  else if (nodes.size > 0) empty.remove();
 }
-send.addEventListener("click", sendPrompt);
-stop.addEventListener("click", () => post({ type: "cancel" }));
-input.addEventListener("keydown", (e) => {
-  if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
-    e.preventDefault();
-    sendPrompt();
-  } else if (e.key === "Escape") {
-    post({ type: "cancel" });
-  }
-});
+
 document.addEventListener("keydown", (e) => {
   if (e.key === "Escape" && current?.running) post({ type: "cancel" });
 });
-// Links in agent text open through VS Code, never in the page.
+// Links in agent text open through VS Code, never in the page; a
+// `path:line` reference opens the file at the line.
 document.addEventListener("click", (e) => {
   const a = (e.target as HTMLElement).closest("a");
-  if (a) {
-    e.preventDefault();
-    const href = a.getAttribute("href");
-    if (href) post({ type: "openLink", href });
+  if (!a) return;
+  e.preventDefault();
+  if (a.dataset.path) {
+    post({ type: "openFile", path: a.dataset.path, line: Number(a.dataset.line) || undefined });
+    return;
   }
+  const href = a.getAttribute("href");
+  if (href && href !== "#") post({ type: "openLink", href });
 });
 
-function drawHeader(h: HeaderView | null, chats?: Array<{ id: string; title: string }>): void {
+/** drawHeader draws one compact row: the chats, new chat, history, the
+ * pickers (each option's description as its tooltip), the usage. */
+function drawHeader(h: HeaderView | null, chats?: ChatItem[]): void {
   current = h;
   header.replaceChildren();
   const row = el("div", "header-row");
-  if (chats) header.dataset.chats = JSON.stringify(chats);
-  const list: Array<{ id: string; title: string }> = JSON.parse(header.dataset.chats ?? "[]");
+  const list: ChatItem[] = h?.chats ?? chats ?? [];
   const chatSel = el("select", "chats");
   chatSel.title = "Chats";
   for (const c of list) {
@@ -97,30 +96,24 @@ function drawHeader(h: HeaderView | null, chats?: Array<{ id: string; title: str
   histBtn.addEventListener("click", () => post({ type: "sessions" }));
   row.append(chatSel, newBtn, histBtn);
   header.append(row);
-  stop.disabled = !h?.running;
+  box.update(h);
   if (!h) return;
-  const pickers = el("div", "header-row pickers");
   for (const p of h.pickers) {
     const s = el("select", "picker");
-    s.title = p.label;
     s.dataset.picker = p.id;
     for (const o of p.options) {
       const opt = el("option", undefined, o.name);
       opt.value = o.value;
       opt.selected = o.value === p.current;
+      if (o.description) opt.title = o.description;
       s.append(opt);
     }
+    const now = p.options.find((o) => o.value === p.current);
+    s.title = `${p.label}: ${now?.name ?? p.current}${now?.description ? ` — ${now.description}` : ""}`;
     s.addEventListener("change", () => post({ type: "pick", picker: p.id, value: s.value }));
-    const label = el("label", "picker-label", p.label);
-    label.append(s);
-    pickers.append(label);
+    row.append(s);
   }
-  const usage = el("span", "usage", h.usage ?? "");
-  pickers.append(usage);
-  header.append(pickers);
-  stop.disabled = !h.running;
-  send.disabled = h.running;
-  attachments.replaceChildren(...h.attachments.map((a) => el("span", "chip", a)));
+  if (h.usage) row.append(el("span", "usage", h.usage));
 }
 
 function drawBlock(b: BlockView): HTMLElement {
@@ -133,7 +126,7 @@ function drawBlock(b: BlockView): HTMLElement {
     }
     case "agent": {
       const t = el("div", "markdown");
-      t.innerHTML = md.render(b.text ?? ""); // html: false — raw HTML is escaped
+      renderInto(t, b.text ?? "");
       node.append(t);
       break;
     }
@@ -143,24 +136,19 @@ function drawBlock(b: BlockView): HTMLElement {
       node.append(d);
       break;
     }
-    case "plan": {
-      node.append(el("div", "who", "Plan"));
-      const ul = el("ul", "plan");
-      for (const e of b.entries ?? []) {
-        const li = el("li", `plan-${e.status}`);
-        const box = el("input");
-        box.type = "checkbox";
-        box.disabled = true;
-        box.checked = e.status === "completed";
-        li.append(box, el("span", undefined, e.content));
-        ul.append(li);
+    case "notice": {
+      // notices in a row are one status line; their details on demand
+      const d = el("details", `notice ${b.severity ?? "info"}`);
+      d.append(el("summary", "notice-line", b.text ?? ""));
+      for (const it of b.items ?? []) {
+        const row = el("div", `notice-item ${it.severity}`);
+        row.append(el("strong", undefined, it.title));
+        if (it.description) row.append(el("div", "notice-desc", it.description));
+        d.append(row);
       }
-      node.append(ul);
+      node.append(d);
       break;
     }
-    case "notice":
-      node.append(el("div", `notice ${b.severity ?? "info"}`, b.text ?? ""));
-      break;
     case "tool":
       node.append(renderCard(b.card!, post));
       break;
@@ -168,105 +156,12 @@ function drawBlock(b: BlockView): HTMLElement {
   return node;
 }
 
-/** Streaming Markdown: paragraphs that end before a blank line (outside a
- * code fence) are rendered once and kept; only the open tail is rendered
- * again as chunks arrive. A burst larger than a frame can take is rendered
- * a few milliseconds per animation frame, so no frame runs long. */
-interface Streamed {
-  text: string;
-  stable: number; // text[0:stable] is rendered into fixed nodes
-  inFence: boolean; // whether text[0:stable] leaves a code fence open
-  box: HTMLElement;
-  tail: Node[];
-  scheduled: boolean;
-}
-const streamed = new Map<number, Streamed>();
-const FRAME_BUDGET_MS = 6;
-
-function renderInto(box: HTMLElement, text: string): Node[] {
-  const tmp = document.createElement("div");
-  tmp.innerHTML = md.render(text); // html: false — raw HTML is escaped
-  const nodes = [...tmp.childNodes];
-  box.append(...nodes);
-  return nodes;
-}
-
-/** step renders whole paragraphs until the budget is spent, then the tail
- * once every paragraph is in; it reschedules itself when it ran out. */
-function step(st: Streamed): void {
-  const t0 = performance.now();
-  for (const n of st.tail) n.parentNode?.removeChild(n);
-  st.tail = [];
-  const text = st.text;
-  let from = st.stable;
-  let fence = st.inFence;
-  let cut = st.stable;
-  for (;;) {
-    const nl = text.indexOf("\n\n", from);
-    if (nl < 0) break;
-    const fences = text.slice(from, nl).split("```").length - 1;
-    fence = fences % 2 === 1 ? !fence : fence;
-    from = nl + 2;
-    if (!fence) cut = from; // a boundary outside any fence
-    if (cut > st.stable && (cut - st.stable > 1024 || performance.now() - t0 > FRAME_BUDGET_MS)) break;
-  }
-  if (cut > st.stable) {
-    const fences = text.slice(st.stable, cut).split("```").length - 1;
-    st.inFence = fences % 2 === 1 ? !st.inFence : st.inFence;
-    renderInto(st.box, text.slice(st.stable, cut));
-    st.stable = cut;
-  }
-  const more = text.indexOf("\n\n", st.stable) >= 0 && stableAhead(st);
-  if (more && performance.now() - t0 > FRAME_BUDGET_MS / 3) {
-    if (!st.scheduled) {
-      st.scheduled = true;
-      requestAnimationFrame(() => {
-        const t1 = performance.now();
-        st.scheduled = false;
-        step(st);
-        post({ type: "painted", frameMs: performance.now() - t1, blocks: 0 });
-      });
-    }
-    return;
-  }
-  if (more) return step(st);
-  st.tail = renderInto(st.box, text.slice(st.stable));
-}
-
-/** stableAhead reports whether a boundary outside a fence follows stable. */
-function stableAhead(st: Streamed): boolean {
-  let from = st.stable;
-  let fence = st.inFence;
-  for (;;) {
-    const nl = st.text.indexOf("\n\n", from);
-    if (nl < 0) return false;
-    const fences = st.text.slice(from, nl).split("```").length - 1;
-    fence = fences % 2 === 1 ? !fence : fence;
-    if (!fence) return true;
-    from = nl + 2;
-  }
-}
-
-function streamAgent(b: BlockView, node: HTMLElement | undefined): HTMLElement {
-  const text = b.text ?? "";
-  let st = streamed.get(b.seq);
-  if (!st || !node || !text.startsWith(st.text)) {
-    node = el("section", "block agent");
-    node.dataset.seq = String(b.seq);
-    st = { text: "", stable: 0, inFence: false, box: el("div", "markdown"), tail: [], scheduled: false };
-    node.append(st.box);
-    streamed.set(b.seq, st);
-  }
-  st.text = text;
-  if (!st.scheduled) step(st);
-  return node;
-}
-
 function upsert(b: BlockView): void {
+  empty.remove();
   if (b.kind === "agent" || b.kind === "user" || b.kind === "thought") sawChunk = true;
   if (b.kind === "agent") {
     const old = nodes.get(b.seq);
-    const node = streamAgent(b, old);
+    const node = stream.streamAgent(b, old);
     if (node !== old) {
       if (old) old.replaceWith(node);
       else transcript.append(node);
@@ -301,9 +196,10 @@ function apply(m: ToWebview): void {
     case "reset":
       transcript.replaceChildren();
       nodes.clear();
-      streamed.clear();
+      stream.clear();
       drawHeader(m.header, m.chats);
       for (const b of m.blocks) upsert(b);
+      showEmpty();
       break;
     case "blocks":
       if (m.sessionId === current?.sessionId) for (const b of m.blocks) upsert(b);
@@ -336,6 +232,9 @@ function apply(m: ToWebview): void {
       }
       break;
     }
+    case "focus":
+      box.input.focus();
+      break;
     case "config":
       document.documentElement.style.setProperty("--dsh-tab-size", String(m.tabSize));
       break;

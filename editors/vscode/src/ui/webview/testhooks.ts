@@ -2,6 +2,7 @@
 // end-to-end harness (body data-test="1"): click a real element, scroll
 // one, or report what the page shows and how it is laid out.
 import type { FromWebview, ToWebview } from "../protocol.js";
+import type { Composer } from "./composer.js";
 
 interface Page {
   post: (m: FromWebview) => void;
@@ -10,10 +11,11 @@ interface Page {
   scroller: HTMLElement;
   banner: HTMLElement;
   stop: HTMLButtonElement;
+  composer: Composer;
 }
 
 export function testHooks(page: Page): (m: Extract<ToWebview, { type: "test" }>) => void {
-  const { post, input, transcript, scroller, banner, stop } = page;
+  const { post, input, transcript, scroller, banner, stop, composer } = page;
   const measure = () => measurePage(transcript, scroller, stop);
   return (m) => {
     if (document.body.dataset.test !== "1") return;
@@ -23,6 +25,14 @@ export function testHooks(page: Page): (m: Extract<ToWebview, { type: "test" }>)
       input.value = m.text;
       input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
       post({ type: "test", id: m.id, result: true });
+    } else if (m.op === "key") {
+      // typing into the box (an input event), then a key if asked
+      input.focus();
+      input.value = m.text;
+      input.setSelectionRange(m.text.length, m.text.length);
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+      if (m.key) input.dispatchEvent(new KeyboardEvent("keydown", { key: m.key, bubbles: true, cancelable: true }));
+      post({ type: "test", id: m.id, result: composer.slashState() });
     } else if (m.op === "scroll") {
       const target = document.querySelector<HTMLElement>(m.selector);
       if (target) target.scrollTop = m.top;
@@ -54,7 +64,7 @@ export function testHooks(page: Page): (m: Extract<ToWebview, { type: "test" }>)
         hrefs: [...transcript.querySelectorAll("a[href]")].map((a) => a.getAttribute("href") ?? ""),
       };
       const bannerText = banner.classList.contains("hidden") ? null : banner.textContent;
-      post({ type: "test", id: m.id, result: { cards, text: transcript.innerText, html, banner: bannerText } });
+      post({ type: "test", id: m.id, result: { cards, text: transcript.innerText, html, banner: bannerText, page: pageState(transcript, scroller, composer) } });
     }
   };
 }
@@ -105,3 +115,32 @@ function measurePage(transcript: HTMLElement, scroller: HTMLElement, stop: HTMLB
   };
 }
 
+
+/** pageState reports what sits around the transcript: the pinned plan
+ * (and whether it is above the prompt box and outside what scrolls), the
+ * chat list, the notices, an empty chat's offer, the answers' code blocks
+ * and references. */
+function pageState(transcript: HTMLElement, scroller: HTMLElement, composer: Composer): unknown {
+  const pin = document.querySelector<HTMLElement>(".plan-pin");
+  const input = document.querySelector<HTMLElement>(".input");
+  const pinBox = pin?.getBoundingClientRect();
+  const inputBox = input?.getBoundingClientRect();
+  return {
+    plan: pin && !pin.classList.contains("hidden") ? {
+      items: [...pin.querySelectorAll("li")].map((li) => ({ text: li.querySelector(".plan-text")?.textContent, checked: (li.querySelector("input") as HTMLInputElement | null)?.checked, cls: li.className })),
+      summary: pin.querySelector("summary")?.textContent ?? null,
+      aboveInput: !!pinBox && !!inputBox && pinBox.height > 0 && pinBox.bottom <= inputBox.top + 0.5,
+      inScroller: scroller.contains(pin),
+    } : null,
+    chats: [...document.querySelectorAll<HTMLOptionElement>("select.chats option")].map((o) => ({ id: o.value, title: o.textContent, selected: o.selected })),
+    pickers: [...document.querySelectorAll<HTMLSelectElement>("select.picker")].map((p) => ({ id: p.dataset.picker, value: p.value, title: p.title, options: [...p.options].map((o) => ({ value: o.value, title: o.title })) })),
+    headerRows: document.querySelectorAll(".header-row").length,
+    notices: [...transcript.querySelectorAll<HTMLDetailsElement>("details.notice")].map((d) => ({ line: d.querySelector("summary")?.textContent, open: d.open, items: d.querySelectorAll(".notice-item").length, height: d.getBoundingClientRect().height })),
+    empty: ((e) => e && { text: e.textContent, examples: [...e.querySelectorAll("button.example")].map((b) => b.textContent) })(transcript.querySelector(".empty")),
+    codeBlocks: [...transcript.querySelectorAll(".codeblock")].map((c) => ({ buttons: [...c.querySelectorAll(".code-actions button")].map((b) => b.textContent), code: c.querySelector("code")?.textContent })),
+    refs: [...transcript.querySelectorAll<HTMLAnchorElement>("a.ref")].map((a) => ({ text: a.textContent, path: a.dataset.path, line: a.dataset.line })),
+    slash: composer.slashState(),
+    input: (document.querySelector(".input") as HTMLTextAreaElement | null)?.value ?? null,
+    focused: document.activeElement?.className ?? null,
+  };
+}

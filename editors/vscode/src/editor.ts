@@ -1,0 +1,30 @@
+// What the chat asks of the editor: open a file at a line, open a web
+// link, insert an answer's code at the cursor.
+import * as vscode from "vscode";
+
+/** openFile opens path (relative to cwd) at a 1-based line. */
+export async function openFile(path: string, line: number | undefined, cwd: string): Promise<void> {
+  const abs = path.startsWith("/") ? path : `${cwd}/${path.replace(/^\.\//, "")}`;
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(abs));
+  const l = Math.min(Math.max((line ?? 1) - 1, 0), Math.max(doc.lineCount - 1, 0));
+  await vscode.window.showTextDocument(doc, { selection: new vscode.Range(l, 0, l, 0), preview: true });
+}
+
+/** openLink opens a link of agent text. Agent text is untrusted: only web
+ * and mail links go to the system (markdown-it already drops javascript:,
+ * file: and data: links; a message forged by the page is refused here too). */
+export async function openLink(href: string): Promise<void> {
+  const uri = vscode.Uri.parse(href);
+  if (["http", "https", "mailto"].includes(uri.scheme)) await vscode.env.openExternal(uri);
+}
+
+/** insertAtCursor puts text in place of the selection of the file editor
+ * the person last used (the chat has the focus when they click). */
+export async function insertAtCursor(text: string): Promise<boolean> {
+  const ed = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === "file");
+  if (!ed) {
+    void vscode.window.showInformationMessage("dsh-bridge: open a file to insert the code into.");
+    return false;
+  }
+  return ed.edit((b) => b.replace(ed.selection, text));
+}
