@@ -62,7 +62,8 @@ export type ToWebview =
   | { type: "test"; op: "scroll"; selector: string; top: number; id: number }
   | { type: "test"; op: "measure"; id: number }
   | { type: "test"; op: "type"; text: string; id: number }
-  | { type: "test"; op: "key"; text: string; key?: string; id: number };
+  | { type: "test"; op: "key"; text: string; key?: string; id: number }
+  | { type: "test"; op: "drop"; uris: string[]; id: number };
 
 export type FromWebview =
   | { type: "ready" }

@@ -50,9 +50,13 @@ let queue: ToWebview[] = [];
 let scheduled = false;
 let sawChunk = false;
 
+/** The empty chat's offer shows, below its notices, until something is
+ * said; the scroller stacks from the bottom, so it goes before the
+ * transcript. */
+let said = false;
 function showEmpty(): void {
-  if (nodes.size === 0 && !empty.isConnected) transcript.append(empty);
-  else if (nodes.size > 0) empty.remove();
+  if (!said && current && !empty.isConnected) scroller.prepend(empty);
+  else if ((said || !current) && empty.isConnected) empty.remove();
 }
 
 document.addEventListener("keydown", (e) => {
@@ -73,7 +77,9 @@ document.addEventListener("click", (e) => {
 });
 
 /** drawHeader draws one compact row: the chats, new chat, history, the
- * pickers (each option's description as its tooltip), the usage. */
+ * mode and model pickers (each option's description as its tooltip), and
+ * a ⋯ menu with the other pickers and the usage. */
+let moreOpen = false;
 function drawHeader(h: HeaderView | null, chats?: ChatItem[]): void {
   current = h;
   header.replaceChildren();
@@ -97,7 +103,9 @@ function drawHeader(h: HeaderView | null, chats?: ChatItem[]): void {
   row.append(chatSel, newBtn, histBtn);
   header.append(row);
   box.update(h);
+  showEmpty();
   if (!h) return;
+  const menu = el("div", "header-menu");
   for (const p of h.pickers) {
     const s = el("select", "picker");
     s.dataset.picker = p.id;
@@ -111,9 +119,18 @@ function drawHeader(h: HeaderView | null, chats?: ChatItem[]): void {
     const now = p.options.find((o) => o.value === p.current);
     s.title = `${p.label}: ${now?.name ?? p.current}${now?.description ? ` — ${now.description}` : ""}`;
     s.addEventListener("change", () => post({ type: "pick", picker: p.id, value: s.value }));
-    row.append(s);
+    (p.id === "mode" || p.id === "model" ? row : menu).append(s);
   }
-  if (h.usage) row.append(el("span", "usage", h.usage));
+  if (h.usage) menu.append(el("span", "usage", h.usage));
+  if (menu.childElementCount > 0) {
+    const more = el("details", "header-more");
+    more.open = moreOpen;
+    more.addEventListener("toggle", () => (moreOpen = more.open));
+    const sum = el("summary", "icon", "⋯");
+    sum.title = "More settings";
+    more.append(sum, menu);
+    row.append(more);
+  }
 }
 
 function drawBlock(b: BlockView): HTMLElement {
@@ -157,7 +174,10 @@ function drawBlock(b: BlockView): HTMLElement {
 }
 
 function upsert(b: BlockView): void {
-  empty.remove();
+  if (b.kind !== "notice" && !said) {
+    said = true;
+    empty.remove();
+  }
   if (b.kind === "agent" || b.kind === "user" || b.kind === "thought") sawChunk = true;
   if (b.kind === "agent") {
     const old = nodes.get(b.seq);
@@ -197,6 +217,7 @@ function apply(m: ToWebview): void {
       transcript.replaceChildren();
       nodes.clear();
       stream.clear();
+      said = false;
       drawHeader(m.header, m.chats);
       for (const b of m.blocks) upsert(b);
       showEmpty();

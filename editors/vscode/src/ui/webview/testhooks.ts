@@ -33,6 +33,12 @@ export function testHooks(page: Page): (m: Extract<ToWebview, { type: "test" }>)
       input.dispatchEvent(new Event("input", { bubbles: true }));
       if (m.key) input.dispatchEvent(new KeyboardEvent("keydown", { key: m.key, bubbles: true, cancelable: true }));
       post({ type: "test", id: m.id, result: composer.slashState() });
+    } else if (m.op === "drop") {
+      // a drop on the footer, as VS Code's Explorer sends it (uri-list)
+      const dt = new DataTransfer();
+      dt.setData("text/uri-list", m.uris.join("\r\n"));
+      document.querySelector(".footer")!.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+      post({ type: "test", id: m.id, result: composer.slashState() });
     } else if (m.op === "scroll") {
       const target = document.querySelector<HTMLElement>(m.selector);
       if (target) target.scrollTop = m.top;
@@ -58,6 +64,10 @@ export function testHooks(page: Page): (m: Extract<ToWebview, { type: "test" }>)
         text: c.textContent,
         ask: c.querySelector(".permission-bar .ask")?.textContent ?? null,
         shell: [...c.querySelectorAll("pre.command [class^='sh-']")].map((x) => `${x.className}:${x.textContent}`),
+        folded: c.classList.contains("folded"),
+        bodyShown: [...c.children].filter((x) => !x.classList.contains("card-head") && !x.classList.contains("permission-bar")).some((x) => (x as HTMLElement).offsetHeight > 0),
+        lines: c.querySelectorAll(".read .line").length,
+        more: c.querySelector("button.more")?.textContent ?? null,
       }));
       const html = {
         imgs: transcript.querySelectorAll("img, script, iframe").length,
@@ -135,11 +145,15 @@ function pageState(transcript: HTMLElement, scroller: HTMLElement, composer: Com
     chats: [...document.querySelectorAll<HTMLOptionElement>("select.chats option")].map((o) => ({ id: o.value, title: o.textContent, selected: o.selected })),
     pickers: [...document.querySelectorAll<HTMLSelectElement>("select.picker")].map((p) => ({ id: p.dataset.picker, value: p.value, title: p.title, options: [...p.options].map((o) => ({ value: o.value, title: o.title })) })),
     headerRows: document.querySelectorAll(".header-row").length,
+    header: ((h) => h && { height: h.getBoundingClientRect().height, overflow: h.scrollWidth > h.clientWidth + 1, rowPickers: [...h.querySelectorAll<HTMLSelectElement>(".header-row > select.picker")].map((p) => p.dataset.picker),
+      menuPickers: [...h.querySelectorAll<HTMLSelectElement>(".header-menu select.picker")].map((p) => p.dataset.picker) })(document.querySelector<HTMLElement>(".header")),
+    chips: [...document.querySelectorAll(".attachments .chip")].map((c) => c.textContent),
     notices: [...transcript.querySelectorAll<HTMLDetailsElement>("details.notice")].map((d) => ({ line: d.querySelector("summary")?.textContent, open: d.open, items: d.querySelectorAll(".notice-item").length, height: d.getBoundingClientRect().height })),
-    empty: ((e) => e && { text: e.textContent, examples: [...e.querySelectorAll("button.example")].map((b) => b.textContent) })(transcript.querySelector(".empty")),
+    empty: ((e) => e && { text: e.textContent, examples: [...e.querySelectorAll("button.example")].map((b) => b.textContent) })(document.querySelector(".empty")),
     codeBlocks: [...transcript.querySelectorAll(".codeblock")].map((c) => ({ buttons: [...c.querySelectorAll(".code-actions button")].map((b) => b.textContent), code: c.querySelector("code")?.textContent })),
     refs: [...transcript.querySelectorAll<HTMLAnchorElement>("a.ref")].map((a) => ({ text: a.textContent, path: a.dataset.path, line: a.dataset.line })),
     slash: composer.slashState(),
+    slashAboveInput: ((p, i) => !!p && !!i && !p.classList.contains("hidden") && p.getBoundingClientRect().bottom <= i.getBoundingClientRect().top + 0.5)(document.querySelector<HTMLElement>(".slash"), input),
     input: (document.querySelector(".input") as HTMLTextAreaElement | null)?.value ?? null,
     focused: document.activeElement?.className ?? null,
   };
