@@ -11,7 +11,8 @@ import { blockView, chatItems, headerView, relativeTime } from "./ui/present.js"
 import { ChatView } from "./ui/view.js";
 import { Review } from "./review.js";
 import { SECRET_KEY, agentCommand, agentEnv, askApiKey, terminalLogin } from "./launch.js";
-import { insertAtCursor, openFile, openLink } from "./editor.js";
+import { insertAtCursor, mime, openFile, openLink } from "./editor.js";
+import { mentionBlocks, mentionable } from "./mentions.js";
 
 /** The workspace state key of the chat shown last: it comes back after a
  * reload. */
@@ -222,6 +223,7 @@ export class Controller implements vscode.Disposable {
       blocks.push(a.block);
       shown += `\n[${a.label}]`;
     }
+    blocks.push(...(await mentionBlocks(text, this.cwd)));
     this.attachments = [];
     s.add<TextBlock>({ kind: "user", text: shown });
     try {
@@ -316,6 +318,9 @@ export class Controller implements vscode.Disposable {
         case "pick":
           await this.pick(m.picker, m.value);
           break;
+        case "mention":
+          this.view.post({ type: "mentions", query: m.query, paths: await mentionable(m.query) });
+          break;
         case "attach":
           for (const u of m.uris) await this.attachFile(vscode.Uri.parse(u));
           break;
@@ -397,8 +402,4 @@ export class Controller implements vscode.Disposable {
     void this.agent?.dispose(500);
     this.review.dispose();
   }
-}
-
-export function mime(languageId: string | undefined): string | undefined {
-  return languageId ? `text/x-${languageId}` : undefined;
 }

@@ -28,3 +28,8 @@ export async function insertAtCursor(text: string): Promise<boolean> {
   }
   return ed.edit((b) => b.replace(ed.selection, text));
 }
+
+/** mime names a document's language as a MIME type for a resource. */
+export function mime(languageId: string | undefined): string | undefined {
+  return languageId ? `text/x-${languageId}` : undefined;
+}

@@ -2,7 +2,8 @@
 // and the commands; deactivation kills the agent.
 import * as vscode from "vscode";
 import { SignInRequired } from "./acp/connection.js";
-import { Controller, mime } from "./controller.js";
+import { Controller } from "./controller.js";
+import { mime } from "./editor.js";
 import { ChatView } from "./ui/view.js";
 
 let controller: Controller | undefined;

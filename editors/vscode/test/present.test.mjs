@@ -105,3 +105,12 @@ test("history times are local and relative", () => {
   assert.equal(acp.relativeTime("not a time", now), "not a time");
   assert.equal(acp.relativeTime(undefined, now), "");
 });
+
+test("@ mentions: the word at the caret, and the paths a prompt names", () => {
+  assert.deepEqual(acp.mentionQuery("look at @src/ma"), { at: 8, query: "src/ma" });
+  assert.deepEqual(acp.mentionQuery("@"), { at: 0, query: "" });
+  assert.equal(acp.mentionQuery("mail me@example.com"), undefined, "an @ inside a word is no mention");
+  assert.equal(acp.mentionQuery("@a.go done"), undefined, "the caret is past the mention");
+  assert.deepEqual(acp.mentionQuery("@a.go done", 3), { at: 0, query: "a." });
+  assert.deepEqual(acp.mentioned("see @a.go, @b/c.ts and @a.go. me@x.org"), ["a.go", "b/c.ts"]);
+});

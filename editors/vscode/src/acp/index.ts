@@ -7,4 +7,4 @@ export { shellSpans } from "./shell.js";
 export { Terminals, cut } from "../host/terminals.js";
 export { slice } from "../host/text.js";
 export { blockView, chatItems, chatTitle, headerView, relativeTime } from "../ui/present.js";
-export { pathRefs, slashHint, slashMatches, slashQuery } from "../ui/prompt.js";
+export { mentioned, mentionQuery, pathRefs, slashHint, slashMatches, slashQuery } from "../ui/prompt.js";

@@ -50,3 +50,23 @@ export function pathRefs(text: string): PathRef[] {
   }
   return out;
 }
+
+/** mentionQuery is the `@word` being typed at the caret: where its "@"
+ * is and what follows it; undefined when the caret is not in one. An "@"
+ * inside a word (a mail address) starts none. */
+export function mentionQuery(text: string, caret = text.length): { at: number; query: string } | undefined {
+  const m = /(^|\s)@([^\s@]*)$/.exec(text.slice(0, caret));
+  if (!m) return undefined;
+  return { at: m.index + m[1]!.length, query: m[2]! };
+}
+
+/** mentioned lists the `@path` words of a prompt, once each, in order
+ * (trailing punctuation is not part of the path). */
+export function mentioned(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/(?:^|\s)@([^\s@]+)/g)) {
+    const p = m[1]!.replace(/[.,;:!?)]+$/, "");
+    if (p && !out.includes(p)) out.push(p);
+  }
+  return out;
+}

@@ -57,6 +57,7 @@ export type ToWebview =
   | { type: "signin"; terminal: boolean }
   | { type: "config"; tabSize: number }
   | { type: "focus" }
+  | { type: "mentions"; query: string; paths: string[] }
   | { type: "test"; op: "click"; selector: string; id: number }
   | { type: "test"; op: "query"; id: number }
   | { type: "test"; op: "scroll"; selector: string; top: number; id: number }
@@ -76,6 +77,7 @@ export type FromWebview =
   | { type: "openLink"; href: string }
   | { type: "copy"; text: string }
   | { type: "attach"; uris: string[] }
+  | { type: "mention"; query: string }
   | { type: "insert"; text: string }
   | { type: "pick"; picker: string; value: string }
   | { type: "newChat" }

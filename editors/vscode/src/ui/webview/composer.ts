@@ -2,7 +2,7 @@
 // the prompt box with its slash-command completion and input hint, Send
 // and Stop. Files dropped on it are attached; images are refused with a
 // word, since the models behind dsh-bridge (DeepSeek's) do not take them.
-import { slashHint, slashMatches, slashQuery } from "../prompt.js";
+import { mentionQuery, slashHint, slashMatches, slashQuery } from "../prompt.js";
 import type { CommandView, FromWebview, HeaderView, PlanView } from "../protocol.js";
 import { el } from "./dom.js";
 
@@ -13,6 +13,8 @@ export interface Composer {
   input: HTMLTextAreaElement;
   stop: HTMLButtonElement;
   update(h: HeaderView | null): void;
+  /** the workspace's files for an `@` query, as the extension found them */
+  mentions(query: string, paths: string[]): void;
   fill(text: string): void;
   /** what the completion shows, for the test hooks */
   slashState(): { open: boolean; items: string[]; selected: number; hint: string | null; value: string; note: string | null };
@@ -42,7 +44,17 @@ export function composer(post: Post): Composer {
   footer.append(pin, attachments, box, hint, note, actions);
 
   let commands: CommandView[] = [];
-  let items: CommandView[] = [];
+  /** what the list offers: a command (slash) or a file (mention) */
+  interface Item {
+    label: string;
+    arg?: string;
+    desc?: string;
+    name: string;
+    take(): string;
+  }
+  let items: Item[] = [];
+  let files: { query: string; paths: string[] } = { query: "\u0000", paths: [] };
+  let asked: string | undefined;
   let selected = 0;
   let attached = 0;
   // Plans a person folded stay folded across redraws.
@@ -58,17 +70,30 @@ export function composer(post: Post): Composer {
 
   /** refresh opens, filters or closes the completion, and shows the hint. */
   function refresh(): void {
-    const q = slashQuery(input.value, input.selectionEnd ?? input.value.length);
-    items = q === undefined ? [] : slashMatches(commands, q);
+    const caret = input.selectionEnd ?? input.value.length;
+    const q = slashQuery(input.value, caret);
+    const m = q === undefined ? mentionQuery(input.value, caret) : undefined;
+    if (q !== undefined) {
+      items = slashMatches(commands, q).map((c) => ({ label: `/${c.name}`, arg: c.hint, desc: c.description, name: c.name, take: () => `/${c.name} ` }));
+    } else if (m) {
+      if (files.query !== m.query && asked !== m.query) {
+        asked = m.query;
+        post({ type: "mention", query: m.query });
+      }
+      const text = input.value;
+      items = (files.query === m.query ? files.paths : []).map((p) => ({
+        label: `@${p}`, name: p, take: () => `${text.slice(0, m.at)}@${p} ${text.slice(caret).replace(/^\S*\s?/, "")}`,
+      }));
+    } else items = [];
     if (selected >= items.length) selected = 0;
     popup.replaceChildren(
       ...items.map((c, i) => {
         const row = el("div", `slash-item${i === selected ? " selected" : ""}`);
         row.setAttribute("role", "option");
         row.dataset.name = c.name;
-        row.append(el("span", "slash-name", `/${c.name}`));
-        if (c.hint) row.append(el("span", "slash-arg", c.hint));
-        row.append(el("span", "slash-desc", c.description));
+        row.append(el("span", "slash-name", c.label));
+        if (c.arg) row.append(el("span", "slash-arg", c.arg));
+        if (c.desc) row.append(el("span", "slash-desc", c.desc));
         row.addEventListener("mousedown", (e) => {
           e.preventDefault(); // keep the focus in the box
           accept(i);
@@ -85,8 +110,10 @@ export function composer(post: Post): Composer {
   function accept(i: number): void {
     const c = items[i];
     if (!c) return;
-    input.value = `/${c.name} `;
-    input.setSelectionRange(input.value.length, input.value.length);
+    const before = input.value;
+    input.value = c.take();
+    const at = before.startsWith("/") ? input.value.length : input.value.indexOf(`@${c.name} `) + c.name.length + 2;
+    input.setSelectionRange(at, at);
     input.focus();
     items = [];
     refresh();
@@ -197,6 +224,11 @@ export function composer(post: Post): Composer {
       drawPlans(h?.plans ?? []);
       if (h) commands = h.commands;
       if (document.activeElement === input || items.length > 0) refresh();
+    },
+    mentions(query, paths) {
+      files = { query, paths };
+      asked = undefined;
+      refresh();
     },
     fill(text) {
       input.value = text;

@@ -256,6 +256,9 @@ function apply(m: ToWebview): void {
     case "focus":
       box.input.focus();
       break;
+    case "mentions":
+      box.mentions(m.query, m.paths);
+      break;
     case "config":
       document.documentElement.style.setProperty("--dsh-tab-size", String(m.tabSize));
       break;

@@ -321,9 +321,19 @@ async function activate() {
     await ask({ op: "click", selector: ".banner button.restart" });
     await waitFor(() => c.agent && !c.agent.exited && c.current && c.current.blocks.length >= 0 && c.view.isReady, 20000, "the restarted agent");
     const again = c.current;
-    await ask({ op: "type", text: "after the restart" });
+    // what the prompt sends: its @ mentions as content blocks
+    let sent;
+    const prompt = c.agent.prompt.bind(c.agent);
+    c.agent.prompt = (st, blocks) => ((sent = blocks), prompt(st, blocks));
+    await ask({ op: "type", text: "after the restart, with @hello.txt and @notes.txt and @missing.txt" });
     await waitFor(async () => (await ask({ op: "query" })).cards.some((x) => x.buttons.length > 0) || again.blocks.some((b) => b.kind === "agent"), 20000, "a turn after the restart");
     check("a turn runs after the restart", again.blocks.some((b) => b.kind === "user" && b.text.startsWith("after the restart")), again.blocks.map((b) => b.kind));
+    const uriOf = (b) => b.type === "resource" ? b.resource.uri : b.uri;
+    const hello = sent?.find((b) => uriOf(b)?.endsWith("/hello.txt"));
+    check("@ mentions are sent: an open file's text embedded, another as a resource_link, a missing one not at all",
+      hello?.type === "resource" && hello.resource.text === fs.readFileSync(file, "utf8") &&
+      sent.some((b) => (b.type === "resource_link" || b.type === "resource") && uriOf(b).endsWith("/notes.txt")) && !sent.some((b) => /missing/.test(uriOf(b) ?? "")),
+      sent?.map((b) => `${b.type}:${uriOf(b) ?? ""}`));
     await c.cancel();
     await sleep(500);
     // Then the window reloads: the harness goes on in the new extension

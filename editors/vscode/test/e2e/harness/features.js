@@ -52,6 +52,14 @@ async function freshChat(t) {
     check("Tab takes the command and its input hint shows", picked.value === "/mode " && !picked.open && picked.hint === "default | acceptEdits | plan | bypassPermissions", picked);
     const closed = await ask({ op: "key", text: "/re", key: "Escape" });
     check("Esc closes the completion", !closed.open && closed.value === "/re", closed);
+    // @ mentions: the workspace's files as you type, taken with Tab
+    const men = await waitFor(async () => {
+      const r = await ask({ op: "key", text: "Compare @hel" });
+      return r.items.includes("@hello.txt") ? r : null;
+    }, 10000, "the @ completion").catch(() => null);
+    check("typing @ lists the workspace's files that match", !!men && men.open, men);
+    const took = await ask({ op: "key", text: "Compare @hel", key: "Tab" });
+    check("Tab takes the file into the prompt", took.value === "Compare @hello.txt ", took);
     await ask({ op: "key", text: "" });
 }
 
