@@ -10,9 +10,11 @@ import type { BlockView, FromWebview, HeaderView } from "./ui/protocol.js";
 import { blockView, chatItems, headerView, relativeTime } from "./ui/present.js";
 import { ChatView } from "./ui/view.js";
 import { Review } from "./review.js";
-import { SECRET_KEY, agentCommand, agentEnv, askApiKey, terminalLogin } from "./launch.js";
-import { insertAtCursor, mime, openFile, openLink } from "./editor.js";
-import { mentionBlocks, mentionable } from "./mentions.js";
+import { SECRET_KEY, agentCommand, agentEnv, askApiKey, helperNextTo, terminalLogin } from "./launch.js";
+import { mime } from "./editor.js";
+import { route } from "./messages.js";
+import { Highlighter } from "./host/highlighter.js";
+import { mentionBlocks } from "./mentions.js";
 
 /** The workspace state key of the chat shown last: it comes back after a
  * reload. */
@@ -30,6 +32,8 @@ export class Controller implements vscode.Disposable {
   readonly view: ChatView;
   readonly log: vscode.OutputChannel;
   readonly review = new Review();
+  /** the cards' highlighter (dsh-highlight, next to the agent), for answers' code */
+  readonly highlighter = new Highlighter(() => helperNextTo(this.command(), "dsh-highlight"));
   private unsubscribe: (() => void) | undefined;
   private restoring: Promise<SessionState | undefined> | undefined;
   /** Asks before a mode that approves everything; the harness replaces it. */
@@ -47,7 +51,7 @@ export class Controller implements vscode.Disposable {
     this.log = vscode.window.createOutputChannel("dsh-bridge");
     const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? process.cwd();
     this.host = new VscodeHost(cwd);
-    this.view = new ChatView(ctx.extensionUri, (m) => void this.onMessage(m), () => this.viewReady(), testMode);
+    this.view = new ChatView(ctx.extensionUri, (m) => void route(this, m), () => this.viewReady(), testMode);
     // a command's output redraws its card, in the chat on screen (the
     // others draw it when shown)
     this.host.terminals.onOutput((id) => {
@@ -289,78 +293,6 @@ export class Controller implements vscode.Disposable {
     return s;
   }
 
-  private async onMessage(m: FromWebview): Promise<void> {
-    try {
-      switch (m.type) {
-        case "send":
-          await this.send(m.text);
-          break;
-        case "cancel":
-          await this.cancel();
-          break;
-        case "permission": {
-          const call = this.current?.calls.get(m.toolCallId);
-          call?.permission?.respond(m.optionId);
-          break;
-        }
-        case "openDiff":
-          await this.openDiff(m.toolCallId);
-          break;
-        case "openFile":
-          await openFile(m.path, m.line, this.current?.cwd ?? this.cwd);
-          break;
-        case "openTerminal":
-          this.host.showTerminal(m.terminalId, m.title);
-          break;
-        case "openLink":
-          await openLink(m.href);
-          break;
-        case "pick":
-          await this.pick(m.picker, m.value);
-          break;
-        case "mention":
-          this.view.post({ type: "mentions", query: m.query, paths: await mentionable(m.query) });
-          break;
-        case "attach":
-          for (const u of m.uris) await this.attachFile(vscode.Uri.parse(u));
-          break;
-        case "copy":
-          await vscode.env.clipboard.writeText(m.text);
-          break;
-        case "insert":
-          await insertAtCursor(m.text);
-          break;
-        case "newChat":
-          await this.newChat();
-          break;
-        case "sessions":
-          await this.sessions();
-          break;
-        case "switchChat": {
-          const s = this.chats.get(m.sessionId);
-          if (s) this.select(s);
-          break;
-        }
-        case "restart":
-          await this.restart();
-          break;
-        case "signin":
-          await this.signIn(m.how);
-          break;
-        case "painted":
-          this.onPainted?.(m);
-          break;
-        case "test":
-          this.onTest?.(m);
-          break;
-      }
-    } catch (err) {
-      if (err instanceof SignInRequired) return; // the sign-in panel is showing
-      this.log.appendLine(`${m.type}: ${(err as Error).stack ?? err}`);
-      void vscode.window.showErrorMessage(`dsh-bridge: ${(err as Error).message}`);
-    }
-  }
-
   /** pick sets a picker's value; a mode that approves everything is asked
    * about first (declined, the picker shows the mode still in force). */
   async pick(picker: string, value: string): Promise<void> {
@@ -401,5 +333,6 @@ export class Controller implements vscode.Disposable {
     this.host.dispose();
     void this.agent?.dispose(500);
     this.review.dispose();
+    this.highlighter.dispose();
   }
 }

@@ -1,6 +1,8 @@
 // What the chat asks of the editor: open a file at a line, open a web
 // link, insert an answer's code at the cursor.
 import * as vscode from "vscode";
+import { tokenClass } from "./acp/cards.js";
+import type { Highlighter } from "./host/highlighter.js";
 
 /** openFile opens path (relative to cwd) at a 1-based line. */
 export async function openFile(path: string, line: number | undefined, cwd: string): Promise<void> {
@@ -32,4 +34,16 @@ export async function insertAtCursor(text: string): Promise<boolean> {
 /** mime names a document's language as a MIME type for a resource. */
 export function mime(languageId: string | undefined): string | undefined {
   return languageId ? `text/x-${languageId}` : undefined;
+}
+
+/** codeSpans highlights an answer's code block as the page draws it:
+ * per line, spans classed as the cards' (tokenClass); null when the
+ * highlighter cannot. */
+export async function codeSpans(h: Highlighter, lang: string, text: string): Promise<Array<Array<{ s: number; e: number; c: string }>> | null> {
+  const lines = await h.tokens(lang, text);
+  if (!lines) return null;
+  return lines.map((l) => l.flatMap((t) => {
+    const c = tokenClass(t.type);
+    return c ? [{ s: t.start, e: t.end, c }] : [];
+  }));
 }

@@ -1,6 +1,7 @@
 // How the agent is started: which binary, with which environment.
 import * as vscode from "vscode";
 import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { findProgram } from "./acp/program.js";
 
 export const SECRET_KEY = "dshBridge.apiKey";
@@ -62,4 +63,11 @@ export async function terminalLogin(command: string, args: string[]): Promise<bo
     });
   });
   return code === 0;
+}
+
+/** helperNextTo is the helper program installed beside the agent's
+ * binary (as the bridge finds its own), undefined when there is none. */
+export function helperNextTo(command: string, name: string): string | undefined {
+  const exe = join(dirname(command), process.platform === "win32" ? `${name}.exe` : name);
+  return existsSync(exe) ? exe : undefined;
 }

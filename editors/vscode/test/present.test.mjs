@@ -2,7 +2,8 @@
 // what the page is sent of it; the prompt box's completions; times.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { acp } from "./helpers.mjs";
+import path from "node:path";
+import { acp, bin } from "./helpers.mjs";
 
 test("plan updates: v1 plan, plan_update by id (items, Markdown), plan_removed", () => {
   const s = new acp.SessionState("s", "/w");
@@ -113,4 +114,30 @@ test("@ mentions: the word at the caret, and the paths a prompt names", () => {
   assert.equal(acp.mentionQuery("@a.go done"), undefined, "the caret is past the mention");
   assert.deepEqual(acp.mentionQuery("@a.go done", 3), { at: 0, query: "a." });
   assert.deepEqual(acp.mentioned("see @a.go, @b/c.ts and @a.go. me@x.org"), ["a.go", "b/c.ts"]);
+});
+
+test("answers' code is highlighted by the bridge's own dsh-highlight", async () => {
+  const h = new acp.Highlighter(() => path.join(path.dirname(bin()), "dsh-highlight"));
+  try {
+    const lines = await h.tokens("go", "func main() {\n\treturn \"é\" // x\n}\n");
+    assert.equal(lines.length, 3);
+    const kinds = lines.map((l) => l.map((s) => s.type));
+    assert.ok(kinds[0].includes("KeywordDeclaration"), JSON.stringify(kinds));
+    const str = lines[1].find((s) => s.type.startsWith("LiteralString"));
+    assert.equal("\treturn \"é\" // x".slice(str.start, str.end), '"é"', "spans count UTF-16 units");
+    assert.equal(await h.tokens("no-such-language", "x"), undefined, "an unknown language stays plain");
+    assert.ok((await h.tokens("go", "x := 1")).length === 1, "the helper answers after an unknown language");
+  } finally {
+    h.dispose();
+  }
+  // no helper: plain, never a hang
+  const none = new acp.Highlighter(() => undefined);
+  assert.equal(await none.tokens("go", "func f() {}"), undefined);
+  const gone = new acp.Highlighter(() => "/nonexistent/dsh-highlight");
+  assert.equal(await gone.tokens("go", "func f() {}"), undefined);
+  // a frame cut short is waited for; a corrupt one throws
+  const whole = Buffer.from([7, 0, 1, 2, 75, 87, 1, 1, 0, 4, 0]);
+  assert.equal(acp.decodeAnswer(whole.subarray(0, 6)), undefined);
+  assert.deepEqual(acp.decodeAnswer(whole), { id: 7, lines: [[{ start: 0, end: 4, type: "KW" }]], used: 11 });
+  assert.throws(() => acp.decodeAnswer(Buffer.from([7, 9])));
 });

@@ -8,3 +8,4 @@ export { Terminals, cut } from "../host/terminals.js";
 export { slice } from "../host/text.js";
 export { blockView, chatItems, chatTitle, headerView, relativeTime } from "../ui/present.js";
 export { mentioned, mentionQuery, pathRefs, slashHint, slashMatches, slashQuery } from "../ui/prompt.js";
+export { Highlighter, decodeAnswer, encodeRequest } from "../host/highlighter.js";

@@ -58,6 +58,7 @@ export type ToWebview =
   | { type: "config"; tabSize: number }
   | { type: "focus" }
   | { type: "mentions"; query: string; paths: string[] }
+  | { type: "highlighted"; id: number; lines: Array<Array<{ s: number; e: number; c: string }>> | null }
   | { type: "test"; op: "click"; selector: string; id: number }
   | { type: "test"; op: "query"; id: number }
   | { type: "test"; op: "scroll"; selector: string; top: number; id: number }
@@ -78,6 +79,7 @@ export type FromWebview =
   | { type: "copy"; text: string }
   | { type: "attach"; uris: string[] }
   | { type: "mention"; query: string }
+  | { type: "highlight"; id: number; lang: string; text: string }
   | { type: "insert"; text: string }
   | { type: "pick"; picker: string; value: string }
   | { type: "newChat" }

@@ -55,9 +55,10 @@ export class ChatView implements vscode.WebviewViewProvider {
   }
 
   /** post queues a message; a "reset" drops the block and header messages
-   * queued before it (it carries their state). */
+   * queued before it (it carries their state), and only those: an answer
+   * to the page (highlighted, mentions, test) still reaches it. */
   post(m: ToWebview): void {
-    if (m.type === "reset") this.queue = this.queue.filter((q) => q.type === "agent" || q.type === "config");
+    if (m.type === "reset") this.queue = this.queue.filter((q) => q.type !== "blocks" && q.type !== "header" && q.type !== "reset");
     this.queue.push(m);
     this.timer ??= setTimeout(() => this.flush(), 16);
   }

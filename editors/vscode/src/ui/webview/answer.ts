@@ -1,12 +1,65 @@
 // What an answer's rendered Markdown gains in the page: Copy and Insert
-// on each code block, and `path:line` references that open the file at
-// the line. Applied to nodes markdown-it has just made (raw HTML off), so
+// on each code block, its colours from the cards' highlighter (asked of
+// the extension, kept per text so a re-rendered block is not asked for
+// again), and `path:line` references that open the file at the line. Applied to nodes markdown-it has just made (raw HTML off), so
 // only the page's own elements are added, with text through textContent.
 import { pathRefs } from "../prompt.js";
 import type { FromWebview } from "../protocol.js";
 import { el } from "./dom.js";
 
 type Post = (m: FromWebview) => void;
+type Lines = Array<Array<{ s: number; e: number; c: string }>>;
+
+const known = new Map<string, Lines | null>(); // lang + text -> spans
+const asked = new Map<number, { key: string; codes: Set<HTMLElement> }>();
+const askedKey = new Map<string, number>();
+let nextId = 0;
+
+function paint(code: HTMLElement, lines: Lines): void {
+  const text = code.textContent ?? "";
+  const rows = text.split("\n");
+  const frag = document.createDocumentFragment();
+  rows.forEach((row, i) => {
+    if (i > 0) frag.append("\n");
+    let at = 0;
+    for (const sp of lines[i] ?? []) {
+      if (sp.s < at || sp.e > row.length) continue;
+      if (sp.s > at) frag.append(row.slice(at, sp.s));
+      frag.append(el("span", `tok-${sp.c}`, row.slice(sp.s, sp.e)));
+      at = sp.e;
+    }
+    if (at < row.length) frag.append(row.slice(at));
+  });
+  code.replaceChildren(frag);
+  code.classList.add("highlighted");
+}
+
+function highlight(code: HTMLElement, lang: string, post: Post): void {
+  const text = code.textContent ?? "";
+  const key = `${lang}\u0000${text}`;
+  const have = known.get(key);
+  if (have) return paint(code, have);
+  if (have === null) return;
+  const pending = askedKey.get(key);
+  if (pending !== undefined) {
+    asked.get(pending)!.codes.add(code);
+    return;
+  }
+  const id = ++nextId;
+  asked.set(id, { key, codes: new Set([code]) });
+  askedKey.set(key, id);
+  post({ type: "highlight", id, lang, text });
+}
+
+/** highlighted paints the blocks waiting for an answer that came. */
+export function highlighted(id: number, lines: Lines | null): void {
+  const a = asked.get(id);
+  if (!a) return;
+  asked.delete(id);
+  askedKey.delete(a.key);
+  known.set(a.key, lines);
+  if (lines) for (const code of a.codes) if (code.isConnected) paint(code, lines);
+}
 
 /** decorate adds the actions and the references to the nodes. */
 export function decorate(nodes: Node[], post: Post): void {
@@ -39,6 +92,7 @@ function codeActions(pre: HTMLElement, post: Post): void {
   bar.append(copy, insert);
   pre.replaceWith(box);
   box.append(bar, pre);
+  if (lang) highlight(code, lang, post);
 }
 
 /** linkRefs turns `path:line` in text and inline code into links (never

@@ -3,6 +3,7 @@
 // with raw HTML off, and links open through VS Code.
 import type { BlockView, ChatItem, FromWebview, HeaderView, ToWebview } from "../protocol.js";
 import { renderCard, slicer } from "./cards.js";
+import { highlighted } from "./answer.js";
 import { composer } from "./composer.js";
 import { el } from "./dom.js";
 import { renderer, streamer } from "./stream.js";
@@ -255,6 +256,9 @@ function apply(m: ToWebview): void {
     }
     case "focus":
       box.input.focus();
+      break;
+    case "highlighted":
+      highlighted(m.id, m.lines);
       break;
     case "mentions":
       box.mentions(m.query, m.paths);

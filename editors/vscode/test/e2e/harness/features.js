@@ -78,7 +78,9 @@ async function afterTurn(t, after) {
     }, 5000, "the chat's title");
     check("the chat list shows the agent's title", titled.page.chats.find((x) => x.selected)?.title === "Greet ACP in hello.txt", titled.page.chats);
     // Answers: code blocks with Copy and Insert; path:line opens the file
-    check("an answer's code block has Copy and Insert", after.page.codeBlocks.some((b) => b.code === "cat hello.txt\n" && b.buttons.join() === "Copy,Insert"), after.page.codeBlocks);
+    const goBlock = (await ask({ op: "query" })).page.codeBlocks.find((b) => /func greet/.test(b.code ?? ""));
+  check("an answer's code block is coloured by the cards' highlighter", goBlock && goBlock.spans >= 3 && goBlock.kw && goBlock.kw !== goBlock.plain, goBlock);
+  check("an answer's code block has Copy and Insert", after.page.codeBlocks.some((b) => b.code === "cat hello.txt\n" && b.buttons.join() === "Copy,Insert"), after.page.codeBlocks);
     check("a path:line reference is a link", after.page.refs.some((r) => r.path === "hello.txt" && r.line === "6"), after.page.refs);
     await ask({ op: "click", selector: "a.ref" });
     const opened = await waitFor(() => {
