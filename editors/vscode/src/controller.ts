@@ -36,6 +36,8 @@ export class Controller implements vscode.Disposable {
   readonly highlighter = new Highlighter(() => helperNextTo(this.command(), "dsh-highlight"));
   private unsubscribe: (() => void) | undefined;
   private restoring: Promise<SessionState | undefined> | undefined;
+  /** why the last chat did not come back, if it did not */
+  restoreError: string | undefined;
   /** Asks before a mode that approves everything; the harness replaces it. */
   confirmBypass = async (): Promise<boolean> =>
     (await vscode.window.showWarningMessage(
@@ -180,7 +182,16 @@ export class Controller implements vscode.Disposable {
       try {
         return await this.load(last.id, last.cwd);
       } catch (err) {
-        this.log.appendLine(`the last chat ${last.id} did not come back: ${(err as Error).message}`);
+        this.restoreError = (err as Error).message;
+        this.log.appendLine(`the last chat ${last.id} did not come back: ${this.restoreError}`);
+        // the empty chat the load opened goes, and so does the memory of it
+        // (this.current was set by the load's select, whatever TS narrowed)
+        if ((this.current as SessionState | undefined)?.id === last.id) {
+          this.unsubscribe?.();
+          this.chats.delete(last.id);
+          this.current = undefined;
+          this.reset();
+        }
         if (!this.current) void this.ctx.workspaceState.update(LAST_CHAT, undefined);
         return undefined;
       }

@@ -10,7 +10,8 @@
 // DIR holds node_modules/.bin/code-server (see the Makefile's
 // code-server target). Writes OUT/chat.png (then chat-dark.png and
 // chat-hc.png, the same view in a dark and a high-contrast theme) and
-// OUT/result.json.
+// OUT/result.json; chat-slash.png is the new chat with its slash
+// completion open.
 import { execFileSync, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import fs from "node:fs";

@@ -53,7 +53,12 @@ async function activate() {
         c.view.post({ type: "test", id, ...msg });
         setTimeout(() => reject(new Error(`the page did not answer ${msg.op}`)), 10000);
       });
-    const t = { c, ask, check, ext, ws, file, doc, get s() { return s; } };
+    const shot = async (name) => {
+      fs.writeFileSync(out + ".screenshot", name);
+      await waitFor(() => fs.existsSync(out + ".shot"), 30000, `the screenshot ${name}`);
+      fs.rmSync(out + ".shot");
+    };
+    const t = { c, ask, check, ext, ws, file, doc, shot, get s() { return s; } };
     const painted = [];
     c.onPainted = (m) => painted.push({ ...m, at: performance.now() });
 
@@ -164,11 +169,6 @@ async function activate() {
     result.ok = result.errors.length === 0;
     // the runner takes screenshots of the chat after the turn, in the
     // default theme and then in a dark and a high-contrast one
-    const shot = async (name) => {
-      fs.writeFileSync(out + ".screenshot", name);
-      await waitFor(() => fs.existsSync(out + ".shot"), 30000, `the screenshot ${name}`);
-      fs.rmSync(out + ".shot");
-    };
     await shot("chat");
     const themes = vscode.workspace.getConfiguration("workbench");
     for (const [name, theme] of [["chat-dark", "Default Dark Modern"], ["chat-hc", "Default High Contrast"]]) {

@@ -3,7 +3,7 @@
 // references, folding, drops, the focus command, the bypass warning, and
 // the last chat after a window reload. Called by extension.js with its
 // context t: { c (the controller), s (the session), ask (the page's test
-// hooks), check, ext, ws, file, doc }.
+// hooks), check, ext, ws, file, doc, shot (a screenshot by name) }.
 const vscode = require("vscode");
 const fs = require("node:fs");
 const path = require("node:path");
@@ -46,6 +46,7 @@ async function freshChat(t) {
     }, 10000, "the slash completion");
     const geo = (await ask({ op: "query" })).page;
     check("typing / lists the agent's commands above the prompt box", slash.open && ["/compact", "/review", "/init", "/mode"].every((n) => slash.items.some((i) => i.startsWith(n))) && geo.slashAboveInput, { items: slash.items, above: geo.slashAboveInput });
+    await t.shot("chat-slash");
     const co = await ask({ op: "key", text: "/co" });
     check("the completion filters as you type", co.items.length >= 2 && co.items[0].startsWith("/compact") && co.items[1].startsWith("/cost"), co.items);
     const picked = await ask({ op: "key", text: "/mo", key: "Tab" });
@@ -162,14 +163,16 @@ async function reloaded(out) {
       c.view.post({ type: "test", id, ...msg });
       setTimeout(() => reject(new Error(`the page did not answer ${msg.op}`)), 10000);
     });
-    const back = await waitFor(() => (c.current?.id === lastId ? c.current : null), 30000, "the last chat after the reload").catch(() => null);
+    // the load's replay can take a while on a loaded machine: wait for it
+    await Promise.race([c.restoreLast(), sleep(60000)]);
+    const back = c.current?.id === lastId ? c.current : null;
     let lastQ;
     const page = back && await waitFor(async () => {
       const q = (lastQ = await ask({ op: "query" }));
       return /Done: hello\.txt now greets ACP/.test(q.text) && /Greet ACP in hello\.txt, then show it/.test(q.text) ? q : null;
     }, 10000, "the last chat's turn in the page").catch((err) => (lastQ = lastQ ?? String(err), null));
     check("the last chat is back after a reload", !!back && !!page && page.page.chats.some((x) => x.id === lastId && x.selected),
-      { current: c.current?.id, lastId, blocks: back?.blocks.map((b) => `${b.kind}:${(b.text ?? "").slice(0, 40)}`), text: (lastQ?.text ?? lastQ)?.slice?.(0, 300) });
+      { current: c.current?.id, lastId, error: c.restoreError, blocks: back?.blocks.map((b) => `${b.kind}:${(b.text ?? "").slice(0, 40)}`), text: (lastQ?.text ?? lastQ)?.slice?.(0, 300) });
   } catch (err) {
     result.errors.push(String(err && err.stack || err));
   }
