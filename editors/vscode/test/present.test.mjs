@@ -98,7 +98,7 @@ test("history times are local and relative", () => {
   const now = new Date(2026, 11, 7, 15, 30, 0); // local 2026-12-07 15:30
   const at = (...a) => new Date(...a).toISOString();
   assert.equal(acp.relativeTime(at(2026, 11, 7, 15, 29, 40), now), "just now");
-  assert.equal(acp.relativeTime(at(2026, 11, 7, 15, 5, 0), now), "25 min ago");
+  assert.equal(acp.relativeTime(at(2026, 11, 7, 15, 5, 20), now), "24 min ago", "whole minutes passed");
   assert.equal(acp.relativeTime(at(2026, 11, 7, 9, 0, 0), now), "6 h ago");
   assert.equal(acp.relativeTime(at(2026, 11, 6, 14, 5, 0), now), "yesterday 14:05");
   assert.equal(acp.relativeTime(at(2026, 11, 3, 9, 12, 0), now), "Thu 09:12");
