@@ -17,6 +17,9 @@ type pendingCard struct {
 		Path    string  `json:"path"`
 		OldText *string `json:"oldText"`
 		NewText string  `json:"newText"`
+		Content struct {
+			Text string `json:"text"`
+		} `json:"content"`
 	} `json:"content"`
 	Meta struct {
 		Dsh struct {
@@ -108,19 +111,26 @@ func TestBridge_PendingDiffIsTheFiles(t *testing.T) {
 	wantEdit := "@@ -9,8 +9,7 @@\n l9\n l10\n l11\n-l12\n-l13\n+L12\n l14\n l15\n l16\n"
 	wantWrite := "@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"
 	for _, tc := range []struct {
-		name, id, hunk, old, new string
+		name, id, tool, hunk, old, new string
 	}{
-		{"edit", "e", wantEdit, file, strings.Replace(file, "l12\nl13\n", "L12\n", 1)},
-		{"write over a file", "w", wantWrite, "one\ntwo\nthree\n", "one\nTWO\nthree\n"},
+		{"edit", "e", "edit", wantEdit, file, strings.Replace(file, "l12\nl13\n", "L12\n", 1)},
+		{"write over a file", "w", "write", wantWrite, "one\ntwo\nthree\n", "one\nTWO\nthree\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for where, c := range map[string]pendingCard{"tool_call": pendingOf(t, h.editor, tc.id), "permission request": asked[tc.id]} {
 				if got := hunkText(c); got != tc.hunk {
 					t.Errorf("%s hunk:\n%s\nwant:\n%s", where, got, tc.hunk)
 				}
-				if len(c.Content) != 1 || c.Content[0].Type != "diff" || c.Content[0].OldText == nil ||
+				items := 1
+				if where == "permission request" {
+					items = 2 // and what "always" remembers
+				}
+				if len(c.Content) != items || c.Content[0].Type != "diff" || c.Content[0].OldText == nil ||
 					*c.Content[0].OldText != tc.old || c.Content[0].NewText != tc.new {
 					t.Errorf("%s diff content is not the whole file: %+v", where, c.Content)
+				}
+				if want := `"Always" remembers, for this session: every ` + tc.tool + ` call.`; items == 2 && c.Content[1].Content.Text != want {
+					t.Errorf("%s says %q, want %q", where, c.Content[1].Content.Text, want)
 				}
 			}
 		})

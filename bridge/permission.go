@@ -18,6 +18,24 @@ var permissionOptions = []permissionOption{
 	{OptionID: "reject_always", Name: "Always reject", Kind: "reject_always"},
 }
 
+// optionsFor is permissionOptions with, on the two "always" options,
+// _meta.dsh.remembers: what the answer would remember, in words (an
+// empty list when it covers only this call).
+func optionsFor(d permission.Decision) []permissionOption {
+	remembers := d.Remembers
+	if remembers == nil {
+		remembers = []string{}
+	}
+	meta := map[string]any{"dsh": map[string]any{"remembers": remembers}}
+	opts := append([]permissionOption(nil), permissionOptions...)
+	for i := range opts {
+		if opts[i].Kind == "allow_always" || opts[i].Kind == "reject_always" {
+			opts[i].Meta = meta
+		}
+	}
+	return opts
+}
+
 // RequestApproval implements pipeline.Approver: an ask becomes a
 // session/request_permission carrying the same toolCallId as the announced
 // tool_call, the call's card content (the diff of an edit, the command of
@@ -58,7 +76,7 @@ func (s *Server) RequestApproval(ctx context.Context, req pipeline.ApprovalReque
 	params := map[string]any{
 		"sessionId": ss.id,
 		"toolCall":  toolCall,
-		"options":   permissionOptions,
+		"options":   optionsFor(decision),
 	}
 	var resp permissionResponse
 	var raw json.RawMessage

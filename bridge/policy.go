@@ -157,6 +157,12 @@ func pendingText(d permission.Decision, unsandboxedTerminal bool) string {
 	} else if d.Reason != "" {
 		b.WriteString(d.Reason)
 	}
+	if len(d.Remembers) > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString("\"Always\" remembers, for this session: " + strings.Join(d.Remembers, "; ") + ".")
+	}
 	if unsandboxedTerminal {
 		if b.Len() > 0 {
 			b.WriteString("\n\n")

@@ -139,6 +139,7 @@ type permissionOption struct {
 	OptionID string `json:"optionId"`
 	Name     string `json:"name"`
 	Kind     string `json:"kind"`
+	Meta     any    `json:"_meta,omitempty"`
 }
 
 type permissionResponse struct {

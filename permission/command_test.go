@@ -280,6 +280,9 @@ func TestPolicy_AskRulesAndKeys(t *testing.T) {
 	if d.Verdict != Ask || strings.Join(d.Keys, ",") != "bash:go test,bash:touch" || len(d.Pending) != 3 {
 		t.Fatalf("keys %q pending %q", d.Keys, d.Pending)
 	}
+	if got := strings.Join(d.Remembers, "; "); got != "go test, with any arguments; touch, with any arguments" {
+		t.Errorf("remembers %q", got)
+	}
 	p.Remember(d.Keys, true)
 	if d := p.Decide(ctx, bash, bashArgs("go test -v && touch q")); d.Verdict != Allow {
 		t.Errorf("after always-allow: %+v", d)
@@ -287,7 +290,7 @@ func TestPolicy_AskRulesAndKeys(t *testing.T) {
 	if d := p.Decide(ctx, bash, bashArgs("go vet; touch q")); d.Verdict != Ask || len(d.Pending) != 1 || d.Pending[0] != "go vet" {
 		t.Errorf("always-allow of go test covers go vet: %+v", d)
 	}
-	if d := p.Decide(ctx, bash, bashArgs("go test; eval x")); d.Verdict != Ask || d.Keys != nil {
+	if d := p.Decide(ctx, bash, bashArgs("go test; eval x")); d.Verdict != Ask || d.Keys != nil || d.Remembers != nil {
 		t.Errorf("an opaque script must not offer keys: %+v", d)
 	}
 	if d := p.Decide(ctx, bash, bashArgs("./go test")); d.Verdict != Ask {
@@ -299,6 +302,9 @@ func TestPolicy_AskRulesAndKeys(t *testing.T) {
 	d = p.Decide(ctx, bash, bashArgs("go --version"))
 	if strings.Join(d.Keys, ",") != "bash:=go --version" {
 		t.Fatalf("a multi-level tool with an option first: keys %q", d.Keys)
+	}
+	if got := strings.Join(d.Remembers, "; "); got != "exactly go --version" {
+		t.Errorf("remembers %q", got)
 	}
 	p.Remember(d.Keys, true)
 	if d := p.Decide(ctx, bash, bashArgs("go -C /elsewhere run .")); d.Verdict != Ask {

@@ -150,6 +150,9 @@ func (p *Policy) decideCommand(c *call) Decision {
 		d.Reason = blockers[0]
 		d.Keys = nil // an "always" answer cannot cover what is not a command
 	}
+	for _, k := range d.Keys {
+		d.Remembers = append(d.Remembers, describeCommandKey(k))
+	}
 	return d
 }
 

@@ -34,6 +34,9 @@ type Decision struct {
 	// means the answer covers only this call (outside the workspace,
 	// protected files, escalations).
 	Keys []string
+	// Remembers says, in words and in the order of Keys, what each key
+	// covers ("git status, with any arguments"), for the person deciding.
+	Remembers []string
 	// Pending lists what the person is asked to allow: the simple commands
 	// no rule or earlier answer covers, and why the rest cannot be.
 	Pending []string
@@ -324,7 +327,7 @@ func (p *Policy) undecided(c *call) Decision {
 	key := p.keyOf(c)
 	d := Decision{Verdict: Ask}
 	if key != "" {
-		d.Keys = []string{key}
+		d.Keys, d.Remembers = []string{key}, []string{describeKey(key)}
 	}
 	return d
 }
@@ -396,7 +399,7 @@ func (p *Policy) decideFiles(c *call) Decision {
 	case e == registry.EffectEdit && p.mode() == ModeAccept:
 		return Decision{Verdict: Allow}
 	}
-	return Decision{Verdict: Ask, Keys: []string{name}}
+	return Decision{Verdict: Ask, Keys: []string{name}, Remembers: []string{describeKey(name)}}
 }
 
 func (p *Policy) decideFetch(c *call) Decision {
@@ -409,7 +412,7 @@ func (p *Policy) decideFetch(c *call) Decision {
 	if always, _ := p.remembered(key); always {
 		return Decision{Verdict: Allow}
 	}
-	d := Decision{Verdict: Ask, Keys: []string{key}}
+	d := Decision{Verdict: Ask, Keys: []string{key}, Remembers: []string{describeKey(key)}}
 	if private, _ := c.lookup(); private {
 		d.Reason = c.host + " is on this machine or a private network"
 	}
