@@ -2,7 +2,9 @@ package permission
 
 import (
 	"os"
+	pathpkg "path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -19,8 +21,12 @@ import (
 func TestKept(t *testing.T) {
 	base, _ := filepath.EvalSymlinks(t.TempDir())
 	home := filepath.Join(base, "home")
-	t.Setenv("HOME", home)
+	setHome(t, home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	weird := "we[ir]d*?"
+	if runtime.GOOS == "windows" {
+		weird = "we[ir]d{x}" // Windows refuses * and ? in names
+	}
 	for _, tc := range []struct {
 		name     string
 		root     string
@@ -28,7 +34,7 @@ func TestKept(t *testing.T) {
 	}{
 		{"a project", filepath.Join(home, "src", "app"), false},
 		{"the home folder itself", home, true},
-		{"a name with pattern characters", filepath.Join(base, "we[ir]d*?"), false},
+		{"a name with pattern characters", filepath.Join(base, weird), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := os.MkdirAll(tc.root, 0o755); err != nil {
@@ -48,7 +54,9 @@ func TestKept(t *testing.T) {
 				if p.protected(path) == "" && p.protected(filepath.Join(path, "f")) == "" {
 					t.Errorf("kept %s, but a file tool may write %s without asking", k, path)
 				}
-				if m, err := filepath.Match(k, path); err != nil || !m {
+				// The sandbox's globs: "/" between names, "\\" an escape, on
+				// every platform (path.Match's, not filepath.Match's).
+				if m, err := pathpkg.Match(k, path); err != nil || !m {
 					t.Errorf("the glob %s does not match %s (%v)", k, path, err)
 				}
 			}
@@ -59,16 +67,16 @@ func TestKept(t *testing.T) {
 				}
 			}
 			for _, f := range []string{".bashrc", ".config/nvim", ".config/zed", "go/bin"} {
-				if got := slices.Contains(kept, filepath.Join(home, f)); got != tc.wantHome {
+				if got := slices.Contains(kept, sandbox.GlobQuote(filepath.Join(home, f))); got != tc.wantHome {
 					t.Errorf("~/%s kept: %v, want %v", f, got, tc.wantHome)
 				}
 			}
-			if got := slices.Contains(kept, filepath.Join(home, ".config", "dsh-bridge")); got != tc.wantHome {
+			if got := slices.Contains(kept, sandbox.GlobQuote(filepath.Join(home, ".config", "dsh-bridge"))); got != tc.wantHome {
 				t.Errorf("dsh-bridge's configuration kept: %v, want %v (%q)", got, tc.wantHome, kept)
 			}
 			// A session log restores the session's mode: bypassPermissions
 			// written into one would be granted at its next load.
-			if got := slices.Contains(kept, state); got != tc.wantHome {
+			if got := slices.Contains(kept, sandbox.GlobQuote(state)); got != tc.wantHome {
 				t.Errorf("dsh-bridge's session logs kept: %v, want %v (%q)", got, tc.wantHome, kept)
 			}
 			if p.protected(filepath.Join(state, "sess_1.jsonl")) == "" {
@@ -107,7 +115,7 @@ func TestMakeKept(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			base, _ := filepath.EvalSymlinks(t.TempDir())
 			home := filepath.Join(base, "home")
-			t.Setenv("HOME", home)
+			setHome(t, home)
 			t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 			root := filepath.Join(home, "src", "app")
 			if tc.homeRoot {
@@ -123,7 +131,7 @@ func TestMakeKept(t *testing.T) {
 			case "file":
 				os.WriteFile(dsh, []byte("x"), 0o644)
 			case "symlink":
-				os.Symlink(filepath.Join(base, "elsewhere"), dsh)
+				noLinks(t, symlink(t, filepath.Join(base, "elsewhere"), dsh))
 			}
 			ws, err := workspace.New(root)
 			if err != nil {
@@ -169,7 +177,7 @@ func TestMakeKept(t *testing.T) {
 func TestKept_TempFolder(t *testing.T) {
 	base, _ := filepath.EvalSymlinks(t.TempDir())
 	tmp := filepath.Join(base, "tmp")
-	t.Setenv("HOME", filepath.Join(base, "home"))
+	setHome(t, filepath.Join(base, "home"))
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(tmp, "config"))
 	root := filepath.Join(base, "project")
 	for _, d := range []string{root, filepath.Join(tmp, "bin"), filepath.Join(tmp, "config")} {

@@ -98,7 +98,7 @@ func New(ws *workspace.Workspace, s Settings, mode func() Mode) *Policy {
 		out *[]compiled
 	}{{s.Allow, &p.allow}, {s.Ask, &p.ask}, {s.Deny, &p.deny}} {
 		for _, r := range l.in {
-			*l.out = append(*l.out, compile(r, root, p.home).in(p.form))
+			*l.out = append(*l.out, compile(r, root, p.home, p.form.GOOS).in(p.form))
 		}
 	}
 	return p

@@ -28,8 +28,8 @@ func TestPolicy_Paths(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "secrets"), 0o755)
 	os.WriteFile(filepath.Join(dir, "secrets", "key"), []byte("k"), 0o600)
 	os.MkdirAll(filepath.Join(dir, "src"), 0o755)
-	os.Symlink(filepath.Join(dir, "secrets"), filepath.Join(dir, "alias"))
-	os.Symlink(outside, filepath.Join(dir, "src", "out"))
+	linked := symlink(t, filepath.Join(dir, "secrets"), filepath.Join(dir, "alias"))
+	linked = symlink(t, outside, filepath.Join(dir, "src", "out")) && linked
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name, tool string
@@ -72,6 +72,9 @@ func TestPolicy_Paths(t *testing.T) {
 		{"acceptEdits: a plain edit inside runs", "write", jargs("file_path", "notes.md", "content", ""), Allow},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if strings.Contains(tc.name, "alias") || strings.Contains(tc.name, "symlink") || tc.name == "write in a denied tree" {
+				noLinks(t, linked)
+			}
 			d := p.Decide(ctx, reg.Get(tc.tool, scope), tc.args)
 			if d.Verdict != tc.want {
 				t.Errorf("got %v (%s), want %v", d.Verdict, d.Reason, tc.want)
@@ -99,7 +102,7 @@ func TestPolicy_Paths(t *testing.T) {
 func TestPolicy_SymlinkedWorkspaceRoot(t *testing.T) {
 	real, _ := filepath.EvalSymlinks(t.TempDir())
 	link := filepath.Join(t.TempDir(), "ws")
-	os.Symlink(real, link)
+	noLinks(t, symlink(t, real, link))
 	os.MkdirAll(filepath.Join(real, "secrets"), 0o755)
 	ws, _ := workspace.New(link)
 	r, _ := ParseRule("read(secrets/**)", FromWorkspace)
@@ -125,7 +128,7 @@ func TestSettings_Trust(t *testing.T) {
 		t.Errorf("a workspace loosened the sandbox: %q network %v", s.Sandbox, s.Network)
 	}
 	os.MkdirAll(filepath.Join(cfg, "dsh-bridge"), 0o700)
-	os.WriteFile(filepath.Join(cfg, "dsh-bridge", "settings.json"), []byte(`{"trustedWorkspaces":["`+filepath.Dir(dir)+`/**"],"scrubEnv":["AWS_SECRET_ACCESS_KEY"],"sandbox":{"network":true}}`), 0o600)
+	os.WriteFile(filepath.Join(cfg, "dsh-bridge", "settings.json"), []byte(`{"trustedWorkspaces":[`+jsonString(filepath.Join(filepath.Dir(dir), "**"))+`],"scrubEnv":["AWS_SECRET_ACCESS_KEY"],"sandbox":{"network":true}}`), 0o600)
 	s = LoadSettings(dir)
 	if len(s.Allow) != 2 || !s.Trusted || s.IgnoredAllow != 0 || !s.Network || len(s.ScrubEnv) != 1 {
 		t.Errorf("trusted: %+v", s)
@@ -217,7 +220,7 @@ func TestPolicy_GuardResolvesOnlyForFileRules(t *testing.T) {
 			p, reg, scope, dir := testPolicy(t, ModeDefault, nil, nil, tc.deny)
 			os.MkdirAll(filepath.Join(dir, "secret"), 0o755)
 			os.WriteFile(filepath.Join(dir, "secret", "k"), []byte("k"), 0o644)
-			os.Symlink(filepath.Join(dir, "secret", "k"), filepath.Join(dir, "link"))
+			noLinks(t, symlink(t, filepath.Join(dir, "secret", "k"), filepath.Join(dir, "link")))
 			args, _ := jsonv.FromGo(map[string]any{"file_path": "link"})
 			c := p.prepare(context.Background(), reg.Get("read", scope), args)
 			why := p.denied(c)
@@ -239,7 +242,10 @@ func TestPolicy_DecisionJudgesTheFiles(t *testing.T) {
 		t.Run(string(tc.mode), func(t *testing.T) {
 			p, reg, scope, dir := testPolicy(t, tc.mode, nil, nil, nil)
 			os.WriteFile(filepath.Join(dir, "real.txt"), []byte("x"), 0o644)
-			os.Symlink(filepath.Join(dir, "real.txt"), filepath.Join(dir, "link"))
+			linked := symlink(t, filepath.Join(dir, "real.txt"), filepath.Join(dir, "link"))
+			if !tc.anywhere {
+				noLinks(t, linked)
+			}
 			args, _ := jsonv.FromGo(map[string]any{"file_path": "link"})
 			d := p.Decide(context.Background(), reg.Get("read", scope), args)
 			want := workspace.Judged{Anywhere: true}

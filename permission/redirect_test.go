@@ -16,7 +16,7 @@ func TestPolicy_RedirectsResolved(t *testing.T) {
 	outside, _ := filepath.EvalSymlinks(t.TempDir())
 	p, reg, scope, dir := testPolicy(t, ModeDefault, []string{"bash(git status:*)"}, nil, nil)
 	// The workspace is the home: its shell files are the person's.
-	t.Setenv("HOME", dir)
+	setHome(t, dir)
 	// acceptEdits: a write inside the workspace is an edit it allows.
 	p = New(p.ws, Settings{Allow: mustRules(t, "bash(git status:*)")}, func() Mode { return ModeAccept })
 	bash := reg.Get("bash", scope)
@@ -25,20 +25,20 @@ func TestPolicy_RedirectsResolved(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	os.Symlink(outside, filepath.Join(dir, "out"))
-	os.Symlink(filepath.Join(dir, ".git", "hooks"), filepath.Join(dir, "hooks"))
-	os.Symlink(filepath.Join(outside, "made", "here"), filepath.Join(dir, "dangling"))
+	linked := symlink(t, outside, filepath.Join(dir, "out"))
+	linked = symlink(t, filepath.Join(dir, ".git", "hooks"), filepath.Join(dir, "hooks")) && linked
+	linked = symlink(t, filepath.Join(outside, "made", "here"), filepath.Join(dir, "dangling")) && linked
 	for _, tc := range []struct {
 		name, cmd string
 		want      Verdict
 		reason    string // in the decision's reason ("" for none)
 	}{
 		{"a new file inside", "git status > sub/new/report.txt", Allow, ""},
-		{"through a symlink out of the workspace", "git status > out/report.txt", Ask, "writes " + outside + "/report.txt, outside the workspace"},
-		{"reading through it", "git status < out/list", Ask, "reads " + outside + "/list, outside the workspace"},
+		{"through a symlink out of the workspace", "git status > out/report.txt", Ask, "writes " + filepath.Join(outside, "report.txt") + ", outside the workspace"},
+		{"reading through it", "git status < out/list", Ask, "reads " + filepath.Join(outside, "list") + ", outside the workspace"},
 		{"through a symlink to the hooks", "git status > hooks/pre-commit", Ask, "git configuration that runs code"},
-		{"through a dangling symlink", "git status > dangling", Ask, "writes " + outside + "/made/here, outside the workspace"},
-		{"up from a symlink: the target's parent", "git status > out/../escaped", Ask, "writes " + filepath.Dir(outside) + "/escaped, outside the workspace"},
+		{"through a dangling symlink", "git status > dangling", Ask, "writes " + filepath.Join(outside, "made", "here") + ", outside the workspace"},
+		{"up from a symlink: the target's parent", "git status > out/../escaped", Ask, "writes " + filepath.Join(filepath.Dir(outside), "escaped") + ", outside the workspace"},
 		{"up from a real folder", "git status > sub/../report.txt", Allow, ""},
 		{"into a symlink's parent and out", "cd out/.. && git status", Ask, ""},
 		{"a start file of the shell", "git status >> .bashrc", Ask, "a file your shell or tools run at start"},
@@ -47,6 +47,9 @@ func TestPolicy_RedirectsResolved(t *testing.T) {
 		{"a start folder's sibling", "git status > .ssh2", Allow, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if strings.Contains(tc.name, "symlink") || tc.name == "reading through it" || tc.name == "into a symlink's parent and out" {
+				noLinks(t, linked)
+			}
 			d := p.Decide(context.Background(), bash, bashArgs(tc.cmd))
 			if d.Verdict != tc.want || !strings.Contains(d.Reason, tc.reason) {
 				t.Errorf("%s: %v %q, want %v with %q", tc.cmd, d.Verdict, d.Reason, tc.want, tc.reason)

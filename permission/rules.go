@@ -5,6 +5,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -100,7 +101,10 @@ type compiled struct {
 	domain               string   // web_fetch: canonical host
 }
 
-func compile(r Rule, root, home string) compiled {
+// compile readies r for matching in a workspace whose first root is root,
+// for a person whose home folder is home, on the platform goos (a GOOS
+// value: how the rule's paths are spelt).
+func compile(r Rule, root, home, goos string) compiled {
 	c := compiled{Rule: r, any: r.Spec == "" || r.Spec == "*"}
 	if c.any {
 		return c
@@ -108,18 +112,27 @@ func compile(r Rule, root, home string) compiled {
 	switch {
 	case isPathTool(r.Tool):
 		g := r.Spec
+		if goos == "windows" {
+			g, root, home = winSpec(g, root), workspace.Slash(root, goos), workspace.Slash(home, goos)
+		}
 		// The folders a rule is relative to are literal, whatever
 		// characters their names hold ({, [, *).
 		switch {
 		case strings.HasPrefix(g, "~/"):
 			g = globQuote(filepath.ToSlash(home)) + "/" + g[2:]
-		case strings.HasPrefix(g, "/"):
+		case strings.HasPrefix(g, "/"), driveAbs(g):
 		case !strings.Contains(strings.TrimPrefix(g, "./"), "/"):
 			g = globQuote(filepath.ToSlash(root)) + "/**/" + strings.TrimPrefix(g, "./")
 		default:
 			g = globQuote(filepath.ToSlash(root)) + "/" + strings.TrimPrefix(g, "./")
 		}
-		c.glob = resolveGlobPrefix(path.Clean(g))
+		c.glob = cleanGlob(g)
+		if goos == runtime.GOOS { // a rule for another platform (a test's) is matched as written
+			c.glob = resolveGlobPrefix(c.glob)
+		}
+		if goos == "windows" && driveAbs(c.glob) {
+			c.glob = strings.ToUpper(c.glob[:1]) + c.glob[1:] // as Slash spells the paths matched
+		}
 		if strings.HasSuffix(g, "/**") {
 			c.tree = globUnquote(strings.TrimSuffix(c.glob, "/**"))
 		}
@@ -138,6 +151,40 @@ func compile(r Rule, root, home string) compiled {
 		}
 	}
 	return c
+}
+
+// winSpec is a Windows path rule's glob in the slash form rules match
+// (workspace.Slash): "\\" is a separator there, not an escape, as
+// path/filepath.Match takes it on Windows; a drive, UNC or \\?\ path is
+// absolute (c:\ws\** is C:/ws/**, \\?\UNC\host\share\** is
+// //host/share/**), and one rooted without a drive (/ws/**) is on the
+// workspace's drive, as Win32 takes \ws.
+func winSpec(g, root string) string {
+	g = strings.ReplaceAll(g, `\`, "/")
+	switch {
+	case driveAbs(g), strings.HasPrefix(g, "//"):
+		return workspace.Slash(g, "windows")
+	case strings.HasPrefix(g, "/"):
+		if r := workspace.Slash(root, "windows"); driveAbs(r) {
+			return r[:2] + g
+		}
+	}
+	return g
+}
+
+// driveAbs reports whether the slash path g starts with a drive's root
+// (C:/).
+func driveAbs(g string) bool {
+	return len(g) >= 3 && g[1] == ':' && g[2] == '/' && ('a' <= g[0] && g[0] <= 'z' || 'A' <= g[0] && g[0] <= 'Z')
+}
+
+// cleanGlob is path.Clean of the slash glob g, keeping a UNC path's
+// leading "//".
+func cleanGlob(g string) string {
+	if strings.HasPrefix(g, "//") && !strings.HasPrefix(g, "///") {
+		return "/" + path.Clean(g[1:])
+	}
+	return path.Clean(g)
 }
 
 // in returns c matching paths in the form f: its globs case-folded when
@@ -188,7 +235,7 @@ func resolveGlobPrefix(g string) string {
 		return filepath.ToSlash(workspace.Resolve(filepath.FromSlash(g)))
 	}
 	dir := g[:strings.LastIndex(g[:i], "/")+1]
-	if dir == "" || dir == "/" {
+	if dir == "" || dir == "/" || driveAbs(dir) && len(dir) == 3 {
 		return g
 	}
 	return filepath.ToSlash(workspace.Resolve(filepath.FromSlash(strings.TrimSuffix(dir, "/")))) + "/" + g[len(dir):]

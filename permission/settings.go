@@ -177,8 +177,10 @@ func trusts(entry, realCwd string) bool {
 		}
 		entry = filepath.Join(home, rest)
 	}
-	tree := strings.HasSuffix(entry, "/**")
-	entry = strings.TrimSuffix(entry, "/**")
+	tree := strings.HasSuffix(filepath.ToSlash(entry), "/**") // C:\work\** on Windows
+	if tree {
+		entry = entry[:len(entry)-3]
+	}
 	if !filepath.IsAbs(entry) {
 		return false
 	}

@@ -18,7 +18,7 @@ import (
 // file tools and searches refuse it, and the sandbox masks it.
 func TestLoadSettings_DeniesTheStoredKey(t *testing.T) {
 	home := t.TempDir()
-	t.Setenv("HOME", home)
+	setHome(t, home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	cfg := filepath.Join(home, ".config", "dsh-bridge")
 	if err := os.MkdirAll(cfg, 0o700); err != nil {

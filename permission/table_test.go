@@ -230,9 +230,9 @@ func TestPolicy_DecisionTable(t *testing.T) {
 				case "edit":
 					args = jargs("file_path", file, "old_string", "a", "new_string", "b")
 				case "bash-read":
-					tool, own, args = "bash", "bash(cat:*)", bashArgs("cat < "+file)
+					tool, own, args = "bash", "bash(cat:*)", bashArgs("cat < "+shq(file))
 				case "bash-write":
-					tool, own, args = "bash", "bash(echo:*)", bashArgs("echo x > "+file)
+					tool, own, args = "bash", "bash(echo:*)", bashArgs("echo x > "+shq(file))
 				}
 				var allowRules, askRules, denyRules []string
 				switch r.rule {

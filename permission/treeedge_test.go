@@ -4,7 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
+
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // TestCompiled_TreeEdge: a tree rule covers its root and what lies below
@@ -21,7 +24,7 @@ func TestCompiled_TreeEdge(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := compile(r, base, base)
+		c := compile(r, base, base, runtime.GOOS).in(workspace.FormOf(runtime.GOOS))
 		for _, tc := range []struct {
 			path string
 			want bool

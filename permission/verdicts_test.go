@@ -2,6 +2,8 @@ package permission
 
 import (
 	"context"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -49,8 +51,13 @@ func TestPolicy_RememberedProgramDirs(t *testing.T) {
 // name that merely starts like /dev/null) is judged as a file outside
 // the workspace, so an allowed command asks.
 func TestPolicy_RedirectToDevices(t *testing.T) {
-	p, reg, scope, _ := testPolicy(t, ModeDefault, []string{"bash(git status:*)"}, nil, nil)
+	p, reg, scope, dir := testPolicy(t, ModeDefault, []string{"bash(git status:*)"}, nil, nil)
 	bash := reg.Get("bash", scope)
+	// On Windows /dev/sda is \dev\sda on the workspace's drive.
+	abs := func(p string) string { return filepath.Join(filepath.VolumeName(dir), filepath.FromSlash(p)) }
+	if runtime.GOOS != "windows" {
+		abs = func(p string) string { return p }
+	}
 	for _, tc := range []struct {
 		cmd    string
 		want   Verdict
@@ -60,11 +67,11 @@ func TestPolicy_RedirectToDevices(t *testing.T) {
 		{"git status 2>/dev/null", Allow, ""},
 		{"git status >> /dev/null 2>&1", Allow, ""},
 		{"git status < /dev/null", Allow, ""},
-		{"git status > /dev/tcp/example.com/80", Ask, "writes /dev/tcp/example.com/80, outside the workspace"},
-		{"git status > /dev/udp/10.0.0.1/53", Ask, "writes /dev/udp/10.0.0.1/53, outside the workspace"},
-		{"git status > /dev/sda", Ask, "writes /dev/sda, outside the workspace"},
-		{"git status < /dev/sda", Ask, "reads /dev/sda, outside the workspace"},
-		{"git status > /dev/nullx", Ask, "writes /dev/nullx, outside the workspace"},
+		{"git status > /dev/tcp/example.com/80", Ask, "writes " + abs("/dev/tcp/example.com/80") + ", outside the workspace"},
+		{"git status > /dev/udp/10.0.0.1/53", Ask, "writes " + abs("/dev/udp/10.0.0.1/53") + ", outside the workspace"},
+		{"git status > /dev/sda", Ask, "writes " + abs("/dev/sda") + ", outside the workspace"},
+		{"git status < /dev/sda", Ask, "reads " + abs("/dev/sda") + ", outside the workspace"},
+		{"git status > /dev/nullx", Ask, "writes " + abs("/dev/nullx") + ", outside the workspace"},
 		{"git status > /dev/null/x", Ask, "outside the workspace"},
 	} {
 		t.Run(tc.cmd, func(t *testing.T) {

@@ -58,13 +58,26 @@ func (w *Workspace) Form() Form { return w.form }
 func (w *Workspace) Cwd() string { return w.cwd }
 
 // Abs returns p as an absolute, cleaned path: relative paths are resolved
-// against the workspace directory. Symlinks are not followed (this is the
-// path shown to people and models).
+// against the workspace directory, and on Windows a path rooted without a
+// drive (\x, /tmp) is on the workspace directory's drive, as Win32 takes
+// it. Symlinks are not followed (this is the path shown to people and
+// models).
 func (w *Workspace) Abs(p string) string {
-	if !filepath.IsAbs(p) {
+	switch {
+	case filepath.IsAbs(p):
+	case rootedOnDrive(p):
+		p = filepath.VolumeName(w.cwd) + p
+	default:
 		p = filepath.Join(w.cwd, p)
 	}
 	return filepath.Clean(p)
+}
+
+// rootedOnDrive reports whether p starts at the root of the current drive:
+// a separator first and no volume. Only Windows has such paths; elsewhere
+// they are absolute.
+func rootedOnDrive(p string) bool {
+	return p != "" && os.IsPathSeparator(p[0]) && filepath.VolumeName(p) == "" && !filepath.IsAbs(p)
 }
 
 // Contains reports whether p, with every symlink resolved, lies inside one
@@ -92,11 +105,17 @@ func (w *Workspace) ResolveAsWritten(p string) string {
 	if !strings.Contains(p, "..") {
 		return Resolve(w.Abs(p)) // no ".." to take: the clean path names the same file
 	}
-	if !filepath.IsAbs(p) {
+	p = filepath.FromSlash(p) // Windows takes "/" as a separator too
+	switch {
+	case filepath.IsAbs(p):
+	case rootedOnDrive(p):
+		p = filepath.VolumeName(w.cwd) + p
+	default:
 		p = w.cwd + string(filepath.Separator) + p
 	}
-	parts := strings.Split(p, string(filepath.Separator))
-	dest := string(filepath.Separator)
+	vol := filepath.VolumeName(p)
+	parts := strings.Split(p[len(vol):], string(filepath.Separator))
+	dest := vol + string(filepath.Separator)
 	for i, part := range parts {
 		switch part {
 		case "", ".":
