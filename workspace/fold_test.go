@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -147,7 +148,7 @@ func TestNewOn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.Form().Fold {
-		t.Errorf("New on Linux folds case")
+	if w.Form().Fold != FoldsCase(runtime.GOOS) {
+		t.Errorf("New on %s folds case: %v", runtime.GOOS, w.Form().Fold)
 	}
 }

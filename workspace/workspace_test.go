@@ -16,9 +16,12 @@ func TestWorkspace_Contains(t *testing.T) {
 		os.MkdirAll(d, 0o755)
 	}
 	os.WriteFile(filepath.Join(outside, "secret"), []byte("s"), 0o644)
-	os.Symlink(outside, filepath.Join(ws, "escape"))
-	os.Symlink(filepath.Join(outside, "secret"), filepath.Join(ws, "secret-link"))
-	os.Symlink(filepath.Join(ws, "sub"), filepath.Join(outside, "into-ws"))
+	linked := symlink(t, outside, filepath.Join(ws, "escape"))
+	linked = symlink(t, filepath.Join(outside, "secret"), filepath.Join(ws, "secret-link")) && linked
+	linked = symlink(t, filepath.Join(ws, "sub"), filepath.Join(outside, "into-ws")) && linked
+	// On a file system that folds case the upper-case spelling is the
+	// workspace itself, and resolving it gives the real name.
+	folds := foldsHere(t, root)
 	w, err := New(ws, extra)
 	if err != nil {
 		t.Fatal(err)
@@ -40,9 +43,12 @@ func TestWorkspace_Contains(t *testing.T) {
 		{"symlinked file pointing out", "secret-link", false},
 		{"new file under a symlink pointing out", "escape/new.txt", false},
 		{"outside symlink pointing in", filepath.Join(outside, "into-ws", "f"), true},
-		{"case trick", strings.ToUpper(ws) + "/a.txt", false},
+		{"case trick", strings.ToUpper(ws) + "/a.txt", folds},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if strings.Contains(tc.name, "symlink") {
+				noLinks(t, linked)
+			}
 			if got := w.Contains(tc.path); got != tc.want {
 				t.Errorf("Contains(%q) = %v, want %v", tc.path, got, tc.want)
 			}
