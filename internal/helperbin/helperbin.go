@@ -34,8 +34,7 @@ func Locate(name, env string) string {
 		if real, err := filepath.EvalSymlinks(exe); err == nil {
 			exe = real
 		}
-		p := filepath.Join(filepath.Dir(exe), name)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+		if p, ok := safepath.Program(filepath.Dir(exe), name); ok { // name.exe on Windows
 			return p
 		}
 	}

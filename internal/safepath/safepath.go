@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -35,8 +36,13 @@ func Distrust(dirs ...string) {
 // in the temp folder or a distrusted folder (their symlinks resolved,
 // the program's own too). A name with a slash is returned as it is: its
 // caller chose it.
+//
+// On Windows a name is tried as exec.LookPath tries it there: as given
+// when it has an extension, then with each of %PATHEXT%'s (rg is rg.exe);
+// a backslash makes it a path too; and a regular file is a program
+// (Windows has no mode bits to say otherwise).
 func LookPath(name string) (string, error) {
-	if strings.Contains(name, "/") {
+	if strings.Contains(name, "/") || runtime.GOOS == "windows" && strings.Contains(name, `\`) {
 		return name, nil
 	}
 	mu.Lock()
@@ -46,9 +52,8 @@ func LookPath(name string) (string, error) {
 		if writable(dir, bad) {
 			continue
 		}
-		p := filepath.Join(dir, name)
-		fi, err := os.Stat(p)
-		if err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+		p, ok := Program(dir, name)
+		if !ok {
 			continue
 		}
 		real, err := filepath.EvalSymlinks(p)
@@ -58,6 +63,50 @@ func LookPath(name string) (string, error) {
 		return p, nil
 	}
 	return "", &exec.Error{Name: name, Err: errNotFound}
+}
+
+// Program returns the program name names in dir, and whether there is
+// one: the first of Candidates(name, runtime.GOOS, %PATHEXT%) that is a
+// regular file, executable by its mode bits where the platform has them.
+func Program(dir, name string) (string, bool) {
+	for _, c := range Candidates(name, runtime.GOOS, os.Getenv("PATHEXT")) {
+		p := filepath.Join(dir, c)
+		fi, err := os.Stat(p)
+		if err == nil && fi.Mode().IsRegular() && (runtime.GOOS == "windows" || fi.Mode()&0o111 != 0) {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// Candidates lists the file names a program called name may have on
+// goos, in the order they are tried: name alone, except on Windows,
+// where (as os/exec's LookPath there) name comes first only when it has
+// an extension, then name with each extension of pathext (%PATHEXT%:
+// ";"-separated, case folded, a missing "." added; .com, .exe, .bat and
+// .cmd when empty).
+func Candidates(name, goos, pathext string) []string {
+	if goos != "windows" {
+		return []string{name}
+	}
+	var out []string
+	if i := strings.LastIndexAny(name, `:\/.`); i >= 0 && name[i] == '.' {
+		out = append(out, name)
+	}
+	exts := strings.Split(strings.ToLower(pathext), ";")
+	if strings.TrimSpace(pathext) == "" {
+		exts = []string{".com", ".exe", ".bat", ".cmd"}
+	}
+	for _, e := range exts {
+		if e = strings.TrimSpace(e); e == "" {
+			continue
+		}
+		if e[0] != '.' {
+			e = "." + e
+		}
+		out = append(out, name+e)
+	}
+	return out
 }
 
 // Writable lists the folders of path (a $PATH) that commands sandboxed in

@@ -3,6 +3,7 @@ package safepath
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -123,4 +124,72 @@ func TestWithin(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCandidates: on Windows a program's name is tried as os/exec tries
+// it there, %PATHEXT%'s extensions appended (rg finds rg.exe), the name
+// alone first only when it has an extension; elsewhere the name is the
+// file.
+func TestCandidates(t *testing.T) {
+	for _, tc := range []struct {
+		name, goos, pathext string
+		want                []string
+	}{
+		{"rg", "linux", ".EXE", []string{"rg"}},
+		{"rg", "darwin", "", []string{"rg"}},
+		{"rg", "windows", ".COM;.EXE;.BAT;.CMD", []string{"rg.com", "rg.exe", "rg.bat", "rg.cmd"}},
+		{"rg", "windows", "", []string{"rg.com", "rg.exe", "rg.bat", "rg.cmd"}},
+		{"rg", "windows", "EXE; .cmd;;", []string{"rg.exe", "rg.cmd"}},
+		{"rg.exe", "windows", ".EXE", []string{"rg.exe", "rg.exe.exe"}},
+		{"dsh-code", "windows", ".EXE", []string{"dsh-code.exe"}},
+		{"v1.2-tool", "windows", ".EXE", []string{"v1.2-tool", "v1.2-tool.exe"}},
+	} {
+		t.Run(tc.goos+"/"+tc.name+"/"+tc.pathext, func(t *testing.T) {
+			if got := Candidates(tc.name, tc.goos, tc.pathext); !slices.Equal(got, tc.want) {
+				t.Errorf("Candidates = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestProgram: a program in a folder is a regular file the platform
+// runs: on Windows any regular file with a %PATHEXT% extension, elsewhere
+// one with an execute bit; never a folder.
+func TestProgram(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, mode os.FileMode) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("plain", 0o644)
+	os.Mkdir(filepath.Join(dir, "folder"+exeSuffix()), 0o755)
+	t.Setenv("PATHEXT", ".COM;.EXE")
+	if runtime.GOOS == "windows" {
+		write("rg.exe", 0o644) // no mode bits on Windows
+	} else {
+		write("rg", 0o755)
+	}
+	for _, tc := range []struct {
+		name string
+		ok   bool
+	}{{"rg", true}, {"plain", false}, {"folder", false}, {"missing", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, ok := Program(dir, tc.name)
+			if ok != tc.ok {
+				t.Fatalf("Program(%s) = %q, %v; want %v", tc.name, p, ok, tc.ok)
+			}
+			if ok && p != filepath.Join(dir, tc.name+exeSuffix()) {
+				t.Errorf("Program(%s) = %q", tc.name, p)
+			}
+		})
+	}
+}
+
+// exeSuffix is what a program's file name ends with here.
+func exeSuffix() string {
+	if runtime.GOOS == "windows" {
+		return ".exe"
+	}
+	return ""
 }

@@ -29,10 +29,13 @@ func winPath(p string) string { return `Z:` + strings.ReplaceAll(p, "/", `\`) }
 // under Wine with a scripted model (the package doc says what it proves
 // and what it does not): initialize; session/new on Z:\…; a read; an
 // edit of a CRLF file, checked on disk from Linux; a grep, through the
-// native walker (the prefix has no rg.exe); a read of Z:\etc\passwd,
-// which asks and, refused, fails; a command whose child would outlive
-// it, ended by the command's Job Object; then a command still running
-// when the bridge is killed, whose process ends with the bridge.
+// native walker (no rg.exe on the bridge's PATH yet); a read of
+// Z:\etc\passwd, which asks and, refused, fails; a command whose child
+// would outlive it, ended by the command's Job Object; then, once an
+// rg.exe (testdata/fakerg: Debian has no Windows ripgrep) is in a folder
+// of the bridge's PATH, a grep through it, found as "rg" with
+// %PATHEXT%; and a command still running when the bridge is killed,
+// whose process ends with the bridge.
 func TestWineSession(t *testing.T) {
 	prefix := os.Getenv("DSH_WINE_PREFIX")
 	if prefix == "" {
@@ -48,6 +51,12 @@ func TestWineSession(t *testing.T) {
 	dir := t.TempDir()
 	bin := buildWindows(t, dir)
 	outlive := filepath.Join(bin, "outlive.exe")
+	// rgbin is on the bridge's PATH (WINEPATH) from the start, empty until
+	// the second prompt; rgLog is where the fake ripgrep notes each run.
+	rgbin, rgLog := filepath.Join(dir, "rgbin"), filepath.Join(dir, "rg.log")
+	if err := os.Mkdir(rgbin, 0o755); err != nil {
+		t.Fatal(err)
+	}
 
 	// Without a Job Object, outlive's child outlives it: what the
 	// bridge's command must not let happen.
@@ -95,17 +104,19 @@ func TestWineSession(t *testing.T) {
 		call("bash_1", "bash", map[string]any{"command": spawn, "description": "Leave a child behind"},
 			[]any{expect("out_1", "", true)}),
 		mustJSON(map[string]any{"expect": []any{expect("bash_1", "", false)}, "text": "All done."}),
-		// The second prompt: a command still running when the bridge is
-		// killed.
+		// The second prompt: a grep through rg.exe, then a command still
+		// running when the bridge is killed.
+		call("grep_2", "grep", map[string]any{"pattern": "needle"}, nil),
 		call("bash_2", "bash", map[string]any{"command": winPath(outlive) + " sleep " + marker + "-kill " + winPath(ready+"-kill"),
-			"description": "Run until stopped"}, nil),
+			"description": "Run until stopped"}, []any{expect("grep_2", "find.txt", false), expect("grep_2", "the needle is here", false)}),
 	}
 	scriptPath := filepath.Join(dir, "script.jsonl")
 	if err := os.WriteFile(scriptPath, []byte(strings.Join(script, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 
-	e := startBridge(t, wine, filepath.Join(bin, "dsh-bridge.exe"), prefix, dir, scriptPath)
+	e := startBridge(t, wine, filepath.Join(bin, "dsh-bridge.exe"), prefix, dir, scriptPath,
+		"WINEPATH="+winPath(rgbin), "DSH_FAKE_RG_LOG="+winPath(rgLog))
 	e.onPermission = func(title string) string {
 		if strings.Contains(title, "passwd") {
 			return "reject"
@@ -165,6 +176,18 @@ func TestWineSession(t *testing.T) {
 			t.Errorf("the command's child outlived it: pids %v", pids)
 		}
 	})
+	t.Run("the first grep walked the tree itself", func(t *testing.T) {
+		if _, err := os.Stat(rgLog); err == nil {
+			t.Errorf("a ripgrep ran before rg.exe was on the PATH")
+		}
+		if out := e.toolOutput("grep_1"); !strings.Contains(out, "the needle is here") {
+			t.Errorf("the native grep found nothing: %s", out)
+		}
+	})
+	// From here rg.exe is in a folder of the bridge's PATH.
+	if err := os.Rename(filepath.Join(dir, "rgbuild", "rg.exe"), filepath.Join(rgbin, "rg.exe")); err != nil {
+		t.Fatal(err)
+	}
 	t.Run("killing the bridge ends its command", func(t *testing.T) {
 		e.send("session/prompt", map[string]any{"sessionId": sess.SessionID,
 			"prompt": []any{map[string]any{"type": "text", "text": "Again."}}})
@@ -177,6 +200,15 @@ func TestWineSession(t *testing.T) {
 		e.kill()
 		if pids := waitGone(marker + "-kill"); len(pids) > 0 {
 			t.Errorf("the command outlived the killed bridge: pids %v", pids)
+		}
+	})
+	t.Run("the second grep ran rg.exe", func(t *testing.T) {
+		log, err := os.ReadFile(rgLog)
+		if err != nil || !strings.Contains(string(log), "--regexp=needle") {
+			t.Errorf("rg.exe did not run for grep_2 (log %q, %v)", log, err)
+		}
+		if out := e.toolOutput("grep_2"); !strings.Contains(out, "the needle is here") {
+			t.Errorf("the grep through rg.exe found nothing: %s", out)
 		}
 	})
 	if v := e.violations(); len(v) > 0 {
@@ -193,6 +225,7 @@ func buildWindows(t *testing.T, dir string) string {
 	for _, args := range [][]string{
 		{"-o", bin + "/", "./cmd/dsh-bridge", "./cmd/dsh-highlight", "./cmd/dsh-code", "./cmd/dsh-markdown"},
 		{"-o", filepath.Join(bin, "outlive.exe"), "./internal/wine/testdata/outlive"},
+		{"-o", filepath.Join(dir, "rgbuild", "rg.exe"), "./internal/wine/testdata/fakerg"}, // not next to the bridge
 	} {
 		cmd := exec.Command("go", append([]string{"build"}, args...)...)
 		cmd.Dir = "../.."
@@ -297,12 +330,13 @@ type editor struct {
 	done    chan struct{}     // closed when stdout ends
 }
 
-func startBridge(t *testing.T, wine, exe, prefix, dir, script string) *editor {
+func startBridge(t *testing.T, wine, exe, prefix, dir, script string, env ...string) *editor {
 	cmd := exec.Command(wine, exe)
 	cmd.Dir = dir
 	cmd.Env = append(wineEnv(prefix), "DSH_MODEL=script:"+winPath(script),
 		"DSH_STATE_DIR="+winPath(filepath.Join(dir, "state")), "XDG_CONFIG_HOME="+winPath(filepath.Join(dir, "config")),
 		"XDG_STATE_HOME="+winPath(filepath.Join(dir, "state")), "DSH_API_KEY=", "DEEPSEEK_API_KEY=", "OPENAI_API_KEY=")
+	cmd.Env = append(cmd.Env, env...)
 	e := &editor{t: t, cmd: cmd, waiting: map[int]chan json.RawMessage{}, done: make(chan struct{})}
 	cmd.Stderr = &e.stderr
 	// Under Wine a process a command starts inherits the bridge's Unix
