@@ -62,7 +62,9 @@ func parentExit(ppid int) <-chan struct{} {
 	return gone
 }
 
-// processes reads the process table (sysctl kern.proc.all).
+// processes reads the process table (sysctl kern.proc.all; a session's
+// id by getsid, which kinfo_proc holds only as a kernel pointer). It only
+// reads: descendantsOf decides.
 func processes() []process {
 	procs, err := unix.SysctlKinfoProcSlice("kern.proc.all")
 	if err != nil {
@@ -70,7 +72,13 @@ func processes() []process {
 	}
 	out := make([]process, 0, len(procs))
 	for _, p := range procs {
-		out = append(out, process{pid: int(p.Proc.P_pid), ppid: int(p.Eproc.Ppid), zombie: p.Proc.P_stat == sZomb})
+		pid := int(p.Proc.P_pid)
+		sid, err := unix.Getsid(pid)
+		if err != nil {
+			sid = -1 // gone, or not ours to ask: in no session of ours
+		}
+		out = append(out, process{pid: pid, ppid: int(p.Eproc.Ppid), pgid: int(p.Eproc.Pgid), sid: sid,
+			start: p.Proc.P_starttime.Nano(), zombie: p.Proc.P_stat == sZomb})
 	}
 	return out
 }

@@ -83,14 +83,20 @@ func processes() []process {
 		if err != nil {
 			continue
 		}
-		// pid (comm) state ppid …: comm may hold spaces and parentheses.
+		// pid (comm) state ppid pgrp session … starttime (the 22nd field,
+		// in clock ticks since boot) …: comm may hold spaces and
+		// parentheses (proc_pid_stat(5)).
 		rest := string(data[strings.LastIndexByte(string(data), ')')+1:])
 		fields := strings.Fields(rest)
-		if len(fields) < 2 {
+		if len(fields) < 20 {
 			continue
 		}
-		if ppid, err := strconv.Atoi(fields[1]); err == nil {
-			out = append(out, process{pid: pid, ppid: ppid, zombie: fields[0] == "Z"})
+		ppid, err1 := strconv.Atoi(fields[1])
+		pgid, err2 := strconv.Atoi(fields[2])
+		sid, err3 := strconv.Atoi(fields[3])
+		start, err4 := strconv.ParseInt(fields[19], 10, 64)
+		if err1 == nil && err2 == nil && err3 == nil && err4 == nil {
+			out = append(out, process{pid: pid, ppid: ppid, pgid: pgid, sid: sid, start: start + 1, zombie: fields[0] == "Z"}) // +1: 0 is unknown
 		}
 	}
 	return out
