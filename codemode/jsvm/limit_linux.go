@@ -4,13 +4,7 @@ import (
 	"io"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/dsh-bridge/dsh-bridge/codemode/coderun"
 )
-
-// dataSlack is what the process may map beyond its heap headroom: the
-// collector's own growth, goroutine stacks, esbuild's and goja's tables.
-const dataSlack = 256 << 20
 
 // limitData caps the process's private writable memory (RLIMIT_DATA: the
 // Go heap's arenas, stacks) at what it maps now (VmData, read from status,
@@ -19,16 +13,17 @@ const dataSlack = 256 << 20
 // allocation past it (a native built-in that builds a huge value in one
 // step, which the heap guard's sampling can miss) then fails at once: the
 // runtime exits with "out of memory", and the bridge reports worker-exit.
-// The runner is a process per run, so the cap ends only this run.
+// The runner is a process per run, so the cap ends only this run. A nil
+// status (a test's Serve) caps nothing.
 func limitData(status io.ReaderAt, headroom uint64) error {
-	if headroom == 0 {
-		headroom = coderun.DefaultHeapHeadroom
+	if status == nil {
+		return nil
 	}
 	used, err := vmData(status)
 	if err != nil {
 		return err
 	}
-	lim := used + headroom + dataSlack
+	lim := memCap(used, headroom)
 	var cur unix.Rlimit
 	if err := unix.Getrlimit(unix.RLIMIT_DATA, &cur); err != nil {
 		return err

@@ -2,9 +2,33 @@
 
 package jsvm
 
-import "io"
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"time"
+)
 
-// limitData does nothing here: the memory cap reads Linux's
-// /proc/self/status, and macOS does not enforce RLIMIT_DATA. A run's
-// memory is bounded by the heap guard's sampling alone.
-func limitData(io.ReaderAt, uint64) error { return nil }
+// limitData caps the run's memory where the kernel will not: macOS does
+// not enforce RLIMIT_DATA (nor RLIMIT_AS) and Windows has no such limit,
+// so the runner watches itself. The cap is memCap of what the Go runtime
+// maps now (runtime/metrics, its whole address space, not only the
+// heap); the collector is told of it (debug.SetMemoryLimit, which makes
+// it collect harder near the cap rather than let garbage count), and a
+// watch every memEvery ends the process, as the kernel's cap would, once
+// the runtime maps more (memWatch). Unlike RLIMIT_DATA it is sampled: one
+// allocation made within a sample's time is held until the next, so a
+// run can pass the cap by what it allocates in memEvery. The runner is a
+// process per run and exits after it: the watch ends with the process.
+func limitData(_ io.ReaderAt, headroom uint64) error {
+	lim := memCap(mapped(), headroom)
+	debug.SetMemoryLimit(int64(lim))
+	t := time.NewTicker(memEvery)
+	w := memWatch{limit: lim, read: mapped, exit: func(msg string) {
+		fmt.Fprintln(os.Stderr, "dsh-code:", msg)
+		os.Exit(memExit)
+	}}
+	go w.run(t.C, nil) // owned by the process: it ends with the run's exit
+	return nil
+}

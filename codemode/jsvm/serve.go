@@ -42,10 +42,8 @@ func Serve(in io.Reader, out io.Writer, status io.ReaderAt) error {
 		return errors.New("the first message is not a run")
 	}
 	req := first.Run
-	if status != nil {
-		if err := limitData(status, req.HeapHeadroom); err != nil {
-			return fmt.Errorf("limiting the run's memory: %w", err)
-		}
+	if err := limitData(status, req.HeapHeadroom); err != nil {
+		return fmt.Errorf("limiting the run's memory: %w", err)
 	}
 	ctx, abort := context.WithCancelCause(context.Background())
 	defer abort(nil)
