@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -240,3 +241,58 @@ var errUnbalanced = errorString("unbalanced parentheses or an unended string")
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// TestWrapHelper: a helper runs under sandbox-exec with the helper
+// profile (testdata/seatbelt/helper.sbpl; -update rewrites it), its
+// resolved path as the one parameter and the command; the profile grants
+// no write but /dev/null's and no network, and no spelling of the path
+// enters its text.
+func TestWrapHelper(t *testing.T) {
+	for _, real := range []string{"/Applications/Zed.app/Contents/bin/dsh-highlight", `/Users/me/a"b\c)(allow network*)/dsh-code`} {
+		t.Run(real, func(t *testing.T) {
+			argv := WrapHelper(real, []string{"dsh-code", "-x"})
+			want := []string{SandboxExec, "-p", seatbeltHelper, "-D", "HELPER=" + real, "--", real, "-x"}
+			if !slices.Equal(argv, want) {
+				t.Errorf("argv %q, want %q", argv, want)
+			}
+			if strings.Contains(argv[2], real) {
+				t.Errorf("the path is in the profile's text")
+			}
+		})
+	}
+	golden := filepath.Join("testdata", "seatbelt", "helper.sbpl")
+	if *update {
+		if err := os.WriteFile(golden, []byte(seatbeltHelper), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want, err := os.ReadFile(golden); err != nil || string(want) != seatbeltHelper {
+		t.Errorf("the helper profile differs from %s (-update rewrites it): %v\n%s", golden, err, seatbeltHelper)
+	}
+	forms, err := readSBPL(seatbeltHelper)
+	if err != nil {
+		t.Fatalf("profile does not read: %v", err)
+	}
+	denyDefault := false
+	for _, f := range forms {
+		s := f.String()
+		if s == "(deny default)" {
+			denyDefault = true
+		}
+		if len(f.list) < 2 || f.list[0].atom != "allow" {
+			continue
+		}
+		if strings.Contains(s, "network") || strings.Contains(s, "process-fork") || strings.Contains(s, "mach-") {
+			t.Errorf("the helper profile allows %s", s)
+		}
+		if strings.Contains(s, "file-write") && s != `(allow file-read* file-write-data (literal "/dev/null"))` {
+			t.Errorf("the helper profile allows writing: %s", s)
+		}
+		if strings.Contains(s, `(subpath "/")`) || strings.Contains(s, "/Users") || strings.Contains(s, `"/private/tmp"`) {
+			t.Errorf("the helper profile reads the person's files: %s", s)
+		}
+	}
+	if !denyDefault {
+		t.Error("the helper profile does not deny by default")
+	}
+}

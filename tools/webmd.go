@@ -64,6 +64,7 @@ func runMarkdown(ctx context.Context, bin, html string, limit int) (string, bool
 	cmd.SysProcAttr = helperbin.SysProcAttr()
 	cmd.Env = secrets.Clean(os.Environ())
 	cmd.WaitDelay = time.Second
+	helperbin.Confine(cmd) // Seatbelt on macOS; the helper confines itself elsewhere
 	cmd.Stdin = strings.NewReader(html)
 	out := &capped{limit: limit}
 	stderr := &capped{limit: 2048}

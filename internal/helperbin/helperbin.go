@@ -44,11 +44,13 @@ func Locate(name, env string) string {
 	return ""
 }
 
-// Start starts cmd with a pipe to its stdin and one from its stdout. The
-// stdin pipe's owner closes it on every path, a failed start included
+// Start starts the helper cmd, confined where the bridge must confine it
+// (Confine), with a pipe to its stdin and one from its stdout. The stdin
+// pipe's owner closes it on every path, a failed start included
 // (cmd.Wait does not, as it does an os/exec StdinPipe), and its Close may
 // be called more than once.
 func Start(cmd *exec.Cmd) (stdin io.WriteCloser, stdout io.ReadCloser, err error) {
+	Confine(cmd)
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, nil, err
