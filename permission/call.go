@@ -49,7 +49,7 @@ func (c *call) target(i int) string {
 		c.targets = make([]string, len(c.cmd.Redirects))
 	}
 	if c.targets[i] == "" {
-		c.targets[i] = c.ws.ResolveAsWritten(c.cmd.Redirects[i].Path) // as the shell opens it
+		c.targets[i] = c.asWritten(c.cmd.Redirects[i].Path) // as the shell opens it
 	}
 	return c.targets[i]
 }

@@ -54,7 +54,7 @@ func (p *Policy) needsAllow(s Simple) bool {
 		if len(s.Args) != 1 || s.dyn[0] {
 			return true
 		}
-		return !p.ws.ContainsResolved(p.ws.ResolveAsWritten(s.Args[0]))
+		return !p.ws.ContainsResolved(p.asWritten(s.Args[0]))
 	}
 	return true
 }

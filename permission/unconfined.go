@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"runtime"
 	"strings"
 
 	"github.com/dsh-bridge/dsh-bridge/tools"
@@ -16,6 +17,34 @@ import (
 //   - a read deny rule, which on Linux the sandbox enforces on whatever a
 //     command opens, refuses a command that names a denied file in its
 //     arguments, and one with code the analysis cannot see.
+
+// asWritten resolves a path a command names as its shell opens it
+// (workspace.ResolveAsWritten), Git for Windows' MSYS drive paths first
+// made Windows ones (msysPath).
+func (p *Policy) asWritten(path string) string {
+	return p.ws.ResolveAsWritten(msysPath(path, runtime.GOOS, p.shell))
+}
+
+// asWritten is the policy's asWritten, in the call's workspace.
+func (c *call) asWritten(path string) string {
+	if c.p != nil {
+		path = msysPath(path, runtime.GOOS, c.p.shell)
+	}
+	return c.ws.ResolveAsWritten(path)
+}
+
+// msysPath is path as Git for Windows' bash opens it: /c/ws/x (and /C/ws/x)
+// names drive C:'s C:/ws/x there. Git's own /tmp, /usr and /etc (its
+// install folder) are left as written, which Windows takes as the root
+// of the current drive: outside the workspace, so they ask. Elsewhere,
+// and under cmd, path is as written.
+func msysPath(path, goos string, shell tools.ShellKind) string {
+	if goos != "windows" || shell != tools.ShellBash || len(path) < 2 || path[0] != '/' ||
+		!('a' <= path[1] && path[1] <= 'z' || 'A' <= path[1] && path[1] <= 'Z') || len(path) > 2 && path[2] != '/' {
+		return path
+	}
+	return strings.ToUpper(path[1:2]) + ":/" + strings.TrimPrefix(path[2:], "/")
+}
 
 // analyze reads a command in the session's shell language.
 func (p *Policy) analyze(src string) Analysis {
@@ -78,7 +107,7 @@ func (p *Policy) unconfinedDenies(r compiled, c *call) string {
 				}
 				arg = v
 			}
-			if pth := c.ws.ResolveAsWritten(arg); r.matchPath(pth) {
+			if pth := c.asWritten(arg); r.matchPath(pth) {
 				return " (" + pth + ", which " + s.Program + " names: no sandbox keeps it from commands on this system)"
 			}
 		}

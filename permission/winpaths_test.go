@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dsh-bridge/dsh-bridge/tools"
 	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
@@ -127,5 +129,75 @@ func TestCompile_WindowsForms(t *testing.T) {
 	r, _ := ParseRule(`read(C:\ws\secrets\**)`, FromUser)
 	if c := compile(r, "/ws", "/home/me", "linux").in(workspace.FormOf("linux")); c.matchPath("/ws/secrets/KEY") {
 		t.Errorf("on Linux %s matches /ws/secrets/KEY (glob %q)", r.Text, c.glob)
+	}
+}
+
+// TestMSYSPath: in Git for Windows' bash a drive is /c/…, which the
+// policy judges as C:/…; nothing else is mapped, nor anything under cmd
+// or off Windows.
+func TestMSYSPath(t *testing.T) {
+	for _, tc := range []struct {
+		path, goos string
+		shell      tools.ShellKind
+		want       string
+	}{
+		{"/c/ws/secrets/KEY", "windows", tools.ShellBash, "C:/ws/secrets/KEY"},
+		{"/D/data", "windows", tools.ShellBash, "D:/data"},
+		{"/c", "windows", tools.ShellBash, "C:/"},
+		{"/c/", "windows", tools.ShellBash, "C:/"},
+		{"/tmp/x", "windows", tools.ShellBash, "/tmp/x"},
+		{"/cd/x", "windows", tools.ShellBash, "/cd/x"},
+		{"c/x", "windows", tools.ShellBash, "c/x"},
+		{"/c/ws", "windows", tools.ShellCmd, "/c/ws"},
+		{"/c/ws", "linux", tools.ShellBash, "/c/ws"},
+	} {
+		t.Run(tc.goos+"/"+string(tc.shell)+"/"+tc.path, func(t *testing.T) {
+			if got := msysPath(tc.path, tc.goos, tc.shell); got != tc.want {
+				t.Errorf("msysPath(%q) = %q, want %q", tc.path, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPolicy_CommandPathForms: where commands run unconfined (Windows), a
+// read deny rule refuses a bash command that names the denied file in
+// any spelling of the platform: on Windows backslashes, a lower-case
+// drive with slashes and another case, Git's MSYS /c/…, \\?\; on Linux
+// the spellings that are other files there (another case, a backslash in
+// a name) are not refused.
+func TestPolicy_CommandPathForms(t *testing.T) {
+	p, reg, scope, dir := testPolicy(t, ModeDefault, []string{"bash(cat:*)"}, nil, []string{"read(secrets/**)"})
+	if err := os.MkdirAll(filepath.Join(dir, "secrets"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p.unconfined, p.shell = true, tools.ShellBash
+	type form struct {
+		name, path string
+		want       Verdict
+	}
+	forms := []form{
+		{"as written", filepath.Join(dir, "secrets", "key"), Deny},
+		{"relative", "secrets/key", Deny},
+		{"another case", filepath.Join(dir, "Secrets", "KEY"), Allow},
+		{"a backslash in a name", dir + `/secrets\key`, Allow},
+	}
+	if runtime.GOOS == "windows" {
+		slash := filepath.ToSlash(dir)
+		forms = []form{
+			{"backslashes", dir + `\secrets\key`, Deny},
+			{"a lower-case drive, slashes, another case", strings.ToLower(slash[:1]) + slash[1:] + "/Secrets/KEY", Deny},
+			{"MSYS", "/" + strings.ToLower(slash[:1]) + slash[2:] + "/secrets/key", Deny},
+			{`\\?\`, `\\?\` + dir + `\secrets\key`, Deny},
+			{"relative, backslashes", `secrets\key`, Deny},
+			{"a trailing dot", dir + `\secrets.\key`, Deny},
+		}
+	}
+	for _, f := range forms {
+		t.Run(f.name, func(t *testing.T) {
+			d := p.Decide(context.Background(), reg.Get("bash", scope), bashArgs("cat "+shq(f.path)))
+			if d.Verdict != f.want {
+				t.Errorf("cat %s: got %v (%s), want %v", f.path, d.Verdict, d.Reason, f.want)
+			}
+		})
 	}
 }

@@ -31,6 +31,10 @@ pkgs=
 for p in "$@"; do pkgs="$pkgs ./$p"; done
 # shellcheck disable=SC2086 # the package list and the overlay flag split
 go test -c $overlay -o "$out/" $pkgs
+# The helpers some packages' tests start (proctest.MainWithHelper), built
+# here: there is no Go toolchain under Wine.
+go build -o "$out/helpers/" ./cmd/dsh-highlight ./cmd/dsh-code ./cmd/dsh-markdown
+export DSH_TEST_HELPERS="Z:$out/helpers"
 
 failed=
 for p in "$@"; do
