@@ -1,0 +1,42 @@
+// Package checkpoint records what a session's turns do to files and
+// undoes it: the pre-image of every file a turn changes, kept
+// content-addressed in the session's state folder (never in the
+// workspace), and the rewind that restores them.
+//
+// # Recording
+//
+// A [Recorder] follows one session. [Recorder.Begin] starts a turn;
+// [Recorder.BeforeWrite] is called by the host before it writes a file
+// (edit, write), and captures the file's bytes and mode, or that it was
+// absent, the first time the turn touches the path. Commands are opaque,
+// so [Recorder.BeforeCommand] makes sure a snapshot of the workspace's
+// files (a walk of their sizes, modification times and modes; no file is
+// read) is there before a command starts, and [Recorder.End] walks again
+// once the turn is over and compares: a file that appeared is recorded as
+// absent before (undo deletes it); a file a command changed or removed is
+// recorded with its pre-image when the turn captured one, else as
+// [Image.Unknown] (a rewind reports it and leaves it). The first
+// snapshot is taken in the background when the turn begins, while the
+// model thinks; End is the only walk on the turn's path. Folders named
+// .git are not walked.
+//
+// End returns the turn's [Change]s, each with its pre-image and the
+// turn's result (After: the content's hash, not the content), in the
+// order the turn first touched the paths.
+//
+// # Rewinding
+//
+// [Plan] is a pure function of the changes of the turns to undo (oldest
+// first) and the files as they are now: per path, the pre-image of the
+// oldest change is the target. A path whose content is the target
+// already needs nothing. A path whose content is the newest change's
+// result, with every change in the chain starting from the previous
+// one's result, is restored. Anything else — content that is neither,
+// or a chain someone else broke between two turns — is a [Conflict]: the
+// caller asks, and [Apply] restores a conflicting path only when told
+// to. Unknown pre-images are never written. Apply restores in the
+// reverse order of the changes, writes through a temporary file renamed
+// into place (bytes as recorded, so line endings are kept) with the
+// recorded mode, removes files that were absent, and refuses any path
+// its check rejects (outside the workspace now).
+package checkpoint

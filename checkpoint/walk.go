@@ -1,0 +1,99 @@
+package checkpoint
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// entry is what a walk keeps of a file: enough to see that it changed,
+// nothing read from it.
+type entry struct {
+	size  int64
+	mtime int64 // nanoseconds
+	mode  fs.FileMode
+}
+
+// Snapshot is the files under some roots, by path.
+type Snapshot map[string]entry
+
+// skipDir reports the folders a walk does not enter: git's own store
+// (a command's commits are git's to undo, and its objects are many).
+func skipDir(name string) bool { return name == ".git" }
+
+// Walk takes a snapshot of every file under roots (symbolic links are
+// recorded, not followed). Unreadable folders are skipped.
+func Walk(roots []string) Snapshot {
+	snap := Snapshot{}
+	for _, root := range roots {
+		walkDir(root, snap)
+	}
+	return snap
+}
+
+func walkDir(dir string, snap Snapshot) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	entries, _ := f.ReadDir(-1)
+	f.Close()
+	for _, d := range entries {
+		p := filepath.Join(dir, d.Name())
+		if d.IsDir() {
+			if !skipDir(d.Name()) {
+				walkDir(p, snap)
+			}
+			continue
+		}
+		fi, err := d.Info()
+		if err != nil {
+			continue
+		}
+		snap[p] = entry{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
+	}
+}
+
+// Diff is what changed between two snapshots of the same roots.
+type Diff struct {
+	Created, Modified, Removed []string
+}
+
+// Compare lists the paths that appeared in after, that differ in size,
+// modification time or mode, and that are gone, each sorted.
+func Compare(before, after Snapshot) Diff {
+	var d Diff
+	for p, a := range after {
+		b, ok := before[p]
+		switch {
+		case !ok:
+			d.Created = append(d.Created, p)
+		case a != b:
+			d.Modified = append(d.Modified, p)
+		}
+	}
+	for p := range before {
+		if _, ok := after[p]; !ok {
+			d.Removed = append(d.Removed, p)
+		}
+	}
+	slices.Sort(d.Created)
+	slices.Sort(d.Modified)
+	slices.Sort(d.Removed)
+	return d
+}
+
+// changedSince reports whether path is not as snap recorded it (present
+// then and changed or gone, or absent then and there now).
+func changedSince(snap Snapshot, path string) (changed, existed bool) {
+	b, existed := snap[path]
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return existed, existed
+	}
+	if !existed {
+		return true, false
+	}
+	return entry{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()} != b, true
+}
