@@ -90,6 +90,10 @@ func (ss *Session) runAction(ctx context.Context, c commands.Command, args strin
 		ss.modeCommand(ctx, args)
 	case commands.Model:
 		ss.modelCommand(ctx, args)
+	case commands.Undo:
+		ss.undoCommand(ctx)
+	case commands.Rewind:
+		ss.rewindCommand(ctx, args)
 	}
 	ss.record(store.Event{Kind: store.KindTurnEnd, StopReason: stopEndTurn})
 	ss.syncLog()

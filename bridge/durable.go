@@ -10,6 +10,7 @@ import (
 
 	"github.com/dsh-bridge/dsh-bridge/acp"
 	"github.com/dsh-bridge/dsh-bridge/card"
+	"github.com/dsh-bridge/dsh-bridge/checkpoint"
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/store"
@@ -37,7 +38,10 @@ func (ss *Session) recordTurn(resp model.Response, results []registry.Result) {
 	if resp.Text == "" && resp.Reasoning == "" && len(resp.ToolCalls) == 0 {
 		return
 	}
-	e := store.Event{Kind: store.KindAssistant, Text: resp.Text, Reasoning: resp.Reasoning}
+	ss.mu.Lock()
+	msgID := ss.agentMsg
+	ss.mu.Unlock()
+	e := store.Event{Kind: store.KindAssistant, Text: resp.Text, Reasoning: resp.Reasoning, MessageID: msgID}
 	if results != nil {
 		for _, tc := range resp.ToolCalls {
 			e.ToolCalls = append(e.ToolCalls, store.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
@@ -86,11 +90,53 @@ func completeTurns(events []store.Event) (turns []replayTurn, st restored, cutOf
 		case store.KindTurnEnd:
 			turns = append(turns, replayTurn{events: cur})
 			cur = nil
-		case store.KindUser, store.KindAssistant, store.KindToolResult, store.KindContext, store.KindCompaction, store.KindCodeDispatch, store.KindClear, store.KindSubagent:
+		case store.KindRewind:
+			if i := turnOf(turns, e.MessageID); i >= 0 {
+				turns = turns[:i]
+			}
+		case store.KindUser, store.KindAssistant, store.KindToolResult, store.KindContext, store.KindCompaction, store.KindCodeDispatch, store.KindClear, store.KindSubagent, store.KindCheckpoint:
 			cur = append(cur, e)
 		}
 	}
 	return turns, st, len(cur) > 0
+}
+
+// turnOf is the index of the turn holding the message id (its user
+// message or one of its assistant messages), -1 when none does.
+func turnOf(turns []replayTurn, id string) int {
+	if id == "" {
+		return -1
+	}
+	for i, t := range turns {
+		for _, e := range t.events {
+			if e.MessageID == id {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// userMessage is a turn's user message: its id and text ("" for a
+// turn a slash command ran, which has none).
+func (t replayTurn) userMessage() (id, text string) {
+	for _, e := range t.events {
+		if e.Kind == store.KindUser {
+			return e.MessageID, e.Text
+		}
+	}
+	return "", ""
+}
+
+// changes are a turn's file changes, as logged.
+func (t replayTurn) changes() []checkpoint.Change {
+	var out []checkpoint.Change
+	for _, e := range t.events {
+		if e.Kind == store.KindCheckpoint {
+			out = append(out, e.Checkpoint...)
+		}
+	}
+	return out
 }
 
 // restored is the session state a log records besides its turns.
@@ -150,13 +196,13 @@ func (ss *Session) replay(ctx context.Context, turns []replayTurn) {
 		for _, e := range t.events {
 			switch e.Kind {
 			case store.KindUser:
-				s.notify(ctx, ss.id, contentChunk{SessionUpdate: "user_message_chunk", Content: card.Text(e.Text)})
+				s.notify(ctx, ss.id, contentChunk{SessionUpdate: "user_message_chunk", Content: card.Text(e.Text), MessageID: e.MessageID})
 			case store.KindAssistant:
 				if e.Reasoning != "" {
-					s.notify(ctx, ss.id, contentChunk{SessionUpdate: "agent_thought_chunk", Content: card.Text(e.Reasoning)})
+					s.notify(ctx, ss.id, contentChunk{SessionUpdate: "agent_thought_chunk", Content: card.Text(e.Reasoning), MessageID: e.MessageID})
 				}
 				if e.Text != "" {
-					s.notify(ctx, ss.id, contentChunk{SessionUpdate: "agent_message_chunk", Content: card.Text(e.Text)})
+					s.notify(ctx, ss.id, contentChunk{SessionUpdate: "agent_message_chunk", Content: card.Text(e.Text), MessageID: e.MessageID})
 				}
 				for _, tc := range e.ToolCalls {
 					args[tc.ID] = tc
@@ -230,17 +276,40 @@ func (s *Server) loadSession(ctx context.Context, p loadParams, method string) (
 	if err != nil {
 		return loadResult{}, err
 	}
-	turns, st, cutOff := completeTurns(events)
-	ss, err := s.openSession(p.SessionID, cwd, dirs)
+	return s.restore(ctx, restoreSpec{id: p.SessionID, events: events, cwd: cwd, dirs: dirs, prompt: sp, promptMode: spMode, mcp: p.MCPServers, replay: replay})
+}
+
+// restoreSpec is what restore rebuilds a session from.
+type restoreSpec struct {
+	id                 string
+	events             []store.Event // the log, header first
+	cwd                string
+	dirs               []string
+	prompt, promptMode string
+	mcp                []json.RawMessage
+	replay             bool       // send the turns as session/updates (session/load)
+	log                *store.Log // the session's log, already open (nil: reopen id's)
+}
+
+// restore opens a session from its log's events: history, mode, config,
+// cost and title as the log leaves them.
+func (s *Server) restore(ctx context.Context, r restoreSpec) (loadResult, error) {
+	logs := s.store()
+	turns, st, cutOff := completeTurns(r.events)
+	ss, err := s.openSession(r.id, r.cwd, r.dirs)
 	if err != nil {
+		if r.log != nil {
+			r.log.Close()
+		}
 		return loadResult{}, err
 	}
-	ss.guide.setClient(sp, spMode)
+	ss.guide.setClient(r.prompt, r.promptMode)
 	if st.mode != "" {
 		_ = ss.setMode(st.mode)
 	}
 	ss.initModel(ctx)
-	if err := ss.startMCP(ctx, p.MCPServers); err != nil {
+	ss.log = r.log // closed with the session
+	if err := ss.startMCP(ctx, r.mcp); err != nil {
 		s.dropSession(ss)
 		return loadResult{}, err
 	}
@@ -249,14 +318,16 @@ func (s *Server) loadSession(ctx context.Context, p loadParams, method string) (
 	ss.model.lastPrompt, ss.model.lastBytes = st.lastPrompt, st.lastBytes
 	ss.title = st.title
 	ss.history.Replace(ss.rebuildHistory(turns))
-	if replay {
+	if r.replay {
 		ss.replay(ctx, turns)
 		ss.replayUsage(ctx)
 		ss.tokens.Wait() // the whole replay goes out before the answer
 		ss.pruneCalls()
 	}
-	if ss.log, err = logs.Reopen(p.SessionID); err != nil {
-		s.log.Error("reopening the session log", "session", p.SessionID, "err", err)
+	if ss.log == nil {
+		if ss.log, err = logs.Reopen(r.id); err != nil {
+			s.log.Error("reopening the session log", "session", r.id, "err", err)
+		}
 	}
 	if cutOff {
 		// The last turn was cut off (a crash): void it, so that it never

@@ -103,10 +103,14 @@ func (h *editorHost) OpenChecked(ctx context.Context, path, verb string, check f
 	return io.NopCloser(strings.NewReader(s)), nil
 }
 
+// WriteChecked and WriteTextFile record the file's pre-image in the
+// turn's checkpoint first.
+//
 // WriteChecked judges where WriteTextFile would write: a local write
 // through its directory's descriptor (tools.LocalHost's), a write the
 // editor makes by its resolved path before the editor is asked.
 func (h *editorHost) WriteChecked(ctx context.Context, path, content string, check func(string) error) error {
+	h.session.ckpt.BeforeWrite(path)
 	if !h.session.caps.FS.WriteTextFile {
 		return h.LocalHost.WriteChecked(ctx, path, content, check)
 	}
@@ -114,6 +118,7 @@ func (h *editorHost) WriteChecked(ctx context.Context, path, content string, che
 }
 
 func (h *editorHost) WriteTextFile(ctx context.Context, path, content string) error {
+	h.session.ckpt.BeforeWrite(path)
 	if !h.session.caps.FS.WriteTextFile {
 		return h.LocalHost.WriteTextFile(ctx, path, content)
 	}

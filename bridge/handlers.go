@@ -6,10 +6,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 
 	"github.com/dsh-bridge/dsh-bridge/acp"
+	"github.com/dsh-bridge/dsh-bridge/checkpoint"
 	"github.com/dsh-bridge/dsh-bridge/internal/safepath"
 	"github.com/dsh-bridge/dsh-bridge/internal/secrets"
 	"github.com/dsh-bridge/dsh-bridge/permission"
@@ -36,6 +38,7 @@ func (s *Server) initialize(ctx context.Context, p initializeParams) (initialize
 			"promptCapabilities":  map[string]any{"image": false, "audio": false, "embeddedContext": true},
 			"mcpCapabilities":     map[string]any{"http": true, "sse": true},
 			"sessionCapabilities": s.sessionCapabilities(),
+			"_meta":               s.agentMeta(),
 		},
 		AuthMethods: authMethods(p.ClientCapabilities, s.loginCommand()),
 		AgentInfo:   implementation{Name: "dsh-bridge", Title: "dsh-bridge", Version: s.cfg.Version},
@@ -170,6 +173,13 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 	if ss.rootsWritable() {
 		ss.repos = watchNewRepos(ws.Roots())
 	}
+	if st := s.store(); st != nil {
+		if blobs, err := checkpoint.OpenStore(filepath.Join(st.Dir(), "checkpoints")); err != nil {
+			s.log.Error("the checkpoint store is unavailable; turns will not be undoable", "err", err)
+		} else {
+			ss.blobs, ss.ckpt = blobs, checkpoint.NewRecorder(blobs, ws.Roots())
+		}
+	}
 	host := &editorHost{session: ss, LocalHost: tools.LocalHost{Sandbox: ss.sandbox, Scrub: ss.settings.ScrubEnv}}
 	dispose, err := tools.Register(s.reg, ss.scope, tools.Options{
 		Workspace: ws, Host: host, NativeSearch: s.cfg.NativeSearch,
@@ -228,8 +238,19 @@ func (s *Server) sessionCapabilities() map[string]any {
 	if s.cfg.StateDir != "" {
 		c["list"] = map[string]any{}
 		c["resume"] = map[string]any{}
+		c["fork"] = map[string]any{}
 	}
 	return c
+}
+
+// agentMeta is agentCapabilities._meta: dsh-bridge's extension methods
+// (docs/meta-dsh.md), only those that work (rewinding needs the store).
+func (s *Server) agentMeta() map[string]any {
+	dsh := map[string]any{"version": views.MetaVersion}
+	if s.cfg.StateDir != "" {
+		dsh["sessionRewind"] = map[string]any{"method": rewindMethod}
+	}
+	return map[string]any{"dsh": dsh}
 }
 
 // tokenizerFor is the syntax tokenizer of a client's sessions: none for a

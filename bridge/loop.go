@@ -65,22 +65,28 @@ func (s *Server) prompt(ctx context.Context, p promptParams) (promptResult, erro
 		}
 		text = c.Expand(args)
 	}
+	msgID := p.MessageID
+	if !registry.IsName(msgID, 128) {
+		msgID = newMessageID()
+	}
 	ss.history.Append(model.Message{Role: "user", Content: text})
-	ss.record(store.Event{Kind: store.KindUser, Text: text})
+	ss.record(store.Event{Kind: store.KindUser, Text: text, MessageID: msgID})
 	if ss.title == "" {
 		ss.title = titleOf(text)
 		ss.record(store.Event{Kind: store.KindTitle, Title: ss.title})
 	}
+	ss.ckpt.Begin()
 	stop := ss.turn(tctx)
 	ss.tokens.Wait() // every update of the turn goes out before its answer
 	ss.pruneCalls()
+	ss.recordCheckpoint()
 	ss.record(store.Event{Kind: store.KindTurnEnd, StopReason: stop})
 	ss.syncLog()
 	ss.logTurnEnd(ctx, stop)
 	if ss.srv.cfg.AfterTurn != nil {
 		ss.srv.cfg.AfterTurn(ss.srv.historyBytes())
 	}
-	return promptResult{StopReason: stop}, nil
+	return promptResult{StopReason: stop, Meta: map[string]any{"dsh": map[string]any{"userMessageId": msgID}}}, nil
 }
 
 // logTurnEnd logs, at debug level, what the session holds once a turn has
@@ -211,11 +217,18 @@ func (ss *Session) turn(ctx context.Context) string {
 				ss.tokens.Wait()
 			}
 		}
+		msgID := newMessageID()
+		ss.mu.Lock()
+		ss.agentMsg = msgID
+		ss.mu.Unlock()
 		resp, err := s.cfg.Model.Complete(ctx, req, model.Handler{
-			OnText: func(d string) { settle(); ss.say(ctx, d) },
+			OnText: func(d string) {
+				settle()
+				s.notify(ctx, ss.id, contentChunk{SessionUpdate: "agent_message_chunk", Content: card.Text(d), MessageID: msgID})
+			},
 			OnReasoning: func(d string) {
 				settle()
-				s.notify(ctx, ss.id, contentChunk{SessionUpdate: "agent_thought_chunk", Content: card.Text(d)})
+				s.notify(ctx, ss.id, contentChunk{SessionUpdate: "agent_thought_chunk", Content: card.Text(d), MessageID: msgID})
 			},
 			OnToolCall: func(tc model.ToolCall) { settle(); ss.announceLive(ctx, tc) },
 		})

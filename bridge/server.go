@@ -227,6 +227,8 @@ func (s *Server) methods() map[string]acp.Method {
 		"session/list":   acp.HandleOptional(s.listSessions),
 		"session/close":  acp.Handle(s.closeSession),
 		"session/cancel": acp.Notification(s.cancel),
+		"session/fork":   acp.Handle(s.forkSession),
+		rewindMethod:     acp.Handle(s.rewindSession),
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dsh-bridge/dsh-bridge/acp"
 	"github.com/dsh-bridge/dsh-bridge/card"
+	"github.com/dsh-bridge/dsh-bridge/checkpoint"
 	"github.com/dsh-bridge/dsh-bridge/commands"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/model"
@@ -53,7 +54,11 @@ type Session struct {
 	sandbox   *tools.Sandbox // nil: commands run unsandboxed
 	repos     *newRepos      // roots a command may make a repository in (nil: none watched)
 
-	log              *store.Log // nil without a store
+	log *store.Log // nil without a store
+	// ckpt records each turn's file changes (a nil Recorder records
+	// nothing: no store).
+	ckpt             *checkpoint.Recorder
+	blobs            *checkpoint.Store
 	settingsProblems []string
 	logFailed        atomic.Bool
 	title            string
@@ -74,7 +79,9 @@ type Session struct {
 	// and not yet been answered, so that a session/cancel reaches a
 	// prompt whose handler has not started its turn yet.
 	arrived map[*context.CancelFunc]struct{}
-	calls   map[string]*callInfo
+	// agentMsg is the messageId of the assistant message being streamed.
+	agentMsg string
+	calls    map[string]*callInfo
 
 	// Code Mode: the tools_mode choice and its presentAs disposer, and the
 	// sub-calls of run_code calls, logged with their call's result.
@@ -176,6 +183,7 @@ func (ss *Session) close() {
 	// Whatever is still registered on the session's scope (tools, its
 	// presentation, pipeline listeners) goes with it.
 	ss.scope.Dispose()
+	ss.ckpt.Close()
 	if ss.log != nil {
 		ss.log.Close()
 	}

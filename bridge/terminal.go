@@ -30,6 +30,7 @@ const terminalOutputLimit = 1 << 20
 // the command has ended.
 func (h *editorHost) Start(ctx context.Context, c tools.Command) (tools.Process, error) {
 	ss := h.session
+	ss.ckpt.BeforeCommand()
 	if !ss.caps.Terminal {
 		return h.LocalHost.Start(ctx, c)
 	}

@@ -107,13 +107,21 @@ type sessionParams struct {
 	SessionID string `json:"sessionId"`
 }
 
+// promptParams is a PromptRequest. MessageID is the client's id for the
+// user message, from the message-id RFD (agentclientprotocol PR 536,
+// "docs(rfd): introduce messageId field", read 2026-12-07; unstable):
+// used when it is a valid name, else the bridge makes one.
 type promptParams struct {
 	SessionID string         `json:"sessionId"`
 	Prompt    []card.Content `json:"prompt"`
+	MessageID string         `json:"messageId"`
 }
 
+// promptResult is a PromptResponse; _meta.dsh.userMessageId is the id of
+// the user message the turn answered (what _dsh/session/rewind takes).
 type promptResult struct {
-	StopReason string `json:"stopReason"`
+	StopReason string         `json:"stopReason"`
+	Meta       map[string]any `json:"_meta,omitempty"`
 }
 
 type setModeParams struct {
@@ -155,9 +163,13 @@ type sessionNotification struct {
 	Update    any    `json:"update"`
 }
 
+// contentChunk is the stable schema's ContentChunk, with its messageId
+// (schema.json's ContentChunk.messageId, ../shared/acp/schema.json read
+// 2026-12-07): every chunk of one message carries the same id.
 type contentChunk struct {
 	SessionUpdate string       `json:"sessionUpdate"`
 	Content       card.Content `json:"content"`
+	MessageID     string       `json:"messageId,omitempty"`
 }
 
 type usageUpdate struct {

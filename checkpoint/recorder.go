@@ -7,7 +7,8 @@ import (
 
 // Recorder records the file changes of one session's turns, one turn at
 // a time. Its methods are safe for concurrent use; outside a turn
-// (before Begin, after End) they record nothing.
+// (before Begin, after End) they record nothing, and a nil Recorder
+// never records.
 type Recorder struct {
 	store *Store
 	roots []string
@@ -47,6 +48,9 @@ func resolve(path string) string {
 // Begin starts a turn, and the snapshot its commands are compared with
 // (taken in the background; BeforeCommand and End wait for it).
 func (r *Recorder) Begin() {
+	if r == nil {
+		return
+	}
 	ready := make(chan struct{})
 	r.mu.Lock()
 	r.on, r.changes, r.index, r.commands, r.err = true, nil, map[string]int{}, false, nil
@@ -72,6 +76,9 @@ func (r *Recorder) add(c Change) {
 // knowledge of it: absent if it was absent before the turn, else
 // Unknown.
 func (r *Recorder) BeforeWrite(path string) {
+	if r == nil {
+		return
+	}
 	path = resolve(path)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -100,6 +107,9 @@ func (r *Recorder) BeforeWrite(path string) {
 // BeforeCommand waits for the turn's snapshot, so that what the command
 // does is seen against the files as they were before it.
 func (r *Recorder) BeforeCommand() {
+	if r == nil {
+		return
+	}
 	r.mu.Lock()
 	on, ready := r.on, r.ready
 	r.mu.Unlock()
@@ -117,6 +127,9 @@ func (r *Recorder) BeforeCommand() {
 // result; a path left as it was is dropped. err is the first pre-image
 // that could not be taken (its change is Unknown).
 func (r *Recorder) End() ([]Change, error) {
+	if r == nil {
+		return nil, nil
+	}
 	r.mu.Lock()
 	on, ready := r.on, r.ready
 	r.mu.Unlock()
@@ -158,6 +171,9 @@ func (r *Recorder) End() ([]Change, error) {
 
 // Close waits for a snapshot still being taken.
 func (r *Recorder) Close() {
+	if r == nil {
+		return
+	}
 	r.mu.Lock()
 	ready := r.ready
 	r.mu.Unlock()

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/dsh-bridge/dsh-bridge/card"
+	"github.com/dsh-bridge/dsh-bridge/checkpoint"
 	"github.com/dsh-bridge/dsh-bridge/internal/bufpool"
 	"github.com/dsh-bridge/dsh-bridge/internal/secrets"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
@@ -55,6 +56,13 @@ const (
 	// KindCodeDispatch event whose ParentCallID is the task's — right
 	// before the task's result. Log-only, like them.
 	KindSubagent = "subagent"
+	// KindCheckpoint is a turn's file changes with their pre-images
+	// (package checkpoint), logged before its turn end.
+	KindCheckpoint = "checkpoint"
+	// KindRewind cuts the history: the turn whose user message has
+	// MessageID, and every later one, are gone from the conversation (the
+	// log keeps them).
+	KindRewind = "rewind"
 )
 
 // Compaction records how the history was compacted, so that a load
@@ -98,6 +106,14 @@ type Event struct {
 
 	Cwd                   string   `json:"cwd,omitempty"`
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
+	// ForkOf is, in a forked session's header, the session it was forked
+	// from; the events that follow the header up to the fork are a copy
+	// of that session's.
+	ForkOf string `json:"forkOf,omitempty"`
+
+	// MessageID identifies a user or assistant message (ACP's messageId).
+	MessageID  string              `json:"messageId,omitempty"`
+	Checkpoint []checkpoint.Change `json:"checkpoint,omitempty"`
 
 	Text      string     `json:"text,omitempty"`
 	Reasoning string     `json:"reasoning,omitempty"`
