@@ -60,8 +60,12 @@ func (ss *Session) recordTurn(resp model.Response, results []registry.Result) {
 	ss.record(append(events, contexts...)...)
 }
 
-// replayTurn is one complete turn of a loaded log.
-type replayTurn struct{ events []store.Event }
+// replayTurn is one complete turn of a loaded log, and its file changes
+// (logged under its user message id, possibly after its end).
+type replayTurn struct {
+	events  []store.Event
+	changes []checkpoint.Change
+}
 
 // completeTurns groups a log's events into finished turns; events after
 // the last turn end (a turn cut off by a crash) are dropped, so the
@@ -69,6 +73,7 @@ type replayTurn struct{ events []store.Event }
 func completeTurns(events []store.Event) (turns []replayTurn, st restored, cutOff bool) {
 	var cur []store.Event
 	st.config = map[string]string{}
+	checkpoints := map[string][]checkpoint.Change{} // by the turn's user message id
 	for _, e := range events {
 		switch e.Kind {
 		case store.KindAbandoned:
@@ -90,12 +95,19 @@ func completeTurns(events []store.Event) (turns []replayTurn, st restored, cutOf
 		case store.KindTurnEnd:
 			turns = append(turns, replayTurn{events: cur})
 			cur = nil
+		case store.KindCheckpoint:
+			checkpoints[e.MessageID] = append(checkpoints[e.MessageID], e.Checkpoint...)
 		case store.KindRewind:
 			if i := turnOf(turns, e.MessageID); i >= 0 {
 				turns = turns[:i]
 			}
-		case store.KindUser, store.KindAssistant, store.KindToolResult, store.KindContext, store.KindCompaction, store.KindCodeDispatch, store.KindClear, store.KindSubagent, store.KindCheckpoint:
+		case store.KindUser, store.KindAssistant, store.KindToolResult, store.KindContext, store.KindCompaction, store.KindCodeDispatch, store.KindClear, store.KindSubagent:
 			cur = append(cur, e)
+		}
+	}
+	for i := range turns {
+		if id, _ := turns[i].userMessage(); id != "" {
+			turns[i].changes = checkpoints[id]
 		}
 	}
 	return turns, st, len(cur) > 0
@@ -126,17 +138,6 @@ func (t replayTurn) userMessage() (id, text string) {
 		}
 	}
 	return "", ""
-}
-
-// changes are a turn's file changes, as logged.
-func (t replayTurn) changes() []checkpoint.Change {
-	var out []checkpoint.Change
-	for _, e := range t.events {
-		if e.Kind == store.KindCheckpoint {
-			out = append(out, e.Checkpoint...)
-		}
-	}
-	return out
 }
 
 // restored is the session state a log records besides its turns.

@@ -34,9 +34,11 @@ func (s *Server) forkSession(ctx context.Context, p forkParams) (newSessionResul
 		return newSessionResult{}, fmt.Errorf("%w: %q (no session store)", ErrSessionNotFound, p.SessionID)
 	}
 	if s.session(p.SessionID) != nil {
-		if _, err := s.requireSession(ctx, p.SessionID); err != nil { // restored first
+		parent, err := s.requireSession(ctx, p.SessionID) // restored first
+		if err != nil {
 			return newSessionResult{}, err
 		}
+		parent.ckpt.Wait() // its last turn's changes are in its log
 	}
 	if err := s.requireKey(); err != nil {
 		return newSessionResult{}, err

@@ -79,7 +79,7 @@ func (s *Server) prompt(ctx context.Context, p promptParams) (promptResult, erro
 	stop := ss.turn(tctx)
 	ss.tokens.Wait() // every update of the turn goes out before its answer
 	ss.pruneCalls()
-	ss.recordCheckpoint()
+	ss.recordCheckpoint(msgID)
 	ss.record(store.Event{Kind: store.KindTurnEnd, StopReason: stop})
 	ss.syncLog()
 	ss.logTurnEnd(ctx, stop)

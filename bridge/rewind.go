@@ -29,16 +29,20 @@ func newMessageID() string {
 	return "msg_" + hex.EncodeToString(b)
 }
 
-// recordCheckpoint ends the turn's checkpoint and logs its changes
-// before the turn's end.
-func (ss *Session) recordCheckpoint() {
-	changes, err := ss.ckpt.End()
-	if err != nil {
-		ss.srv.log.Warn("a pre-image could not be taken; that file is not undoable", "session", ss.id, "err", err)
-	}
-	if len(changes) > 0 {
-		ss.record(store.Event{Kind: store.KindCheckpoint, Checkpoint: changes})
-	}
+// recordCheckpoint ends the turn's checkpoint: its changes are logged
+// under the turn's user message id once known (after the turn's end
+// when a command ran: the walk that finds its changes runs after the
+// answer).
+func (ss *Session) recordCheckpoint(msgID string) {
+	ss.ckpt.End(func(changes []checkpoint.Change, err error) {
+		if err != nil {
+			ss.srv.log.Warn("a pre-image could not be taken; that file is not undoable", "session", ss.id, "err", err)
+		}
+		if len(changes) > 0 {
+			ss.record(store.Event{Kind: store.KindCheckpoint, MessageID: msgID, Checkpoint: changes})
+			ss.syncLog()
+		}
+	})
 }
 
 type rewindParams struct {
@@ -104,6 +108,7 @@ func (ss *Session) loggedTurns() ([]replayTurn, error) {
 	if logs == nil || ss.log == nil || ss.blobs == nil {
 		return nil, errNoHistory
 	}
+	ss.ckpt.Wait() // the last turn's changes are in the log
 	events, _, err := logs.Load(ss.id)
 	if err != nil {
 		return nil, err
@@ -118,7 +123,7 @@ func (ss *Session) loggedTurns() ([]replayTurn, error) {
 func (ss *Session) rewindTo(ctx context.Context, turns []replayTurn, k int) rewindResult {
 	var chain [][]checkpoint.Change
 	for _, t := range turns[k:] {
-		chain = append(chain, t.changes())
+		chain = append(chain, t.changes)
 	}
 	plan := checkpoint.Plan(chain, checkpoint.Now)
 	res := rewindResult{Restored: []string{}, NotRestorable: plan.Unknown}
@@ -292,7 +297,7 @@ func (ss *Session) rewindCommand(ctx context.Context, arg string) {
 		lines := []string{"Turns (rewind to before one with /rewind N):"}
 		for n, k := range listed {
 			_, text := turns[k].userMessage()
-			files := len(turns[k].changes())
+			files := len(turns[k].changes)
 			lines = append(lines, fmt.Sprintf("%d. %s — %d file change(s)", n+1, titleOf(text), files))
 		}
 		ss.say(ctx, strings.Join(lines, "\n"))

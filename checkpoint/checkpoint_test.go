@@ -109,7 +109,7 @@ func TestRecordAndRewind(t *testing.T) {
 	r.BeforeCommand()
 	write("made.txt", "made by a command\n", 0o600)
 	write("other.txt", "changed by a command, longer\n", 0o644)
-	changes, err := r.End()
+	changes, err := end(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,10 +150,19 @@ func TestRecorderOutsideATurn(t *testing.T) {
 	r := NewRecorder(st, []string{dir})
 	r.BeforeWrite(filepath.Join(dir, "a"))
 	r.BeforeCommand()
-	if c, err := r.End(); c != nil || err != nil {
-		t.Errorf("End outside a turn: %v %v", c, err)
-	}
+	called := false
+	r.End(func([]Change, error) { called = true })
 	r.Close()
+	if called {
+		t.Error("End outside a turn reported changes")
+	}
+}
+
+// end ends r's turn and waits for its changes.
+func end(r *Recorder) (changes []Change, err error) {
+	r.End(func(c []Change, e error) { changes, err = c, e })
+	r.Wait()
+	return changes, err
 }
 
 func TestApplyRefusedPath(t *testing.T) {

@@ -13,11 +13,18 @@ type Recorder struct {
 	store *Store
 	roots []string
 
-	mu       sync.Mutex
-	on       bool
+	mu  sync.Mutex
+	cur *turn // nil outside a turn
+	// pending counts the snapshots and the ends still running; Begin,
+	// Wait and Close wait for them.
+	pending sync.WaitGroup
+}
+
+// turn is what a recorder knows of one turn.
+type turn struct {
 	changes  []Change
 	index    map[string]int
-	base     Snapshot
+	base     Snapshot      // set before ready closes
 	ready    chan struct{} // closed once base is taken
 	commands bool          // a command started in this turn
 	err      error         // the first failure to take a pre-image
@@ -45,34 +52,37 @@ func resolve(path string) string {
 	return filepath.Clean(path)
 }
 
-// Begin starts a turn, and the snapshot its commands are compared with
-// (taken in the background; BeforeCommand and End wait for it).
+// Begin starts a turn, once the last turn's end is done, and the
+// snapshot its commands are compared with (taken in the background;
+// BeforeCommand waits for it).
 func (r *Recorder) Begin() {
 	if r == nil {
 		return
 	}
-	ready := make(chan struct{})
+	r.pending.Wait()
+	t := &turn{index: map[string]int{}, ready: make(chan struct{})}
 	r.mu.Lock()
-	r.on, r.changes, r.index, r.commands, r.err = true, nil, map[string]int{}, false, nil
-	r.base, r.ready = nil, ready
+	r.cur = t
 	r.mu.Unlock()
-	go func() { // owned by the turn: End waits for it
+	r.pending.Add(1)
+	go func() { // owned by the recorder: pending counts it
+		defer r.pending.Done()
 		snap := Walk(r.roots)
 		r.mu.Lock()
-		r.base = snap
+		t.base = snap
 		r.mu.Unlock()
-		close(ready)
+		close(t.ready)
 	}()
 }
 
-func (r *Recorder) add(c Change) {
-	r.index[c.Path] = len(r.changes)
-	r.changes = append(r.changes, c)
+func (t *turn) add(c Change) {
+	t.index[c.Path] = len(t.changes)
+	t.changes = append(t.changes, c)
 }
 
 // BeforeWrite records path's pre-image, the first time the turn touches
 // it: its content and mode, or that it is absent. After a command has
-// run, a path the command changed is recorded as the command left its
+// run, a path the command changed is recorded as the command left our
 // knowledge of it: absent if it was absent before the turn, else
 // Unknown.
 func (r *Recorder) BeforeWrite(path string) {
@@ -82,26 +92,27 @@ func (r *Recorder) BeforeWrite(path string) {
 	path = resolve(path)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.on {
+	t := r.cur
+	if t == nil {
 		return
 	}
-	if _, seen := r.index[path]; seen {
+	if _, seen := t.index[path]; seen {
 		return
 	}
-	if r.commands {
-		if changed, existed := changedSince(r.base, path); changed {
-			r.add(Change{Path: path, Before: Image{Absent: !existed, Unknown: existed}})
+	if t.commands {
+		if changed, existed := changedSince(t.base, path); changed {
+			t.add(Change{Path: path, Before: Image{Absent: !existed, Unknown: existed}})
 			return
 		}
 	}
 	img, _, err := current(r.store, path, true)
 	if err != nil {
-		if r.err == nil {
-			r.err = err
+		if t.err == nil {
+			t.err = err
 		}
 		img = Image{Unknown: true}
 	}
-	r.add(Change{Path: path, Before: img})
+	t.add(Change{Path: path, Before: img})
 }
 
 // BeforeCommand waits for the turn's snapshot, so that what the command
@@ -111,50 +122,61 @@ func (r *Recorder) BeforeCommand() {
 		return
 	}
 	r.mu.Lock()
-	on, ready := r.on, r.ready
+	t := r.cur
 	r.mu.Unlock()
-	if !on {
+	if t == nil {
 		return
 	}
-	<-ready
+	<-t.ready
 	r.mu.Lock()
-	r.commands = r.on
+	t.commands = true
 	r.mu.Unlock()
 }
 
-// End ends the turn and returns its changes: the paths written and, when
-// a command ran, those the walk finds changed, each with the turn's
-// result; a path left as it was is dropped. err is the first pre-image
-// that could not be taken (its change is Unknown).
-func (r *Recorder) End() ([]Change, error) {
+// End ends the turn; done gets its changes: the paths written and, when
+// a command ran, those a second walk finds changed, each with the
+// turn's result (a path left as it was is dropped), and the first
+// pre-image that could not be taken (its change is Unknown). Without a
+// command done is called before End returns; with one, from the
+// recorder's goroutine once the walk is done, so that the turn's answer
+// does not wait for it (Begin, Wait and Close do).
+func (r *Recorder) End(done func([]Change, error)) {
 	if r == nil {
-		return nil, nil
+		return
 	}
 	r.mu.Lock()
-	on, ready := r.on, r.ready
+	t := r.cur
+	r.cur = nil
 	r.mu.Unlock()
-	if !on {
-		return nil, nil
+	if t == nil {
+		return
 	}
-	<-ready
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.on = false
-	if r.commands {
-		d := Compare(r.base, Walk(r.roots))
+	if !t.commands {
+		done(r.results(t), t.err)
+		return
+	}
+	r.pending.Add(1)
+	go func() { // owned by the recorder: pending counts it
+		defer r.pending.Done()
+		d := Compare(t.base, Walk(r.roots))
 		for _, p := range d.Created {
-			if _, seen := r.index[p]; !seen {
-				r.add(Change{Path: p, Before: Image{Absent: true}})
+			if _, seen := t.index[p]; !seen {
+				t.add(Change{Path: p, Before: Image{Absent: true}})
 			}
 		}
 		for _, p := range append(d.Modified, d.Removed...) {
-			if _, seen := r.index[p]; !seen {
-				r.add(Change{Path: p, Before: Image{Unknown: true}})
+			if _, seen := t.index[p]; !seen {
+				t.add(Change{Path: p, Before: Image{Unknown: true}})
 			}
 		}
-	}
-	out := r.changes[:0]
-	for _, c := range r.changes {
+		done(r.results(t), t.err)
+	}()
+}
+
+// results are a finished turn's changes with their results.
+func (r *Recorder) results(t *turn) []Change {
+	var out []Change
+	for _, c := range t.changes {
 		after, _, err := current(r.store, c.Path, false)
 		if err != nil {
 			after = Image{Unknown: true}
@@ -165,19 +187,16 @@ func (r *Recorder) End() ([]Change, error) {
 		}
 		out = append(out, c)
 	}
-	r.changes, r.index = nil, nil
-	return out, r.err
+	return out
 }
 
-// Close waits for a snapshot still being taken.
-func (r *Recorder) Close() {
-	if r == nil {
-		return
-	}
-	r.mu.Lock()
-	ready := r.ready
-	r.mu.Unlock()
-	if ready != nil {
-		<-ready
+// Wait waits for the ends still running: once it returns, every ended
+// turn's done has been called.
+func (r *Recorder) Wait() {
+	if r != nil {
+		r.pending.Wait()
 	}
 }
+
+// Close waits for whatever the recorder still runs.
+func (r *Recorder) Close() { r.Wait() }

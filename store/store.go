@@ -56,8 +56,9 @@ const (
 	// KindCodeDispatch event whose ParentCallID is the task's — right
 	// before the task's result. Log-only, like them.
 	KindSubagent = "subagent"
-	// KindCheckpoint is a turn's file changes with their pre-images
-	// (package checkpoint), logged before its turn end.
+	// KindCheckpoint is file changes of the turn whose user message has
+	// MessageID, with their pre-images (package checkpoint); logged
+	// before or after that turn's end.
 	KindCheckpoint = "checkpoint"
 	// KindRewind cuts the history: the turn whose user message has
 	// MessageID, and every later one, are gone from the conversation (the
