@@ -3,10 +3,12 @@ package checkpoint
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"testing"
+	"time"
 )
 
 func img(content string) Image { return Image{Hash: Hash([]byte(content)), Mode: 0o644} }
@@ -194,5 +196,74 @@ func TestStoreDedupAndDamage(t *testing.T) {
 	}
 	if _, err := st.Get("../../etc/passwd"); err == nil {
 		t.Error("an invalid name was read")
+	}
+}
+
+// TestGitPreimages: in a repository, a file a command changed that was
+// as the index recorded it gets the index's blob as its pre-image; one
+// already changed before the turn, or whose blob differs in size from
+// the file (autocrlf), stays unknown.
+func TestGitPreimages(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	write := func(name, content string) {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q")
+	write("clean.txt", "committed\n")
+	write("sub/dir/deep.go", "package deep\n")
+	write("dirty.txt", "committed\n")
+	write("crlf.txt", "one\r\ntwo\r\n")
+	write("gone.txt", "to be removed\n")
+	past := time.Now().Add(-time.Minute) // older than the index: not "racily clean", whose size git smudges
+	for _, name := range []string{"clean.txt", "sub/dir/deep.go", "dirty.txt", "crlf.txt", "gone.txt"} {
+		os.Chtimes(filepath.Join(dir, name), past, past)
+	}
+	git("add", "-A")
+	git("commit", "-qm", "c")
+	write("dirty.txt", "COMMITTED\n") // as long as the blob: only the time tells
+	// crlf.txt's blob is "one\ntwo\n" (git converted it), its index stat the file's.
+	git("-c", "core.autocrlf=true", "rm", "-q", "--cached", "crlf.txt")
+	git("-c", "core.autocrlf=input", "add", "crlf.txt")
+
+	st, _ := OpenStore(filepath.Join(t.TempDir(), "blobs"))
+	r := NewRecorder(st, []string{dir})
+	r.Begin()
+	r.BeforeCommand()
+	write("clean.txt", "changed by a command, longer\n")
+	write("sub/dir/deep.go", "package deep // changed\n")
+	write("dirty.txt", "changed by a command\n")
+	write("crlf.txt", "ONE\r\nTWO\r\n")
+	os.Remove(filepath.Join(dir, "gone.txt"))
+	changes, err := end(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rw := Plan([][]Change{changes}, Now)
+	restored, failed := Apply(st, rw.Restore, nil)
+	if len(failed) > 0 {
+		t.Fatalf("failed %v", failed)
+	}
+	slices.Sort(rw.Unknown)
+	if want := []string{filepath.Join(dir, "crlf.txt"), filepath.Join(dir, "dirty.txt")}; !slices.Equal(rw.Unknown, want) {
+		t.Errorf("unknown %v, want %v", rw.Unknown, want)
+	}
+	if len(restored) != 3 {
+		t.Errorf("restored %v", restored)
+	}
+	for name, want := range map[string]string{"clean.txt": "committed\n", "sub/dir/deep.go": "package deep\n", "gone.txt": "to be removed\n", "dirty.txt": "changed by a command\n"} {
+		if b, _ := os.ReadFile(filepath.Join(dir, name)); string(b) != want {
+			t.Errorf("%s = %q, want %q", name, b, want)
+		}
 	}
 }

@@ -14,7 +14,9 @@
 // read) is there before a command starts, and [Recorder.End] walks again
 // once the turn is over and compares: a file that appeared is recorded as
 // absent before (undo deletes it); a file a command changed or removed is
-// recorded with its pre-image when the turn captured one, else as
+// recorded with its pre-image when the turn captured one, or when the
+// root is a git repository whose index held the file unchanged (the
+// index's blob, same size and modification time, same length), else as
 // [Image.Unknown] (a rewind reports it and leaves it). The first
 // snapshot is taken in the background when the turn begins, while the
 // model thinks; End is the only walk on the turn's path. Folders named

@@ -164,10 +164,19 @@ func (r *Recorder) End(done func([]Change, error)) {
 				t.add(Change{Path: p, Before: Image{Absent: true}})
 			}
 		}
+		var changed []string
 		for _, p := range append(d.Modified, d.Removed...) {
 			if _, seen := t.index[p]; !seen {
-				t.add(Change{Path: p, Before: Image{Unknown: true}})
+				changed = append(changed, p)
 			}
+		}
+		known := gitPreimages(r.store, r.roots, t.base, changed)
+		for _, p := range changed {
+			before, ok := known[p]
+			if !ok {
+				before = Image{Unknown: true}
+			}
+			t.add(Change{Path: p, Before: before})
 		}
 		done(r.results(t), t.err)
 	}()
