@@ -54,11 +54,8 @@ func (s *Server) forkSession(ctx context.Context, p forkParams) (newSessionResul
 	if cwd == "" {
 		cwd = events[0].Cwd
 	}
-	dirs := p.AdditionalDirectories
-	if len(dirs) == 0 {
-		dirs = events[0].AdditionalDirectories
-	}
-	cwd, dirs, err = checkDirs("session/fork", cwd, dirs)
+	// Omitted or empty: no additional roots (the schema's words).
+	cwd, dirs, err := checkDirs("session/fork", cwd, p.AdditionalDirectories)
 	if err != nil {
 		return newSessionResult{}, err
 	}
