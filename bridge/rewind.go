@@ -144,8 +144,11 @@ func (ss *Session) rewindTo(ctx context.Context, turns []replayTurn, k int) rewi
 			res.Kept = append(res.Kept, c.Path)
 		}
 	}
+	// A path is judged by its folder: the restore renames over (or
+	// removes) the name itself, a symbolic link included, never its
+	// target.
 	restored, failed := checkpoint.Apply(ss.blobs, steps, func(p string) error {
-		if !ss.ws.Contains(p) {
+		if !ss.ws.ContainsResolved(filepath.Join(ss.ws.Resolve(filepath.Dir(p)), filepath.Base(p))) {
 			return fmt.Errorf("%s is outside the workspace now", p)
 		}
 		return nil

@@ -5,9 +5,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // Store is a folder of content-addressed blobs: a file's bytes under
@@ -108,32 +110,43 @@ type Change struct {
 	After  Image  `json:"after"`
 }
 
+// MaxImageBytes is the largest file a checkpoint reads: a larger one is
+// Unknown (a rewind reports it and leaves it).
+const MaxImageBytes = 256 << 20
+
 // current is what path holds now: its hash and mode, or Absent; with
 // keep, the content is stored too (a pre-image). A path that is not a
-// regular file (a folder, a device) is Unknown.
-func current(s *Store, path string, keep bool) (Image, int64, error) {
-	fi, err := os.Stat(path)
+// regular file (a folder, a device, a FIFO a command put there: opened
+// without waiting, then judged) or is larger than MaxImageBytes is
+// Unknown.
+func current(s *Store, path string, keep bool) (Image, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Image{Absent: true}, 0, nil
+		return Image{Absent: true}, nil
 	}
 	if err != nil {
-		return Image{}, 0, err
+		return Image{}, err
 	}
-	if !fi.Mode().IsRegular() {
-		return Image{Unknown: true}, 0, nil
-	}
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Image{Absent: true}, 0, nil
-	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
-		return Image{}, 0, err
+		return Image{}, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > MaxImageBytes {
+		return Image{Unknown: true}, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxImageBytes+1))
+	if err != nil {
+		return Image{}, err
+	}
+	if len(b) > MaxImageBytes {
+		return Image{Unknown: true}, nil
 	}
 	img := Image{Hash: Hash(b), Mode: uint32(fi.Mode().Perm())}
 	if keep {
 		if _, err := s.Put(b); err != nil {
-			return Image{}, 0, err
+			return Image{}, err
 		}
 	}
-	return img, int64(len(b)), nil
+	return img, nil
 }

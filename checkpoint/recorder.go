@@ -105,7 +105,7 @@ func (r *Recorder) BeforeWrite(path string) {
 			return
 		}
 	}
-	img, _, err := current(r.store, path, true)
+	img, err := current(r.store, path, true)
 	if err != nil {
 		if t.err == nil {
 			t.err = err
@@ -186,7 +186,7 @@ func (r *Recorder) End(done func([]Change, error)) {
 func (r *Recorder) results(t *turn) []Change {
 	var out []Change
 	for _, c := range t.changes {
-		after, _, err := current(r.store, c.Path, false)
+		after, err := current(r.store, c.Path, false)
 		if err != nil {
 			after = Image{Unknown: true}
 		}

@@ -85,7 +85,7 @@ func unbroken(chain []Change) bool {
 // Now is what path holds at present (hash and mode; Absent when
 // missing; Unknown when it cannot be read or is not a regular file).
 func Now(path string) Image {
-	img, _, err := current(nil, path, false)
+	img, err := current(nil, path, false)
 	if err != nil {
 		return Image{Unknown: true}
 	}
