@@ -9,8 +9,9 @@ local function c()
 end
 
 -- SUB: every command once: its :Dsh subcommand, its :Dsh* command, what
--- it does. run(o) takes the user command's arguments (o.line1, o.line2,
--- o.range for the ranged ones).
+-- it does, run, whether it takes a range, and its nargs. run(o) takes the
+-- user command's arguments (o.line1, o.line2, o.range for the ranged
+-- ones, o.args for those that take some).
 local SUB = {
   { "chat", "DshChat", "open the chat (starts the agent)", function()
     require("dsh").chat()
@@ -24,6 +25,12 @@ local SUB = {
   { "cancel", "DshCancel", "cancel the running turn", function()
     require("dsh").cancel()
   end },
+  { "undo", "DshUndo", "undo the last turn (its files and its place in the conversation)", function()
+    require("dsh").send("/undo")
+  end },
+  { "rewind", "DshRewind", "list the turns, or rewind to before turn N", function(o)
+    require("dsh").send(o.args == "" and "/rewind" or ("/rewind " .. o.args))
+  end, false, "?" },
   { "diff", "DshDiff", "review a proposed change side by side", function()
     c().diff()
   end },
@@ -65,7 +72,7 @@ local SUB = {
 local by_name = {}
 for _, sc in ipairs(SUB) do
   by_name[sc[1]] = sc
-  vim.api.nvim_create_user_command(sc[2], sc[4], { range = sc[5] or nil, desc = "dsh-bridge: " .. sc[3] })
+  vim.api.nvim_create_user_command(sc[2], sc[4], { range = sc[5] or nil, nargs = sc[6], desc = "dsh-bridge: " .. sc[3] })
   -- <Plug>(dsh-NAME): map it to a key of your own
   vim.keymap.set("n", "<Plug>(dsh-" .. sc[1] .. ")", "<Cmd>" .. sc[2] .. "<CR>", { silent = true })
 end
@@ -77,9 +84,9 @@ vim.api.nvim_create_user_command("Dsh", function(o)
   if not sc then
     return vim.notify("dsh: no subcommand " .. name .. " (:Dsh <Tab> lists them)", vim.log.levels.ERROR)
   end
-  sc[4](o)
+  sc[4](vim.tbl_extend("force", o, { args = table.concat(vim.list_slice(o.fargs, 2), " ") }))
 end, {
-  nargs = "?",
+  nargs = "*",
   range = true,
   desc = "dsh-bridge: :Dsh {subcommand}",
   complete = function(lead)
