@@ -72,7 +72,8 @@ local SUB = {
 local by_name = {}
 for _, sc in ipairs(SUB) do
   by_name[sc[1]] = sc
-  vim.api.nvim_create_user_command(sc[2], sc[4], { range = sc[5] or nil, nargs = sc[6], desc = "dsh-bridge: " .. sc[3] })
+  local opts = { range = sc[5] or nil, nargs = sc[6], desc = "dsh-bridge: " .. sc[3] }
+  vim.api.nvim_create_user_command(sc[2], sc[4], opts)
   -- <Plug>(dsh-NAME): map it to a key of your own
   vim.keymap.set("n", "<Plug>(dsh-" .. sc[1] .. ")", "<Cmd>" .. sc[2] .. "<CR>", { silent = true })
 end
