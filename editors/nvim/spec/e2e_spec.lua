@@ -64,7 +64,7 @@ describe("a chat with dsh-bridge", function()
       require("dsh").on_turn_end = nil
       chat:flush()
     end
-    run("DshRewind")
+    run("Dsh rewind") -- the subcommand, as :DshRewind
     assert.truthy(h.text(chat):find("1. greet ACP — 1 file change(s)", 1, true), h.text(chat))
     run("DshUndo")
     assert.are.equal("hello world\n", h.read(dir .. "/hello.txt"))
