@@ -15,9 +15,11 @@ type Recorder struct {
 
 	mu  sync.Mutex
 	cur *turn // nil outside a turn
-	// pending counts the snapshots and the ends still running; Begin,
-	// Wait and Close wait for them.
-	pending sync.WaitGroup
+	// pending counts the snapshots and the ends still running (under mu);
+	// Begin, Wait and Close wait for idle. Not a WaitGroup: a fork's or a
+	// rewind's Wait may meet a turn's end starting another.
+	pending int
+	idle    *sync.Cond
 }
 
 // turn is what a recorder knows of one turn.
@@ -33,6 +35,7 @@ type turn struct {
 // NewRecorder records into store the changes under roots.
 func NewRecorder(store *Store, roots []string) *Recorder {
 	r := &Recorder{store: store}
+	r.idle = sync.NewCond(&r.mu)
 	for _, root := range roots {
 		r.roots = append(r.roots, resolve(root))
 	}
@@ -59,14 +62,14 @@ func (r *Recorder) Begin() {
 	if r == nil {
 		return
 	}
-	r.pending.Wait()
+	r.Wait()
 	t := &turn{index: map[string]int{}, ready: make(chan struct{})}
 	r.mu.Lock()
 	r.cur = t
+	r.pending++
 	r.mu.Unlock()
-	r.pending.Add(1)
 	go func() { // owned by the recorder: pending counts it
-		defer r.pending.Done()
+		defer r.settle()
 		snap := Walk(r.roots)
 		r.mu.Lock()
 		t.base = snap
@@ -155,9 +158,11 @@ func (r *Recorder) End(done func([]Change, error)) {
 		done(r.results(t), t.err)
 		return
 	}
-	r.pending.Add(1)
+	r.mu.Lock()
+	r.pending++
+	r.mu.Unlock()
 	go func() { // owned by the recorder: pending counts it
-		defer r.pending.Done()
+		defer r.settle()
 		d := Compare(t.base, Walk(r.roots))
 		for _, p := range d.Created {
 			if _, seen := t.index[p]; !seen {
@@ -202,9 +207,24 @@ func (r *Recorder) results(t *turn) []Change {
 // Wait waits for the ends still running: once it returns, every ended
 // turn's done has been called.
 func (r *Recorder) Wait() {
-	if r != nil {
-		r.pending.Wait()
+	if r == nil {
+		return
 	}
+	r.mu.Lock()
+	for r.pending > 0 {
+		r.idle.Wait()
+	}
+	r.mu.Unlock()
+}
+
+// settle ends one of the pending goroutines.
+func (r *Recorder) settle() {
+	r.mu.Lock()
+	r.pending--
+	if r.pending == 0 {
+		r.idle.Broadcast()
+	}
+	r.mu.Unlock()
 }
 
 // Close waits for whatever the recorder still runs.
