@@ -65,10 +65,7 @@ func (s *Server) prompt(ctx context.Context, p promptParams) (promptResult, erro
 		}
 		text = c.Expand(args)
 	}
-	msgID := p.MessageID
-	if !registry.IsName(msgID, 128) {
-		msgID = newMessageID()
-	}
+	msgID := userMessageID(p.MessageID)
 	ss.history.Append(model.Message{Role: "user", Content: text})
 	ss.record(store.Event{Kind: store.KindUser, Text: text, MessageID: msgID})
 	if ss.title == "" {
@@ -217,10 +214,7 @@ func (ss *Session) turn(ctx context.Context) string {
 				ss.tokens.Wait()
 			}
 		}
-		msgID := newMessageID()
-		ss.mu.Lock()
-		ss.agentMsg = msgID
-		ss.mu.Unlock()
+		msgID := ss.nextAgentMessage()
 		resp, err := s.cfg.Model.Complete(ctx, req, model.Handler{
 			OnText: func(d string) {
 				settle()

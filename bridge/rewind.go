@@ -14,6 +14,7 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/acp"
 	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/checkpoint"
+	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/store"
 	"github.com/dsh-bridge/dsh-bridge/views"
 )
@@ -27,6 +28,25 @@ func newMessageID() string {
 	b := make([]byte, 12)
 	_, _ = rand.Read(b)
 	return "msg_" + hex.EncodeToString(b)
+}
+
+// userMessageID is the id of a prompt's user message: the client's when
+// it is a valid name, else a new one.
+func userMessageID(client string) string {
+	if registry.IsName(client, 128) {
+		return client
+	}
+	return newMessageID()
+}
+
+// nextAgentMessage starts a new assistant message: its id, also the one
+// its log event gets.
+func (ss *Session) nextAgentMessage() string {
+	id := newMessageID()
+	ss.mu.Lock()
+	ss.agentMsg = id
+	ss.mu.Unlock()
+	return id
 }
 
 // recordCheckpoint ends the turn's checkpoint: its changes are logged
