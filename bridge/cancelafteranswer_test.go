@@ -28,6 +28,9 @@ type heldAnswer struct {
 }
 
 func (m *heldAnswer) Complete(ctx context.Context, req model.Request, h model.Handler) (model.Response, error) {
+	if model.IsTitleRequest(req) { // a title takes no turn of the script
+		return model.Response{Text: "Held answer", FinishReason: "stop"}, nil
+	}
 	m.n++
 	if m.n > 1 {
 		return model.Response{Text: "done", FinishReason: "stop", Usage: model.Usage{PromptTokens: 10, CompletionTokens: 1}}, nil

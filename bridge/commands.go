@@ -94,6 +94,8 @@ func (ss *Session) runAction(ctx context.Context, c commands.Command, args strin
 		ss.undoCommand(ctx)
 	case commands.Rewind:
 		ss.rewindCommand(ctx, args)
+	case commands.Title:
+		ss.setUserTitle(ctx, args)
 	}
 	ss.record(store.Event{Kind: store.KindTurnEnd, StopReason: stopEndTurn})
 	ss.syncLog()

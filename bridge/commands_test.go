@@ -51,7 +51,7 @@ func lastUser(m *fakeModel) string {
 // trusted), "/name args" sends the expanded prompt, and an unknown /word
 // reaches the model unchanged.
 func TestCommands_AdvertisedAndExpanded(t *testing.T) {
-	builtins := "compact clear cost mode<default | acceptEdits | plan | bypassPermissions> model<model id> undo rewind<turn number (optional)> review<what to focus on (optional)> init<what to cover (optional)>"
+	builtins := "compact clear cost mode<default | acceptEdits | plan | bypassPermissions> model<model id> undo rewind<turn number (optional)> title<new title> review<what to focus on (optional)> init<what to cover (optional)>"
 	for _, tc := range []struct {
 		name, user, wantList, prompt, wantSent string
 	}{

@@ -174,9 +174,26 @@ func (ss *Session) announceCompaction(ctx context.Context, u compactionUpdate) {
 // then does it calibrate the token estimate and report what is in context
 // (a summary request adds its cost to the next update).
 func (ss *Session) account(ctx context.Context, resp model.Response, bytes int, conversation bool) {
+	ss.mu.Lock()
+	ss.turnUsage.add(resp.Usage)
+	ss.mu.Unlock()
+	if upd, ok := ss.recordUsage(resp, bytes, conversation); ok && conversation {
+		ss.srv.notify(ctx, ss.id, upd)
+	}
+}
+
+// charge records the usage and cost of a request outside any turn (the
+// title request): logged and added to the session's cost, as every
+// request is, but part of no turn's usage and no usage_update of its own
+// (the next one shows the total).
+func (ss *Session) charge(resp model.Response) { ss.recordUsage(resp, 0, false) }
+
+// recordUsage logs one response's usage, adds its cost to the session's, and
+// returns the usage_update it makes (ok false: it reported no usage).
+func (ss *Session) recordUsage(resp model.Response, bytes int, conversation bool) (usageUpdate, bool) {
 	u := resp.Usage
 	if u.PromptTokens == 0 && u.CompletionTokens == 0 {
-		return
+		return usageUpdate{}, false
 	}
 	s := ss.srv
 	ss.mu.Lock()
@@ -203,9 +220,7 @@ func (ss *Session) account(ctx context.Context, resp model.Response, bytes int, 
 		rec.Bytes = bytes
 	}
 	ss.record(store.Event{Kind: store.KindUsage, Usage: rec})
-	if conversation {
-		s.notify(ctx, ss.id, upd)
-	}
+	return upd, true
 }
 
 // refusedBody notes that the endpoint refused a request body of n bytes

@@ -81,7 +81,9 @@ func completeTurns(events []store.Event) (turns []replayTurn, st restored, cutOf
 		case store.KindMode:
 			st.mode = e.Mode
 		case store.KindTitle:
-			st.title = e.Title
+			if st.titleBy != store.TitleByUser || e.TitleBy == store.TitleByUser {
+				st.title, st.titleBy = e.Title, e.TitleBy // the person's title is never replaced
+			}
 		case store.KindConfig:
 			st.config[e.ConfigID] = e.Value
 		case store.KindUsage:
@@ -143,6 +145,7 @@ func (t replayTurn) userMessage() (id, text string) {
 // restored is the session state a log records besides its turns.
 type restored struct {
 	mode, title string
+	titleBy     string
 	config      map[string]string // config option id → value, last wins
 	cost        float64           // the cost of the priced requests
 	priced      bool
@@ -317,8 +320,11 @@ func (s *Server) restore(ctx context.Context, r restoreSpec) (loadResult, error)
 	ss.restoreConfig(st.config)
 	ss.model.cost, ss.model.priced = st.cost, st.priced
 	ss.model.lastPrompt, ss.model.lastBytes = st.lastPrompt, st.lastBytes
-	ss.title = st.title
+	ss.title, ss.titleBy = st.title, st.titleBy
 	ss.history.Replace(ss.rebuildHistory(turns))
+	if st.title != "" {
+		ss.announceTitle(ctx, st.title, false) // for load and resume: the client lists it
+	}
 	if r.replay {
 		ss.replay(ctx, turns)
 		ss.replayUsage(ctx)
@@ -400,6 +406,13 @@ func (s *Server) closeSession(ctx context.Context, p sessionParams) (struct{}, e
 	if err != nil {
 		return struct{}{}, err
 	}
+	s.endSession(ss)
+	return struct{}{}, nil
+}
+
+// endSession forgets a live session, cancels its turn, waits for it and
+// frees the session.
+func (s *Server) endSession(ss *Session) {
 	s.mu.Lock()
 	delete(s.sessions, ss.id)
 	delete(s.byScope, ss.scope)
@@ -407,6 +420,31 @@ func (s *Server) closeSession(ctx context.Context, p sessionParams) (struct{}, e
 	ss.cancelTurn()
 	ss.waitIdle()
 	ss.close()
+}
+
+// deleteSession serves session/delete: a live session is ended first (its
+// turn cancelled and awaited, its tools disposed, which deletes its spill
+// files), then its log and title file are removed. An id that names no
+// stored session is resource-not-found; one that cannot be a session id
+// (a path, "..") is invalid params and removes nothing.
+func (s *Server) deleteSession(ctx context.Context, p sessionParams) (struct{}, error) {
+	st := s.store()
+	if st == nil {
+		return struct{}{}, fmt.Errorf("%w: %q (no session store)", ErrSessionNotFound, p.SessionID)
+	}
+	if _, err := st.Path(p.SessionID); err != nil {
+		return struct{}{}, acp.InvalidParams("session/delete: %q is not a session id", p.SessionID)
+	}
+	if ss, err := s.requireSession(ctx, p.SessionID); err == nil {
+		s.endSession(ss)
+	} else if ctx.Err() != nil {
+		return struct{}{}, ctx.Err()
+	}
+	if err := st.Delete(p.SessionID); errors.Is(err, store.ErrNotFound) {
+		return struct{}{}, fmt.Errorf("%w: %q", ErrSessionNotFound, p.SessionID)
+	} else if err != nil {
+		return struct{}{}, fmt.Errorf("deleting session %q: %w", p.SessionID, err)
+	}
 	return struct{}{}, nil
 }
 

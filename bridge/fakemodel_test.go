@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/dsh-bridge/dsh-bridge/model"
 )
 
 // fakeCall is one scripted tool call.
@@ -102,6 +104,17 @@ type fakeModel struct {
 	// listed, when set, is the models this fake lists and serves instead
 	// of fakeListed and fakeModels; set it before the bridge starts.
 	listed []string
+	// Title requests (a session's, after its first exchange: system prompt
+	// model.TitlePrompt) are answered apart, as the scripted model answers
+	// them: they take no scripted turn and are kept out of requests,
+	// bodies and usages, so that a test's count and order of the
+	// conversation's requests hold whenever a title request comes.
+	// title is their answer ("": the first words of the request's first
+	// user message), titleStatus an HTTP error status to answer instead;
+	// titles records them.
+	title       string
+	titleStatus int
+	titles      []chatRequest
 }
 
 // fakeUsage is the usage one answer reported.
@@ -272,6 +285,10 @@ func (f *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "invalid_request_error", "Failed to deserialize the JSON body into the target type")
 		return
 	}
+	if len(req.Messages) > 0 && req.Messages[0].Role == "system" && req.Messages[0].Content == model.TitlePrompt {
+		f.answerTitle(w, req, len(body)/4)
+		return
+	}
 	f.mu.Lock()
 	prev := []byte(nil)
 	if len(f.bodies) > 0 {
@@ -353,6 +370,51 @@ func (f *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 		turn.reasoning = ""
 	}
 	f.stream(w, r, req, turn, prompt, sharedPrefix(prev, body)/4/64*64)
+}
+
+// answerTitle serves a title request.
+func (f *fakeModel) answerTitle(w http.ResponseWriter, req chatRequest, prompt int) {
+	f.mu.Lock()
+	f.titles = append(f.titles, req)
+	title, status := f.title, f.titleStatus
+	f.mu.Unlock()
+	if status != 0 {
+		apiError(w, status, "invalid_request_error", "scripted failure")
+		return
+	}
+	if req.thinking() {
+		apiError(w, http.StatusBadRequest, "invalid_request_error", "test: a title request must not think")
+		return
+	}
+	if title == "" {
+		for _, m := range req.Messages {
+			if c, ok := m.Content.(string); ok && m.Role == "user" {
+				line, _, _ := strings.Cut(c, "\n")
+				words := strings.Fields(line)
+				title = strings.Join(words[:min(len(words), 6)], " ")
+				break
+			}
+		}
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	for _, v := range []any{
+		map[string]any{"id": "chatcmpl-t", "object": "chat.completion.chunk", "created": 1, "model": req.Model,
+			"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"role": "assistant", "content": title}, "finish_reason": "stop"}}},
+		map[string]any{"id": "chatcmpl-t", "object": "chat.completion.chunk", "created": 1, "model": req.Model, "choices": []any{},
+			"usage": map[string]any{"prompt_tokens": prompt, "completion_tokens": 1 + len(title)/4, "total_tokens": prompt + 1 + len(title)/4,
+				"prompt_cache_hit_tokens": 0, "prompt_cache_miss_tokens": prompt}},
+	} {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// titleRequests are the title requests served so far.
+func (f *fakeModel) titleRequests() []chatRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]chatRequest(nil), f.titles...)
 }
 
 func sharedPrefix(a, b []byte) int {

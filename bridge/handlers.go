@@ -149,6 +149,7 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 		env:      views.Env{Cwd: ws.Cwd(), TerminalOutput: caps.Meta["terminal_output"] == true, Cards: caps.rendersCards(), PackedTokens: caps.packsTokens(), Tokenizer: s.tokenizerFor(caps)},
 		caps:     caps,
 	}
+	ss.life, ss.endLife = context.WithCancel(s.life)
 	ss.scope = s.reg.NewScope(ss.id, nil)
 	ss.settings = permission.LoadSettings(ws.Cwd())
 	ss.settings.StateDir = s.cfg.StateDir // guarded as the configuration is
@@ -231,14 +232,15 @@ func (s *Server) setMode(ctx context.Context, p setModeParams) (struct{}, error)
 	return struct{}{}, nil
 }
 
-// sessionCapabilities advertises only what works: list and resume need
-// the store.
+// sessionCapabilities advertises only what works: list, resume and
+// delete need the store.
 func (s *Server) sessionCapabilities() map[string]any {
 	c := map[string]any{"additionalDirectories": map[string]any{}, "close": map[string]any{}, "systemPrompt": systemPromptCapability()}
 	if s.cfg.StateDir != "" {
 		c["list"] = map[string]any{}
 		c["resume"] = map[string]any{}
 		c["fork"] = map[string]any{}
+		c["delete"] = map[string]any{}
 	}
 	return c
 }

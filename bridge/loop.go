@@ -59,19 +59,20 @@ func (s *Server) prompt(ctx context.Context, p promptParams) (promptResult, erro
 		ss.turns.Done()
 	}()
 	ss.advertiseCommands(tctx)
+	ss.mu.Lock()
+	ss.turnUsage = turnUsage{}
+	ss.mu.Unlock()
 	if c, args, ok := ss.invocation(text); ok {
 		if c.Prompt == "" {
-			return promptResult{StopReason: ss.runAction(tctx, c, args)}, nil
+			stop := ss.runAction(tctx, c, args)
+			return promptResult{StopReason: stop, Usage: ss.usageOfTurn()}, nil
 		}
 		text = c.Expand(args)
 	}
 	msgID := userMessageID(p.MessageID)
 	ss.history.Append(model.Message{Role: "user", Content: text})
 	ss.record(store.Event{Kind: store.KindUser, Text: text, MessageID: msgID})
-	if ss.title == "" {
-		ss.title = titleOf(text)
-		ss.record(store.Event{Kind: store.KindTitle, Title: ss.title})
-	}
+	first := ss.provisionalTitle(text)
 	ss.ckpt.Begin()
 	stop := ss.turn(tctx)
 	ss.tokens.Wait() // every update of the turn goes out before its answer
@@ -83,7 +84,17 @@ func (s *Server) prompt(ctx context.Context, p promptParams) (promptResult, erro
 	if ss.srv.cfg.AfterTurn != nil {
 		ss.srv.cfg.AfterTurn(ss.srv.historyBytes())
 	}
-	return promptResult{StopReason: stop, Meta: map[string]any{"dsh": map[string]any{"userMessageId": msgID}}}, nil
+	if first {
+		ss.nameLater(ctx, text)
+	}
+	return promptResult{StopReason: stop, Usage: ss.usageOfTurn(), Meta: map[string]any{"dsh": map[string]any{"userMessageId": msgID}}}, nil
+}
+
+// usageOfTurn is the running turn's usage for its answer (nil: none).
+func (ss *Session) usageOfTurn() *turnUsage {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.turnUsage.result()
 }
 
 // logTurnEnd logs, at debug level, what the session holds once a turn has
@@ -117,15 +128,6 @@ func (s *Server) historyBytes() int {
 		n += ss.history.Footprint()
 	}
 	return n
-}
-
-// titleOf is a session title: the first line of the first prompt, short.
-func titleOf(text string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
-	if r := []rune(line); len(r) > 80 {
-		line = string(r[:79]) + "…"
-	}
-	return line
 }
 
 // promptText flattens prompt blocks into the user message: text as is,

@@ -226,6 +226,7 @@ func (s *Server) methods() map[string]acp.Method {
 		}),
 		"session/list":   acp.HandleOptional(s.listSessions),
 		"session/close":  acp.Handle(s.closeSession),
+		"session/delete": acp.Handle(s.deleteSession),
 		"session/cancel": acp.Notification(s.cancel),
 		"session/fork":   acp.Handle(s.forkSession),
 		rewindMethod:     acp.Handle(s.rewindSession),

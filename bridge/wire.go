@@ -1,6 +1,8 @@
 package bridge
 
 import (
+	"github.com/dsh-bridge/dsh-bridge/model"
+
 	"encoding/json"
 
 	"github.com/dsh-bridge/dsh-bridge/card"
@@ -121,7 +123,54 @@ type promptParams struct {
 // the user message the turn answered (what _dsh/session/rewind takes).
 type promptResult struct {
 	StopReason string         `json:"stopReason"`
+	Usage      *turnUsage     `json:"usage,omitempty"`
 	Meta       map[string]any `json:"_meta,omitempty"`
+}
+
+// turnUsage is PromptResponse.usage: the tokens of every model request a
+// turn made (compaction summaries included; the title request, made
+// after the answer, is in no turn's). The shape is ACP's Usage, UNSTABLE
+// in the SDK's v1 schema.unstable.json (agentclientprotocol/
+// agent-client-protocol, schema/v1/schema.unstable.json as of commit
+// bb2ef8f, 2026-08-20, read 2026-12-07); the stable schema.json we follow
+// has no usage yet, and allows the property. outputTokens are the
+// completion tokens as the API counts them, thinking included;
+// thoughtTokens are the part of them spent thinking, and totalTokens
+// is input plus output.
+type turnUsage struct {
+	TotalTokens      int64  `json:"totalTokens"`
+	InputTokens      int64  `json:"inputTokens"`
+	OutputTokens     int64  `json:"outputTokens"`
+	ThoughtTokens    int64  `json:"thoughtTokens"`
+	CachedReadTokens *int64 `json:"cachedReadTokens,omitempty"` // nil: the API did not split the prompt
+	requests         int
+}
+
+// add counts one response's usage.
+func (u *turnUsage) add(m model.Usage) {
+	if m.PromptTokens == 0 && m.CompletionTokens == 0 {
+		return
+	}
+	u.requests++
+	u.InputTokens += m.PromptTokens
+	u.OutputTokens += m.CompletionTokens
+	u.TotalTokens = u.InputTokens + u.OutputTokens
+	u.ThoughtTokens += m.ReasoningTokens
+	if m.CacheKnown {
+		if u.CachedReadTokens == nil {
+			u.CachedReadTokens = new(int64)
+		}
+		*u.CachedReadTokens += m.CacheHit
+	}
+}
+
+// result is the usage to answer with: nil for a turn that made no
+// request that reported usage.
+func (u turnUsage) result() *turnUsage {
+	if u.requests == 0 {
+		return nil
+	}
+	return &u
 }
 
 type setModeParams struct {

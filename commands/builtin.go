@@ -9,6 +9,7 @@ const (
 	Model   = "model"
 	Undo    = "undo"
 	Rewind  = "rewind"
+	Title   = "title"
 )
 
 const reviewPrompt = `Review the uncommitted changes in this workspace. Run ` + "`git status`" + `, ` + "`git diff`" + ` and ` + "`git diff --staged`" + ` to see them, and read the surrounding code where a change needs it.
@@ -31,6 +32,7 @@ func Builtins() []Command {
 		{Name: Model, Description: "Show or switch the model", Hint: "model id"},
 		{Name: Undo, Description: "Undo the last turn: restore the files it changed and cut it from the conversation"},
 		{Name: Rewind, Description: "List the turns, or rewind to before one: its files and the conversation", Hint: "turn number (optional)"},
+		{Name: Title, Description: "Show or rename this session's title (yours is kept over the one the agent gives)", Hint: "new title"},
 		{Name: "review", Description: "Review the uncommitted changes (git diff) and report findings without editing", Hint: "what to focus on (optional)", Prompt: reviewPrompt},
 		{Name: "init", Description: "Write or improve AGENTS.md for this workspace", Hint: "what to cover (optional)", Prompt: initPrompt},
 	}

@@ -146,6 +146,15 @@ func Transcript(msgs []Message, max int) string {
 	return strings.Join(parts, "\n\n")
 }
 
+// TitlePrompt is the system prompt of a title request: the request a
+// session makes once, after its first exchange, to name itself. It is
+// also the request's marker: a fake model (Script among them) that sees
+// it answers with a title instead of a conversation turn.
+const TitlePrompt = `You name a coding agent's conversation for a list of past sessions. Reply with a title of two to six words that says what the user wants done, in the user's language: no quotes, no trailing punctuation, nothing else.`
+
+// IsTitleRequest reports whether req is a title request (TitlePrompt).
+func IsTitleRequest(req Request) bool { return req.System == TitlePrompt }
+
 // SummaryPrompt is the system prompt of a summary request.
 const SummaryPrompt = `You compact a coding agent's conversation so that it can go on within its context window. Summarise the transcript you are given for the agent itself: the user's goals and instructions, decisions made, files read and changed (with paths), commands run and their outcomes, errors met, and what remains to do. Keep exact names, paths and identifiers. Write plain prose and short lists, at most about 600 words. Do not address the user.`
 

@@ -80,6 +80,9 @@ func (r *Request) Conversation() []Message {
 type Usage struct {
 	PromptTokens, CompletionTokens, TotalTokens int64
 	CacheHit, CacheMiss                         int64
+	// ReasoningTokens are the completion tokens spent thinking, where the
+	// API reports them (completion_tokens_details.reasoning_tokens).
+	ReasoningTokens int64
 	// CacheKnown reports whether the API split the prompt tokens.
 	CacheKnown bool
 }

@@ -23,7 +23,11 @@ import (
 // arguments). expect checks the tool results the request for this turn
 // carries (the previous turn's calls): each named result must contain the
 // text, and error, when given, whether it failed ("Error: …").
+//
+// A line may instead hold only a title, {"title": "Fix the parser"}: it
+// is no turn, and it is what title requests get (see Script).
 type ScriptTurn struct {
+	Title     string         `json:"title"`
 	Reasoning string         `json:"reasoning"`
 	Text      string         `json:"text"`
 	ToolCalls []ScriptCall   `json:"tool_calls"`
@@ -49,11 +53,19 @@ type ScriptExpect struct {
 // takes the next turn (one cursor per process); after the last turn it
 // answers "(end of script)". Deterministic, for demos and editor-plugin
 // integration tests.
+//
+// A title request (IsTitleRequest: the one a session makes after its
+// first exchange) takes no turn, so a script's steps are the
+// conversation's alone: it is answered with the script's title line, or,
+// without one, with the first six words of the request's first user
+// message (the session's first prompt). It is answered whenever it comes,
+// between or during turns.
 type Script struct {
 	mu    sync.Mutex
 	turns []ScriptTurn
 	next  int
 	name  string
+	title string // the script's title line; empty: the prompt's first words
 }
 
 // LoadScript reads a JSONL script; blank lines and lines starting with #
@@ -87,6 +99,13 @@ func ParseScript(name string, data []byte) (*Script, error) {
 				return nil, fmt.Errorf("%s:%d: tool_calls[%d] needs a name", name, n, i)
 			}
 		}
+		if t.Title != "" {
+			if t.Reasoning != "" || t.Text != "" || len(t.ToolCalls) > 0 || len(t.Expect) > 0 || t.Finish != "" {
+				return nil, fmt.Errorf("%s:%d: a title line holds the title alone", name, n)
+			}
+			s.title = t.Title
+			continue
+		}
 		s.turns = append(s.turns, t)
 	}
 	return s, sc.Err()
@@ -94,6 +113,9 @@ func ParseScript(name string, data []byte) (*Script, error) {
 
 // Complete implements Client.
 func (s *Script) Complete(ctx context.Context, req Request, h Handler) (Response, error) {
+	if IsTitleRequest(req) {
+		return s.play(ctx, ScriptTurn{Text: s.titleFor(req.Conversation())}, h, 0)
+	}
 	s.mu.Lock()
 	if s.next >= len(s.turns) {
 		s.mu.Unlock()
@@ -106,6 +128,21 @@ func (s *Script) Complete(ctx context.Context, req Request, h Handler) (Response
 		return Response{}, fmt.Errorf("%s turn %d: %w", s.name, index+1, err)
 	}
 	return s.play(ctx, t, h, index)
+}
+
+// titleFor is a title request's answer: the script's title, else the
+// first words of the first user message.
+func (s *Script) titleFor(msgs []Message) string {
+	if s.title != "" {
+		return s.title
+	}
+	for _, m := range msgs {
+		if m.Role == "user" {
+			words := strings.Fields(m.Content)
+			return strings.Join(words[:min(len(words), 6)], " ")
+		}
+	}
+	return "(untitled)"
 }
 
 func check(expects []ScriptExpect, msgs []Message) error {

@@ -47,3 +47,41 @@ func TestScript(t *testing.T) {
 		}
 	}
 }
+
+// TestScriptTitle pins that a title request takes no step of the script:
+// the turns after it are the ones the conversation scripted.
+func TestScriptTitle(t *testing.T) {
+	title := func(first string) Request {
+		return Request{System: TitlePrompt, Messages: []Message{{Role: "user", Content: first}, {Role: "assistant", Content: "ok"}}}
+	}
+	for _, tc := range []struct {
+		name, script, first, want string
+	}{
+		{"the script's title line", "{\"text\":\"one\"}\n{\"title\":\"Fix the parser\"}\n{\"text\":\"two\"}\n", "whatever was asked", "Fix the parser"},
+		{"the prompt's first words", "{\"text\":\"one\"}\n{\"text\":\"two\"}\n", "please fix the flaky parser test in pkg/a now", "please fix the flaky parser test"},
+		{"a short prompt", "{\"text\":\"one\"}\n{\"text\":\"two\"}\n", "hi there", "hi there"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := ParseScript("t", []byte(tc.script))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r, err := s.Complete(context.Background(), Request{}, Handler{}); err != nil || r.Text != "one" {
+				t.Fatalf("turn 1: %+v %v", r, err)
+			}
+			for range 3 { // as often as it comes: never a step
+				if r, err := s.Complete(context.Background(), title(tc.first), Handler{}); err != nil || r.Text != tc.want {
+					t.Fatalf("title: %q %v, want %q", r.Text, err, tc.want)
+				}
+			}
+			if r, err := s.Complete(context.Background(), Request{}, Handler{}); err != nil || r.Text != "two" {
+				t.Fatalf("turn 2 after the title: %+v %v", r, err)
+			}
+		})
+	}
+	t.Run("a title line with a turn in it", func(t *testing.T) {
+		if _, err := ParseScript("t", []byte(`{"title":"x","text":"y"}`)); err == nil {
+			t.Fatal("parsed")
+		}
+	})
+}

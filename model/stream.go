@@ -50,6 +50,13 @@ type chunkUsage struct {
 	PromptCacheHitTokens  *int64        `json:"prompt_cache_hit_tokens"`
 	PromptCacheMissTokens *int64        `json:"prompt_cache_miss_tokens"`
 	PromptTokensDetails   *cachedTokens `json:"prompt_tokens_details"`
+	// CompletionTokensDetails splits the completion: DeepSeek's thinking
+	// models report reasoning_tokens there, as OpenAI's reasoning models
+	// do (the DeepSeek API's usage object as the deepseek-sdk 0.7.0 and
+	// ds-api 0.10.7 crates decode it, docs.rs, read 2026-12-07).
+	CompletionTokensDetails *struct {
+		ReasoningTokens int64 `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
 }
 
 type cachedTokens struct {
@@ -145,6 +152,9 @@ func (a *accumulator) event(data []byte) error {
 	}
 	if u := c.Usage; u != nil {
 		a.resp.Usage = Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
+		if d := u.CompletionTokensDetails; d != nil {
+			a.resp.Usage.ReasoningTokens = d.ReasoningTokens
+		}
 		switch {
 		case u.PromptCacheHitTokens != nil && u.PromptCacheMissTokens != nil:
 			a.resp.Usage.CacheHit, a.resp.Usage.CacheMiss = *u.PromptCacheHitTokens, *u.PromptCacheMissTokens

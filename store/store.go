@@ -42,7 +42,7 @@ const (
 	KindTurnEnd    = "turn/end"       // a finished turn and its stop reason
 	KindAbandoned  = "turn/abandoned" // closes a turn cut off by a crash: its events are void
 	KindMode       = "mode"           // a mode change
-	KindTitle      = "title"          // the session title
+	KindTitle      = "title"          // the session title (TitleBy says whose)
 	KindConfig     = "config"         // a session config option set (model, thought level)
 	KindUsage      = "usage"          // one model request's token usage and cost
 	KindCompaction = "compaction"     // the history was compacted before a request
@@ -140,7 +140,17 @@ type Event struct {
 	Mode       string `json:"mode,omitempty"`
 	Title      string `json:"title,omitempty"`
 	SessionID  string `json:"sessionId,omitempty"` // a subagent's child session
+	// TitleBy is who gave Title: TitleByUser, TitleByModel, or empty for
+	// the first prompt cut short.
+	TitleBy string `json:"titleBy,omitempty"`
 }
+
+// Title sources (Event.TitleBy). A person's title is never replaced by
+// another kind.
+const (
+	TitleByUser  = "user"
+	TitleByModel = "model"
+)
 
 // ErrNotFound means no log exists for a session id.
 var ErrNotFound = errors.New("session log not found")
@@ -165,6 +175,57 @@ func (s *Store) Path(id string) (string, error) {
 		return "", fmt.Errorf("%w: invalid session id %q", ErrNotFound, id)
 	}
 	return filepath.Join(s.dir, id+".jsonl"), nil
+}
+
+// titlePath is the file that keeps a session's latest title for List,
+// beside its log: a title given after the first turn lies too deep in the
+// log for List to read it there.
+func (s *Store) titlePath(id string) string { return filepath.Join(s.dir, id+titleSuffix) }
+
+const titleSuffix = ".title"
+
+// SetTitle records a session's title for List (the log keeps it too, for
+// session/load): written whole to a temporary file and renamed, so List
+// reads the old title or the new one, never a part.
+func (s *Store) SetTitle(id, title string) error {
+	if _, err := s.Path(id); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(s.dir, id+".*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.WriteString(title)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, s.titlePath(id))
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// Delete removes a session's log and its title file. An id that is not a
+// session name (a path, "..") is ErrNotFound and removes nothing; so is an
+// id with no log.
+func (s *Store) Delete(id string) error {
+	path, err := s.Path(id)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(path); errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%w: %s", ErrNotFound, id)
+	} else if err != nil {
+		return err
+	}
+	if err := os.Remove(s.titlePath(id)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // Log is one session's open log.
@@ -334,6 +395,9 @@ func (s *Store) Load(id string) ([]Event, Report, error) {
 	return events, rep, nil
 }
 
+// maxTitleBytes bounds a title file List believes.
+const maxTitleBytes = 4 << 10
+
 // Info describes a stored session.
 type Info struct {
 	ID        string
@@ -379,6 +443,9 @@ func (s *Store) List() ([]Info, error) {
 			}
 		}
 		f.Close()
+		if t, err := os.ReadFile(s.titlePath(id)); err == nil && len(t) > 0 && len(t) <= maxTitleBytes {
+			in.Title = string(t)
+		}
 		if in.Cwd != "" {
 			out = append(out, in)
 		}
