@@ -123,6 +123,7 @@ var requestType = map[string]string{
 	"fs/write_text_file": "WriteTextFileRequest", "terminal/create": "CreateTerminalRequest",
 	"terminal/output": "TerminalOutputRequest", "terminal/wait_for_exit": "WaitForTerminalExitRequest",
 	"terminal/kill": "KillTerminalRequest", "terminal/release": "ReleaseTerminalRequest",
+	"elicitation/create": "CreateElicitationRequest",
 }
 
 type rpcError struct {
@@ -169,6 +170,10 @@ type editor struct {
 	onPermission func(params json.RawMessage) any // result
 	onRead       func(path string) (string, *rpcError)
 	onWrite      func(path, content string) *rpcError
+	// onElicit answers elicitation/create (nil: a violation, the client
+	// advertised no elicitation); elicited records their params.
+	onElicit func(params json.RawMessage) (any, *rpcError)
+	elicited []json.RawMessage
 
 	terms     map[string]*fakeTerminal
 	termCalls []string // terminal method calls, in order
@@ -427,6 +432,16 @@ func (e *editor) answer(m message) {
 			}
 		}()
 		return
+	case "elicitation/create":
+		e.mu.Lock()
+		e.elicited = append(e.elicited, m.Params)
+		e.mu.Unlock()
+		if e.onElicit == nil {
+			e.violation("elicitation/create from a client that advertised no elicitation")
+			rerr = &rpcError{Code: -32601, Message: "method not found"}
+		} else {
+			result, rerr = e.onElicit(m.Params)
+		}
 	case "fs/write_text_file":
 		if e.onWrite != nil {
 			rerr = e.onWrite(p.Path, p.Content)

@@ -91,8 +91,9 @@ func TestDurable_RestartAndLoad(t *testing.T) {
 		}
 	}
 	// The fake thinks before every answer, as DeepSeek does by default;
-	// the usage as the live session last showed it comes last.
-	if strings.Join(kinds, ",") != "user_message_chunk,agent_thought_chunk,agent_message_chunk,agent_thought_chunk,agent_thought_chunk,agent_thought_chunk,agent_message_chunk,usage_update" {
+	// the title first; the usage as the live session last showed it
+	// comes last.
+	if strings.Join(kinds, ",") != "session_info_update,user_message_chunk,agent_thought_chunk,agent_message_chunk,agent_thought_chunk,agent_thought_chunk,agent_thought_chunk,agent_message_chunk,usage_update" {
 		t.Errorf("replayed messages %v", kinds)
 	}
 	second.prompt(s, "continue")
@@ -202,11 +203,17 @@ func TestDurable_Resume(t *testing.T) {
 	if _, err := second.call("session/resume", map[string]any{"sessionId": s, "cwd": dir, "mcpServers": []any{}}); err != nil {
 		t.Fatalf("resume: %+v", err)
 	}
+	titled := false
 	for _, u := range second.decodedUpdates() {
-		// the sandbox notice and the commands list of every session start
-		if u.SessionUpdate != "notice" && u.SessionUpdate != "available_commands_update" {
+		// the sandbox notice and the commands list of every session start,
+		// and the session's title (metadata, not its conversation)
+		titled = titled || (u.SessionUpdate == "session_info_update" && u.Title == "first question")
+		if u.SessionUpdate != "notice" && u.SessionUpdate != "available_commands_update" && u.SessionUpdate != "session_info_update" {
 			t.Errorf("resume replayed %s", u.Raw)
 		}
+	}
+	if !titled {
+		t.Error("resume did not give the session's title")
 	}
 	second.prompt(s, "second question")
 	reqs := m.recorded()

@@ -115,6 +115,7 @@ type fakeModel struct {
 	title       string
 	titleStatus int
 	titles      []chatRequest
+	titleUsed   []fakeUsage // what each title answer reported
 }
 
 // fakeUsage is the usage one answer reported.
@@ -396,6 +397,9 @@ func (f *fakeModel) answerTitle(w http.ResponseWriter, req chatRequest, prompt i
 			}
 		}
 	}
+	f.mu.Lock()
+	f.titleUsed = append(f.titleUsed, fakeUsage{prompt, 1 + len(title)/4, 0, prompt})
+	f.mu.Unlock()
 	w.Header().Set("Content-Type", "text/event-stream")
 	for _, v := range []any{
 		map[string]any{"id": "chatcmpl-t", "object": "chat.completion.chunk", "created": 1, "model": req.Model,
@@ -408,6 +412,14 @@ func (f *fakeModel) answerTitle(w http.ResponseWriter, req chatRequest, prompt i
 		fmt.Fprintf(w, "data: %s\n\n", b)
 	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// billed is every usage the fake reported: the conversation's requests
+// (reported) and the title requests', which the session pays for too.
+func (f *fakeModel) billed() []fakeUsage {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append(append([]fakeUsage(nil), f.usages...), f.titleUsed...)
 }
 
 // titleRequests are the title requests served so far.

@@ -149,7 +149,6 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 		env:      views.Env{Cwd: ws.Cwd(), TerminalOutput: caps.Meta["terminal_output"] == true, Cards: caps.rendersCards(), PackedTokens: caps.packsTokens(), Tokenizer: s.tokenizerFor(caps)},
 		caps:     caps,
 	}
-	ss.life, ss.endLife = context.WithCancel(s.life)
 	ss.scope = s.reg.NewScope(ss.id, nil)
 	ss.settings = permission.LoadSettings(ws.Cwd())
 	ss.settings.StateDir = s.cfg.StateDir // guarded as the configuration is
@@ -195,6 +194,9 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 	}
 	if err := ss.registerTask(); err != nil {
 		return nil, fmt.Errorf("registering task: %w", err)
+	}
+	if err := ss.registerAsk(); err != nil {
+		return nil, fmt.Errorf("registering ask_user: %w", err)
 	}
 	ss.guide = newGuidance(ws, ss.instructionsCheck)
 	if err := s.codeMode(); err != nil {

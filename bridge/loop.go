@@ -75,6 +75,9 @@ func (s *Server) prompt(ctx context.Context, p promptParams) (promptResult, erro
 	first := ss.provisionalTitle(text)
 	ss.ckpt.Begin()
 	stop := ss.turn(tctx)
+	if first {
+		ss.name(tctx, text, stop)
+	}
 	ss.tokens.Wait() // every update of the turn goes out before its answer
 	ss.pruneCalls()
 	ss.recordCheckpoint(msgID)
@@ -83,9 +86,6 @@ func (s *Server) prompt(ctx context.Context, p promptParams) (promptResult, erro
 	ss.logTurnEnd(ctx, stop)
 	if ss.srv.cfg.AfterTurn != nil {
 		ss.srv.cfg.AfterTurn(ss.srv.historyBytes())
-	}
-	if first {
-		ss.nameLater(ctx, text)
 	}
 	return promptResult{StopReason: stop, Usage: ss.usageOfTurn(), Meta: map[string]any{"dsh": map[string]any{"userMessageId": msgID}}}, nil
 }

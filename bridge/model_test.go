@@ -279,7 +279,7 @@ func TestLiveModel_Cost(t *testing.T) {
 	e.prompt(s, "first")
 	e.prompt(s, "second")
 	want := 0.0
-	for _, u := range w.model.reported() {
+	for _, u := range w.model.billed() { // the title request's cost included
 		want += (float64(u.hit)*1 + float64(u.miss)*2 + float64(u.completion)*4) / 1e6
 	}
 	seen := usages(e)

@@ -94,14 +94,6 @@ type Session struct {
 	titleBy   string    // who gave title (store.TitleBy*); under mu
 	turnUsage turnUsage // the running turn's usage so far; under mu
 
-	// background is the session's own work beyond its turns (the title
-	// request): started only while closed is false (under mu), ended by
-	// life, awaited by close.
-	background sync.WaitGroup
-	closed     bool
-	life       context.Context
-	endLife    context.CancelFunc
-
 	commands []commands.Command // the slash commands last advertised (under mu)
 }
 
@@ -187,11 +179,6 @@ func (ss *Session) waitIdle() { ss.turns.Wait() }
 // close frees the session: its tools (and background jobs), policies and
 // log.
 func (ss *Session) close() {
-	ss.mu.Lock()
-	ss.closed = true
-	ss.mu.Unlock()
-	ss.endLife()
-	ss.background.Wait()
 	for i := len(ss.disposers) - 1; i >= 0; i-- {
 		ss.disposers[i]()
 	}

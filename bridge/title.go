@@ -7,25 +7,26 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/dsh-bridge/dsh-bridge/acp"
 	"github.com/dsh-bridge/dsh-bridge/model"
 	"github.com/dsh-bridge/dsh-bridge/store"
 )
 
 // Session titles. The first prompt gives the session a provisional title
 // at once (its first line cut short), logged so that session/list shows
-// something from the start. Once the first exchange has been answered,
+// something from the start. Once the first turn's model work is done,
 // the session asks the model for a title of a few words in one cheap
-// request (thinking off, no tools, a few tokens), on a goroutine of the
-// session's own, after the answer is written: it never runs beside the
-// turn's first request, and a model that fails, refuses or takes longer
-// than titleTimeout leaves the provisional title. The result is logged
-// (and kept for session/list beside the log), sent as session_info_update,
-// and its cost added to the session's. A title the person gave (/title)
-// is never replaced.
+// request (thinking off, no tools, a few tokens), on the turn's goroutine
+// before the turn answers: it never runs beside another model request,
+// and its session_info_update comes inside the turn, as clients expect
+// of updates (the ACP conformance peer flags one between turns). A model
+// that fails, refuses or takes longer than titleTimeout leaves the
+// provisional title. The result is logged (and kept for session/list
+// beside the log), sent as session_info_update, and its cost added to
+// the session's (not to the turn's usage). A title the person gave
+// (/title) is never replaced.
 
-// titleTimeout bounds the title request.
-const titleTimeout = 30 * time.Second
+// titleTimeout bounds the title request: it delays the first answer.
+const titleTimeout = 10 * time.Second
 
 // titleMaxRunes bounds a title, the provisional one and the model's.
 const titleMaxRunes = 60
@@ -100,35 +101,21 @@ func (ss *Session) provisionalTitle(text string) bool {
 	return true
 }
 
-// nameLater has the session ask for its title once the answer to the
-// request ctx serves is written (acp.AfterReply), on a goroutine the
-// session owns: close (and the end of the connection) stops and awaits it.
-func (ss *Session) nameLater(ctx context.Context, prompt string) {
-	acp.AfterReply(ctx, func() {
-		ss.mu.Lock()
-		defer ss.mu.Unlock()
-		if ss.closed {
-			return
-		}
-		ss.background.Add(1)
-		go func() {
-			defer ss.background.Done()
-			ss.name(ss.life, prompt)
-		}()
-	})
-}
-
-// name asks the model for the session's title and gives it to the
-// session; the provisional title stays if the model fails or refuses.
-func (ss *Session) name(ctx context.Context, prompt string) {
-	title, by := ss.requestTitle(ctx, prompt)
-	if ctx.Err() != nil {
-		return // the session is closing: its provisional title is logged
+// name asks the model for the session's title once its first turn's
+// model work is done (after its last model response, before its answer:
+// never beside another request of the turn, and inside the turn, where
+// clients expect its updates), and gives it to the session. A turn that
+// was cancelled or got no model response keeps the provisional title
+// without asking. Either way the title goes out as session_info_update.
+func (ss *Session) name(ctx context.Context, prompt, stop string) {
+	title, by := "", ""
+	if stop != stopCancelled && ss.usageOfTurn() != nil {
+		title, by = ss.requestTitle(ctx, prompt)
 	}
 	ss.mu.Lock()
 	if ss.titleBy == store.TitleByUser {
 		ss.mu.Unlock()
-		return // the person named it meanwhile
+		return
 	}
 	if title == "" {
 		title = ss.title
@@ -137,7 +124,6 @@ func (ss *Session) name(ctx context.Context, prompt string) {
 	ss.mu.Unlock()
 	if by != "" {
 		ss.record(store.Event{Kind: store.KindTitle, Title: title, TitleBy: by})
-		ss.syncLog()
 		ss.indexTitle(title)
 	}
 	ss.announceTitle(ctx, title, true)

@@ -23,6 +23,11 @@ type clientCapabilities struct {
 	Auth struct {
 		Terminal bool `json:"terminal"`
 	} `json:"auth"`
+	// Elicitation.Form is non-nil when the client takes form elicitations
+	// (elicitation/create, mode "form").
+	Elicitation struct {
+		Form *json.RawMessage `json:"form"`
+	} `json:"elicitation"`
 	// Plan is non-nil when the client takes plan_update and plan_removed.
 	Plan *json.RawMessage `json:"plan"`
 	// Subagents is non-nil when the client takes subagent_update.

@@ -18,6 +18,7 @@ const (
 	KindSearch  Kind = "search"
 	KindExecute Kind = "execute"
 	KindFetch   Kind = "fetch"
+	KindThink   Kind = "think"
 	KindOther   Kind = "other"
 )
 
@@ -120,15 +121,16 @@ type WebSource struct {
 	PublishedAt string `json:"publishedAt,omitempty"`
 }
 
-// CallView is the closed union of pending-state cards: *Generic, *Terminal
-// and *Diff. Switch on it exhaustively.
+// CallView is the closed union of pending-state cards: *Generic, *Terminal,
+// *Diff and *Question. Switch on it exhaustively.
 type CallView interface {
 	callView()
 }
 
 // ResultView is the closed union of completed-state cards: *GenericResult,
 // *TerminalResult, *DiffResult, *SearchMatches, *SearchPaths, *Read,
-// *WebSearch and *WebFetch. A result view replaces the pending view.
+// *WebSearch, *WebFetch and *Answer. A result view replaces the pending
+// view.
 type ResultView interface {
 	resultView()
 }
@@ -225,6 +227,43 @@ type WebFetch struct {
 	StatusCode int    `json:"statusCode"`
 	Truncated  bool   `json:"truncated"`
 }
+
+// Question is the pending card of a question put to the person: its text
+// and the choices offered (none: a free answer).
+type Question struct {
+	Title    string   `json:"title"`
+	Question string   `json:"question"`
+	Choices  []string `json:"choices,omitempty"`
+}
+
+// Answer is a question's outcome: "answered" with the person's Answer,
+// "declined", "cancelled" or "unavailable" (the question could not be
+// put).
+type Answer struct {
+	Title    string `json:"title,omitempty"`
+	Question string `json:"question"`
+	Outcome  string `json:"outcome"`
+	Answer   string `json:"answer,omitempty"`
+}
+
+func (*Question) callView() {}
+func (*Answer) resultView() {}
+
+// AppendJSON writes the card with its "card" tag, in one pass.
+func (c *Question) AppendJSON(dst []byte) ([]byte, error) {
+	return jsonv.AppendTagged(dst, c, "card", "question")
+}
+
+// MarshalJSON emits the card with its "card" tag.
+func (c *Question) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil) }
+
+// AppendJSON writes the card with its "card" tag, in one pass.
+func (c *Answer) AppendJSON(dst []byte) ([]byte, error) {
+	return jsonv.AppendTagged(dst, c, "card", "question")
+}
+
+// MarshalJSON emits the card with its "card" tag.
+func (c *Answer) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil) }
 
 func (*Generic) callView()  {}
 func (*Terminal) callView() {}

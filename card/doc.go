@@ -1,9 +1,9 @@
 // Package card is the presentation vocabulary shared by tools and editors:
 // ACP/MCP content blocks ([Content]) and the render intents a tool's
 // presenters return — the closed unions [CallView] (pending: *Generic,
-// *Terminal, *Diff) and [ResultView] (completed: *GenericResult,
+// *Terminal, *Diff, *Question) and [ResultView] (completed: *GenericResult,
 // *TerminalResult, *DiffResult, *SearchMatches, *SearchPaths, *Read,
-// *WebSearch, *WebFetch).
+// *WebSearch, *WebFetch, *Answer).
 //
 // The package has no behaviour beyond construction and JSON encoding (each
 // card marshals with its "card" tag, plus "shape" or "kind" where a card has

@@ -59,6 +59,7 @@ var uses = map[string]string{
 	"glob":       "find files by name pattern.",
 	"web_fetch":  "read a web page (documentation, an issue) as text.",
 	"todo_write": "keep the plan of multi-step work: the whole list, with each item's status.",
+	"ask_user":   "ask the user a question (with choices when the answers are few) when a decision is theirs and the workspace cannot tell you.",
 	"run_code":   "run a short program that calls several tools at once (see below).",
 	"task":       "hand a self-contained search or side task to a subagent (explore: read-only); several run in parallel, and only its answer comes back.",
 }

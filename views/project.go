@@ -115,11 +115,27 @@ func Call(env Env, callID, name string, view card.CallView, args jsonv.Value, st
 		u.Content, u.Locations = env.diffItems(v.Diffs), env.locations(v.Locations)
 		u.Title = env.relTitle(v.Title, firstPath(u.Locations, v.Diffs, env))
 		u.Meta = meta(DshMeta{Card: v, Changes: changes(env, v.Diffs)}, nil)
+	case *card.Question:
+		u.Kind = card.KindThink
+		u.Title = v.Title
+		u.Content = []ToolCallContent{TextItem(questionText(v.Question, v.Choices))}
+		u.Meta = meta(DshMeta{Card: v}, nil)
 	}
 	if u.Title == "" {
 		u.Title = name
 	}
 	return u
+}
+
+// questionText is a question with its choices, one a line.
+func questionText(q string, choices []string) string {
+	var b strings.Builder
+	b.WriteString(q)
+	for _, c := range choices {
+		b.WriteString("\n- ")
+		b.WriteString(c)
+	}
+	return b.String()
 }
 
 // Permission returns the toolCall of a session/request_permission for a

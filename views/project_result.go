@@ -86,8 +86,25 @@ func Result(env Env, callID, name string, call card.CallView, view card.ResultVi
 		u.Title = v.Title
 		u.Content = []ToolCallContent{TextItem(webFetchText(v))}
 		u.Meta = meta(DshMeta{Card: v}, nil)
+	case *card.Answer:
+		u.Title = v.Title
+		u.Content = []ToolCallContent{TextItem(answerText(v))}
+		u.Meta = meta(DshMeta{Card: v}, nil)
 	}
 	return u
+}
+
+// answerText is a question's outcome as the person reads it.
+func answerText(v *card.Answer) string {
+	switch v.Outcome {
+	case "answered":
+		return v.Question + "\n\n→ " + v.Answer
+	case "declined":
+		return v.Question + "\n\n(declined)"
+	case "cancelled":
+		return v.Question + "\n\n(cancelled)"
+	}
+	return v.Question + "\n\n(could not be asked)"
 }
 
 // consoleBlock is a finished command for clients without terminals: the
