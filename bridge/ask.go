@@ -46,6 +46,9 @@ func (ss *Session) Ask(ctx context.Context, callID string, a ask.Args) (ask.Repl
 		if err := call("elicitation/create", params, &got); err != nil {
 			return clientFailed(ctx, "elicitation/create", err)
 		}
+		if ctx.Err() != nil { // cancelled while the person answered
+			return ask.Reply{}, ctx.Err()
+		}
 		return ask.FromElicitation(a, got), nil
 	case ask.ByPermission:
 		args := registry.CallArgs(mustJSON(a))

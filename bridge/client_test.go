@@ -174,6 +174,8 @@ type editor struct {
 	// advertised no elicitation); elicited records their params.
 	onElicit func(params json.RawMessage) (any, *rpcError)
 	elicited []json.RawMessage
+	// nextSession is a session a hook may name (set by the test).
+	nextSession string
 
 	terms     map[string]*fakeTerminal
 	termCalls []string // terminal method calls, in order

@@ -28,7 +28,9 @@ func (e *editor) listTitles() map[string]string {
 	if err != nil {
 		e.t.Fatalf("session/list: %+v", err)
 	}
-	var list struct{ Sessions []struct{ SessionID, Title string } }
+	var list struct {
+		Sessions []struct{ SessionID, Title string }
+	}
 	json.Unmarshal(res, &list)
 	out := map[string]string{}
 	for _, s := range list.Sessions {
