@@ -75,7 +75,7 @@ func TestAskUser_Elicitation(t *testing.T) {
 			}
 			var p struct {
 				SessionID, ToolCallID, Mode, Message string
-				RequestedSchema                       struct {
+				RequestedSchema                      struct {
 					Properties struct{ Answer struct{ Enum []string } }
 					Required   []string
 				}

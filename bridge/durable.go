@@ -81,9 +81,7 @@ func completeTurns(events []store.Event) (turns []replayTurn, st restored, cutOf
 		case store.KindMode:
 			st.mode = e.Mode
 		case store.KindTitle:
-			if st.titleBy != store.TitleByUser || e.TitleBy == store.TitleByUser {
-				st.title, st.titleBy = e.Title, e.TitleBy // the person's title is never replaced
-			}
+			st.title = e.Title
 		case store.KindConfig:
 			st.config[e.ConfigID] = e.Value
 		case store.KindUsage:
@@ -145,7 +143,6 @@ func (t replayTurn) userMessage() (id, text string) {
 // restored is the session state a log records besides its turns.
 type restored struct {
 	mode, title string
-	titleBy     string
 	config      map[string]string // config option id → value, last wins
 	cost        float64           // the cost of the priced requests
 	priced      bool
@@ -320,7 +317,7 @@ func (s *Server) restore(ctx context.Context, r restoreSpec) (loadResult, error)
 	ss.restoreConfig(st.config)
 	ss.model.cost, ss.model.priced = st.cost, st.priced
 	ss.model.lastPrompt, ss.model.lastBytes = st.lastPrompt, st.lastBytes
-	ss.title, ss.titleBy = st.title, st.titleBy
+	ss.title = st.title
 	ss.history.Replace(ss.rebuildHistory(turns))
 	if st.title != "" {
 		ss.announceTitle(ctx, st.title, false) // for load and resume: the client lists it

@@ -91,7 +91,6 @@ type Session struct {
 	guide *guidance // the system prompt's data and the instructions files
 
 	title     string    // under mu
-	titleBy   string    // who gave title (store.TitleBy*); under mu
 	turnUsage turnUsage // the running turn's usage so far; under mu
 
 	commands []commands.Command // the slash commands last advertised (under mu)

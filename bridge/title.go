@@ -23,7 +23,8 @@ import (
 // provisional title. The result is logged (and kept for session/list
 // beside the log), sent as session_info_update, and its cost added to
 // the session's (not to the turn's usage). A title the person gave
-// (/title) is never replaced.
+// (/title) is never replaced: a session with a title asks for none, and
+// /title runs only between turns.
 
 // titleTimeout bounds the title request: it delays the first answer.
 const titleTimeout = 10 * time.Second
@@ -75,10 +76,9 @@ func cleanTitle(answer string) string {
 	if head, rest, ok := strings.Cut(line, ":"); ok && strings.EqualFold(strings.Trim(head, "*# "), "title") {
 		line = strings.TrimSpace(rest)
 	}
-	line = strings.TrimFunc(line, func(r rune) bool {
-		return strings.ContainsRune("\"'`*#_“”‘’«»「」", r) || unicode.IsSpace(r)
-	})
-	line = strings.TrimRight(line, ".。!！")
+	const quotes = "\"'`*#_“”‘’«»「」"
+	line = strings.TrimLeftFunc(line, func(r rune) bool { return strings.ContainsRune(quotes, r) || unicode.IsSpace(r) })
+	line = strings.TrimRightFunc(line, func(r rune) bool { return strings.ContainsRune(quotes+".。!！", r) || unicode.IsSpace(r) })
 	if strings.IndexFunc(line, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
 		return ""
 	}
@@ -108,19 +108,15 @@ func (ss *Session) provisionalTitle(text string) bool {
 // was cancelled or got no model response keeps the provisional title
 // without asking. Either way the title goes out as session_info_update.
 func (ss *Session) name(ctx context.Context, prompt, stop string) {
-	title, by := "", ""
+	var title, by string
 	if stop != stopCancelled && ss.usageOfTurn() != nil {
 		title, by = ss.requestTitle(ctx, prompt)
 	}
 	ss.mu.Lock()
-	if ss.titleBy == store.TitleByUser {
-		ss.mu.Unlock()
-		return
-	}
 	if title == "" {
 		title = ss.title
 	}
-	ss.title, ss.titleBy = title, by
+	ss.title = title
 	ss.mu.Unlock()
 	if by != "" {
 		ss.record(store.Event{Kind: store.KindTitle, Title: title, TitleBy: by})
@@ -216,7 +212,7 @@ func (ss *Session) setUserTitle(ctx context.Context, title string) {
 		return
 	}
 	ss.mu.Lock()
-	ss.title, ss.titleBy = title, store.TitleByUser
+	ss.title = title
 	ss.mu.Unlock()
 	ss.record(store.Event{Kind: store.KindTitle, Title: title, TitleBy: store.TitleByUser})
 	ss.indexTitle(title)

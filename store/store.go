@@ -145,8 +145,7 @@ type Event struct {
 	TitleBy string `json:"titleBy,omitempty"`
 }
 
-// Title sources (Event.TitleBy). A person's title is never replaced by
-// another kind.
+// Title sources (Event.TitleBy).
 const (
 	TitleByUser  = "user"
 	TitleByModel = "model"

@@ -210,3 +210,52 @@ func newLog(t *testing.T) (*Store, *Log) {
 	}
 	return s, l
 }
+
+// TestDelete: Delete removes a session's log and title file; an unknown
+// id and an id that is not a session name (a path) are ErrNotFound and
+// remove nothing, whatever lies at the path they spell.
+func TestDelete(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "state")
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := s.Create("sess_a", Event{Cwd: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	if err := s.SetTitle("sess_a", "A title"); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := s.List(); len(list) != 1 || list[0].Title != "A title" {
+		t.Fatalf("list %+v", list)
+	}
+	outside := filepath.Join(root, "victim.jsonl")
+	os.WriteFile(outside, []byte("{}\n"), 0o600)
+	for _, id := range []string{"../victim", "..", "sess_a/../sess_a", "", "sess_a.jsonl", "sess_b"} {
+		t.Run("refused "+id, func(t *testing.T) {
+			if err := s.Delete(id); !errors.Is(err, ErrNotFound) {
+				t.Errorf("Delete(%q) = %v, want ErrNotFound", id, err)
+			}
+			if err := s.SetTitle(id, "x"); id != "sess_b" && !errors.Is(err, ErrNotFound) {
+				t.Errorf("SetTitle(%q) = %v, want ErrNotFound", id, err)
+			}
+		})
+	}
+	os.Remove(filepath.Join(dir, "sess_b.title"))
+	if _, err := os.Stat(outside); err != nil {
+		t.Fatalf("a refused id removed %s: %v", outside, err)
+	}
+	if err := s.Delete("sess_a"); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 0 {
+		t.Errorf("left in the store: %v", entries)
+	}
+	if err := s.Delete("sess_a"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("second Delete = %v", err)
+	}
+}
