@@ -41,7 +41,9 @@
 // before permission requests. session/load replays the complete turns as
 // session/updates — cards recomputed through the presenters from the durable
 // fields — and restores the model history and mode; a turn cut off by a
-// crash is voided. session/list and session/close complete the set.
+// crash is voided. session/list, session/close and session/delete (a
+// live session ended first, then its log and title file removed) complete
+// the set.
 //
 // # Subagents
 //
@@ -51,4 +53,13 @@
 // session's cost, its calls are logged with the task's result (replayed
 // on load), and a client that advertises clientCapabilities.subagents
 // gets subagent_update and may session/cancel a child by its id.
+//
+// # Titles, usage and questions
+//
+// A session's first prompt gives it a provisional title; once the first
+// turn's model work is done, one cheap request names it, and the title is
+// logged and sent as session_info_update inside that turn (title.go). A
+// turn's answer carries its usage (turnUsage). ask_user's questions reach
+// the person as a form elicitation or, without one, a permission request
+// with the choices as options (ask.go, package ask).
 package bridge

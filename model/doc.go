@@ -15,7 +15,8 @@
 //     over TLS, a new handshake. A stream that brings no byte for its idle
 //     limit (ChatConfig.StreamIdle) is cut, as DeepSeek's sometimes stop
 //     without ending.
-//   - Script replays a JSONL script with no network.
+//   - Script replays a JSONL script with no network; a title request
+//     (IsTitleRequest) takes none of its turns.
 //   - The catalogue (Lookup) knows each model family's context window,
 //     maximum output, thinking support and prices; Settings override it
 //     from the user's settings file.
