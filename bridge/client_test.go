@@ -115,6 +115,7 @@ func validate(def string, raw []byte) error {
 var resultType = map[string]string{
 	"initialize": "InitializeResponse", "session/new": "NewSessionResponse", "session/prompt": "PromptResponse",
 	"session/set_mode": "SetSessionModeResponse", "session/set_config_option": "SetSessionConfigOptionResponse",
+	"session/delete": "DeleteSessionResponse", "session/list": "ListSessionsResponse",
 }
 
 // requestType is the schema of each agent-to-client request.

@@ -109,7 +109,10 @@ func (ss *Session) provisionalTitle(text string) bool {
 // without asking. Either way the title goes out as session_info_update.
 func (ss *Session) name(ctx context.Context, prompt, stop string) {
 	var title, by string
-	if stop != stopCancelled && ss.usageOfTurn() != nil {
+	ss.mu.Lock()
+	answered := ss.turnUsage.responses > 0
+	ss.mu.Unlock()
+	if stop != stopCancelled && answered {
 		title, by = ss.requestTitle(ctx, prompt)
 	}
 	ss.mu.Lock()

@@ -267,3 +267,26 @@ func TestPromptUsage(t *testing.T) {
 		t.Fatalf("the fake reported %v", m.reported())
 	}
 }
+
+// TestTitle_ScriptedBinary: through the binary with a scripted model, the
+// title request takes no line of the script: each prompt gets its own
+// scripted answer, and the title is the script's title line.
+func TestTitle_ScriptedBinary(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	script := filepath.Join(t.TempDir(), "turns.jsonl")
+	os.WriteFile(script, []byte("{\"text\":\"answer one\"}\n{\"title\":\"Scripted session\"}\n{\"text\":\"answer two\"}\n"), 0o644)
+	e := startBinary(t, "DSH_MODEL=script:"+script)
+	e.initialize(nil)
+	s := e.newSession(dir)
+	e.prompt(s, "first")
+	e.prompt(s, "second")
+	if text := e.agentText(); text != "answer oneanswer two" {
+		t.Errorf("the agent said %q", text)
+	}
+	if got := e.titleUpdates(); len(got) != 1 || got[0] != "Scripted session" {
+		t.Errorf("titles %q", got)
+	}
+	if got := e.listTitles()[s]; got != "Scripted session" {
+		t.Errorf("session/list title %q", got)
+	}
+}

@@ -148,11 +148,13 @@ type turnUsage struct {
 	OutputTokens     int64  `json:"outputTokens"`
 	ThoughtTokens    int64  `json:"thoughtTokens"`
 	CachedReadTokens *int64 `json:"cachedReadTokens,omitempty"` // nil: the API did not split the prompt
-	requests         int
+	requests         int    // responses that reported usage
+	responses        int    // responses, with usage or without (a scripted model's)
 }
 
 // add counts one response's usage.
 func (u *turnUsage) add(m model.Usage) {
+	u.responses++
 	if m.PromptTokens == 0 && m.CompletionTokens == 0 {
 		return
 	}
