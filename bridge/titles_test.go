@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -150,7 +151,9 @@ func TestSessionDelete(t *testing.T) {
 	m := newFakeModel(t,
 		fakeTurn{calls: []fakeCall{{"b1", "bash", `{"command":"head -c 100000 /dev/zero | tr '\\0' x","description":"print"}`}}},
 		fakeTurn{text: "printed"})
-	e := startEditor(t, "DSH_BASE_URL="+m.srv.URL, "DSH_STATE_DIR="+state)
+	// The binary: a process's spill folder is removed when its server
+	// ends, so an in-process server after another could not spill.
+	e := startBinary(t, "DSH_BASE_URL="+m.srv.URL, "DSH_STATE_DIR="+state)
 	res, err := e.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}})
 	if err != nil || !strings.Contains(string(res), `"delete":{}`) {
 		t.Fatalf("initialize: %s %+v", res, err)
@@ -288,5 +291,32 @@ func TestTitle_ScriptedBinary(t *testing.T) {
 	}
 	if got := e.listTitles()[s]; got != "Scripted session" {
 		t.Errorf("session/list title %q", got)
+	}
+}
+
+// TestSessionDelete_DuringATurn: deleting a session whose turn is running
+// cancels the turn (its prompt answers cancelled) before the log goes.
+func TestSessionDelete_DuringATurn(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	state := t.TempDir()
+	m := newFakeModel(t, fakeTurn{text: "working on it", hang: true})
+	e := startEditor(t, "DSH_BASE_URL="+m.srv.URL, "DSH_STATE_DIR="+state)
+	e.initialize(nil)
+	s := e.newSession(dir)
+	answer := e.start("session/prompt", map[string]any{"sessionId": s, "prompt": []any{map[string]any{"type": "text", "text": "go"}}})
+	e.waitFor(func() bool { return strings.Contains(e.agentText(), "working on it") })
+	if _, err := e.call("session/delete", map[string]any{"sessionId": s}); err != nil {
+		t.Fatalf("delete: %+v", err)
+	}
+	select {
+	case got := <-answer:
+		if !strings.Contains(string(got.Result), `"stopReason":"cancelled"`) {
+			t.Errorf("the prompt answered %s %+v", got.Result, got.Error)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the running turn never answered")
+	}
+	if _, err := os.Stat(filepath.Join(state, s+".jsonl")); !os.IsNotExist(err) {
+		t.Errorf("the log is still there (%v)", err)
 	}
 }
