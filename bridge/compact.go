@@ -182,11 +182,22 @@ func (ss *Session) account(ctx context.Context, resp model.Response, bytes int, 
 	}
 }
 
-// charge records the usage and cost of a request outside any turn (the
-// title request): logged and added to the session's cost, as every
-// request is, but part of no turn's usage and no usage_update of its own
-// (the next one shows the total).
-func (ss *Session) charge(resp model.Response) { ss.recordUsage(resp, 0, false) }
+// charge records the usage and cost of a request that is not the
+// conversation's (the title request): logged and added to the session's
+// cost, as every request is, but part of no turn's usage. Its
+// usage_update shows the new total with the conversation's context as
+// the last one did, so that the cost on screen is the one a load
+// replays.
+func (ss *Session) charge(ctx context.Context, resp model.Response) {
+	upd, ok := ss.recordUsage(resp, 0, false)
+	if !ok || upd.Cost == nil {
+		return
+	}
+	ss.mu.Lock()
+	upd.Used = ss.model.lastPrompt
+	ss.mu.Unlock()
+	ss.srv.notify(ctx, ss.id, upd)
+}
 
 // recordUsage logs one response's usage, adds its cost to the session's, and
 // returns the usage_update it makes (ok false: it reported no usage).

@@ -36,7 +36,7 @@ func bigFile(t *testing.T, dir, name string, n int) {
 // compacts before the request that would not fit, announces it, and the
 // next request fits; session/load rebuilds the compacted history.
 func TestLiveModel_Compaction(t *testing.T) {
-	const window = 12_000 // tokens; the fake counts 4 bytes to a token
+	const window = 13_000 // tokens; the fake counts 4 bytes to a token
 	caps := map[string]any{"session": map[string]any{"compaction": map[string]any{}}}
 	big := strings.Repeat("Please keep this requirement in mind. ", 500) // ~19 KB
 	for _, tc := range []struct {

@@ -12,7 +12,7 @@ import (
 // compacted turn reports the cost of every request so far, the summary's
 // included, and a loaded session goes on from that same total.
 func TestLiveModel_CompactionCost(t *testing.T) {
-	const window = 12_000 // tokens; the fake counts 4 bytes to a token
+	const window = 13_000 // tokens; the fake counts 4 bytes to a token
 	w := newLiveWorld(t, fmt.Sprintf(`{"models":{"deepseek-v4-flash":{"contextWindow":%d,"price":{"cacheHit":1,"cacheMiss":2,"output":4}}}}`, window),
 		fakeTurn{text: "noted"}, fakeTurn{text: "noted again"}, fakeTurn{text: "after load"})
 	w.model.window = window
@@ -38,18 +38,19 @@ func TestLiveModel_CompactionCost(t *testing.T) {
 		t.Fatalf("%d requests, want 3: the first turn, the summary, the second turn", len(reported))
 	}
 	before := usages(e)
-	if len(before) != 2 || before[1].Cost == nil {
-		t.Fatalf("got usage updates %+v, want 2 priced", before)
+	// the first turn's, the title request's and the compacted turn's
+	if len(before) != 3 || before[2].Cost == nil {
+		t.Fatalf("got usage updates %+v, want 3 priced", before)
 	}
-	if got, want := before[1].Cost.Amount, cost(w.model.billed()); math.Abs(got-want) > 1e-12 {
+	if got, want := before[2].Cost.Amount, cost(w.model.billed()); math.Abs(got-want) > 1e-12 {
 		t.Errorf("got cost %v after the compacted turn, want %v (the summary's %v included)", got, want, cost(reported[1:2]))
 	}
 	e.close()
 
 	e2 := w.editor(caps)
 	w.load(e2, s)
-	if replayed := usages(e2); len(replayed) != 1 || replayed[0].Cost == nil || math.Abs(replayed[0].Cost.Amount-before[1].Cost.Amount) > 1e-12 {
-		t.Errorf("got usage updates %+v from the load, want one with the cost %v", replayed, before[1].Cost.Amount)
+	if replayed := usages(e2); len(replayed) != 1 || replayed[0].Cost == nil || math.Abs(replayed[0].Cost.Amount-before[2].Cost.Amount) > 1e-12 {
+		t.Errorf("got usage updates %+v from the load, want one with the cost %v", replayed, before[2].Cost.Amount)
 	}
 	e2.prompt(s, "go on")
 	after, reported := usages(e2), w.model.reported()

@@ -27,9 +27,11 @@ func TestLiveModel_CostAfterLoad(t *testing.T) {
 	e.prompt(s, "first")
 	e.prompt(s, "second")
 	before := usages(e)
-	if len(before) != 3 || before[2].Cost == nil {
-		t.Fatalf("got usage updates %+v, want 3 priced", before)
+	// the first turn's two, the title request's and the second turn's
+	if len(before) != 4 || before[3].Cost == nil {
+		t.Fatalf("got usage updates %+v, want 4 priced", before)
 	}
+	before = append(before[:2], before[3]) // the conversation's
 	if want := cost(w.model.billed()); math.Abs(before[2].Cost.Amount-want) > 1e-12 {
 		t.Fatalf("got cost %v before the load, want %v", before[2].Cost.Amount, want)
 	}

@@ -50,8 +50,8 @@ func TestLiveModel_DefaultModel(t *testing.T) {
 			u := w.model.reported()[0]
 			base := (float64(u.hit)*0.0028 + float64(u.miss)*0.14 + float64(u.completion)*0.28) / 1e6
 			seen := usages(e)
-			if len(seen) != 1 || seen[0].Cost == nil {
-				t.Fatalf("got usage updates %+v, want one with a cost", seen)
+			if len(seen) != 2 || seen[0].Cost == nil { // the turn's, then the title request's
+				t.Fatalf("got usage updates %+v, want two with a cost", seen)
 			}
 			if got := seen[0].Cost.Amount; math.Abs(got-base) > 1e-9 && math.Abs(got-2*base) > 1e-9 {
 				t.Errorf("got cost %v, want %v (or %v at peak)", got, base, 2*base)

@@ -283,10 +283,10 @@ func TestLiveModel_Cost(t *testing.T) {
 		want += (float64(u.hit)*1 + float64(u.miss)*2 + float64(u.completion)*4) / 1e6
 	}
 	seen := usages(e)
-	if len(seen) != 3 {
-		t.Fatalf("%d usage updates, want 3", len(seen))
+	if len(seen) != 4 { // the first turn's two, the title request's, the second turn's
+		t.Fatalf("%d usage updates, want 4", len(seen))
 	}
-	last := seen[2]
+	last := seen[3]
 	if last.Cost == nil || math.Abs(last.Cost.Amount-want) > 1e-12 || last.Cost.Currency != "USD" {
 		t.Errorf("cost %+v, want %v USD", last.Cost, want)
 	}

@@ -205,6 +205,7 @@ func (ss *Session) accountChild(ctx context.Context, modelID string, u model.Usa
 	cost, priced := s.modelInfo(modelID).Cost(u, s.now())
 	cost = roundUSD(cost)
 	ss.mu.Lock()
+	ss.turnUsage.add(u) // the task's turn's usage includes its children's
 	if priced {
 		ss.model.cost += cost
 		ss.model.priced = true

@@ -158,7 +158,7 @@ func (ss *Session) requestTitle(ctx context.Context, prompt string) (string, str
 	defer cancel()
 	resp, err := s.cfg.Model.Complete(tctx, req, model.Handler{})
 	if err == nil || resp.Usage.PromptTokens > 0 {
-		ss.charge(resp) // paid for whether or not it names the session
+		ss.charge(ctx, resp) // paid for whether or not it names the session
 	}
 	if err != nil {
 		s.log.Debug("the title request failed; the session keeps its first prompt as title", "session", ss.id, "err", err)

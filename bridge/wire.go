@@ -133,8 +133,8 @@ type promptResult struct {
 }
 
 // turnUsage is PromptResponse.usage: the tokens of every model request a
-// turn made (compaction summaries included; the title request, made
-// after the answer, is in no turn's). The shape is ACP's Usage, UNSTABLE
+// turn made (compaction summaries and its subagents' requests included;
+// the title request is in no turn's). The shape is ACP's Usage, UNSTABLE
 // in the SDK's v1 schema.unstable.json (agentclientprotocol/
 // agent-client-protocol, schema/v1/schema.unstable.json as of commit
 // bb2ef8f, 2026-08-20, read 2026-12-07); the stable schema.json we follow
