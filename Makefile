@@ -35,7 +35,10 @@ test: deps vet
 # process that runs go test: it ends with the run, and the run is killed
 # at STRESS_LIMIT.
 STRESS_LIMIT ?= 100m
-STRESS_DIR ?= $(or $(TMPDIR),/tmp)/dsh-bridge-stress
+# SCRATCH is this checkout's own scratch folder: two checkouts (worktrees)
+# testing at once must not build into, or delete, each other's.
+SCRATCH ?= $(or $(TMPDIR),/tmp)/dsh-bridge-$(shell printf %s "$(CURDIR)" | cksum | cut -d' ' -f1)
+STRESS_DIR ?= $(SCRATCH)/stress
 test-stress: deps
 	$(GO) build -o $(STRESS_DIR)/cpuburn ./internal/devtools/cpuburn
 	$(STRESS_DIR)/cpuburn -limit $(STRESS_LIMIT) -- $(GO) test -race -count=3 -timeout 40m ./...
@@ -81,7 +84,7 @@ deps-nvim:
 
 # test-nvim runs the Neovim plugin's tests: luacheck, the busted specs
 # inside headless Neovim against the real binary, and the tmux screen test.
-NVIM_TEST_DIR ?= $(or $(TMPDIR),/tmp)/dsh-bridge-nvim-test
+NVIM_TEST_DIR ?= $(SCRATCH)/nvim-test
 test-nvim: deps-nvim
 	CGO_ENABLED=0 $(GO) build -o $(NVIM_TEST_DIR)/ ./cmd/dsh-bridge ./cmd/dsh-highlight ./cmd/dsh-code ./cmd/dsh-markdown
 	cd editors/nvim && luacheck -q lua plugin spec
@@ -137,7 +140,7 @@ test-vscode: deps-vscode vsix code-server
 # targets the ACP Registry takes, and vets every package (tests included,
 # so every package's tests compile) for the four that are not Linux.
 CROSS_TARGETS = linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
-CROSS_OUT ?= $(or $(TMPDIR),/tmp)/dsh-bridge-cross
+CROSS_OUT ?= $(SCRATCH)/cross
 # The six run at once; each one's output is printed after, under its name.
 cross:
 	@rm -rf $(CROSS_OUT); mkdir -p $(CROSS_OUT); for t in $(CROSS_TARGETS); do \
