@@ -3,6 +3,7 @@ package bridge_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -298,4 +299,48 @@ func BenchmarkSystemPrompt_Tokens(b *testing.B) {
 	}
 	b.ReportMetric(float64(tokens), "prompt-tokens")
 	b.ReportMetric(float64(bytes), "system-bytes")
+}
+
+// BenchmarkSystemPrompt_Share10Turns measures the system prompt's and the
+// tools' share of a typical 10-turn session's prompt tokens: each turn
+// reads a 100-line file and answers. The prefix is the first request's
+// prompt less its user message; every request sends it again (DeepSeek's
+// prefix cache serves it from the second on).
+func BenchmarkSystemPrompt_Share10Turns(b *testing.B) {
+	dir, _ := filepath.EvalSymlinks(b.TempDir())
+	os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("Run make test before you finish.\n"), 0o644)
+	var src strings.Builder
+	for i := range 100 {
+		fmt.Fprintf(&src, "func f%d() int { return %d } // a line of ordinary Go code\n", i, i)
+	}
+	os.WriteFile(filepath.Join(dir, "a.go"), []byte(src.String()), 0o644)
+	m := newFakeModel(b)
+	n := 0
+	m.respond = func(r chatRequest) fakeTurn {
+		n++
+		if last := r.Messages[len(r.Messages)-1]; last.Role == "user" {
+			return fakeTurn{calls: []fakeCall{{fmt.Sprintf("r%d", n), "read", args("file_path", "a.go")}}}
+		}
+		return fakeTurn{text: "The file defines 100 small functions; nothing needs to change."}
+	}
+	e := startEditor(b, "DSH_BASE_URL="+m.srv.URL)
+	e.initialize(nil)
+	var prefix, total, requests int
+	for b.Loop() {
+		before := len(m.reported())
+		s := e.newSession(dir)
+		for turn := range 10 {
+			e.prompt(s, fmt.Sprintf("turn %d: what does a.go do?", turn))
+		}
+		u := m.reported()[before:]
+		prefix = u[0].prompt - len("turn 0: what does a.go do?")/4
+		total, requests = 0, len(u)
+		for _, x := range u {
+			total += x.prompt
+		}
+	}
+	b.ReportMetric(float64(prefix), "prefix-tokens")
+	b.ReportMetric(float64(requests), "requests")
+	b.ReportMetric(float64(total), "session-prompt-tokens")
+	b.ReportMetric(100*float64(prefix*requests)/float64(total), "prefix-%")
 }
