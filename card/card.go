@@ -181,6 +181,10 @@ type TerminalResult struct {
 type DiffResult struct {
 	Title string     `json:"title,omitempty"`
 	Diffs []FileDiff `json:"diffs"`
+	// Diagnostics are the errors and warnings a language server reported
+	// in the changed file after the change (none: it reported none, or no
+	// server checks the file).
+	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
 }
 
 // SearchMatches is a grep result, grouped by file. It carries no result text.

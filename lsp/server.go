@@ -1,0 +1,669 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/dsh-bridge/dsh-bridge/card"
+)
+
+// maxOpen bounds the files a server holds open; the least recently
+// changed is closed first.
+const maxOpen = 64
+
+// doc is a file the server holds open.
+type doc struct {
+	version int32
+	text    string
+	seq     uint64 // the server's event count at the last change
+}
+
+// published is a file's last diagnostics.
+type published struct {
+	diags   []card.Diagnostic
+	version int32 // the document version they are of; 0: not said
+	seq     uint64
+	at      time.Time
+}
+
+// server is one language's server across its restarts.
+type server struct {
+	m       *Manager
+	cfg     Server
+	timeout time.Duration
+	send    sync.Mutex // orders a document's notifications
+
+	mu       sync.Mutex
+	ready    chan struct{} // nil: never started; closed when the current start is over
+	up       bool          // started and initialized
+	loaded   bool          // it has published diagnostics or ended all its progress: its initial load is over
+	loadedAt time.Time
+	started  time.Time // when the current process started
+	dead     error     // given up (reported once); never started again
+	conn     *jsonrpc2.Conn
+	cmd      *exec.Cmd
+	exited   chan struct{} // closed when cmd has exited
+	restarts int
+	docs     map[string]*doc
+	diags    map[string]published
+	progress map[string]bool // open $/progress tokens
+	seq      uint64          // counts publications and progress events
+	wake     chan struct{}   // closed and renewed on every event
+}
+
+func newServer(m *Manager, cfg Server) *server {
+	t := cfg.StartTimeout
+	if t <= 0 {
+		t = m.opts.StartTimeout
+	}
+	return &server{m: m, cfg: cfg, timeout: t, docs: map[string]*doc{}, diags: map[string]published{},
+		progress: map[string]bool{}, wake: make(chan struct{})}
+}
+
+var errClosed = errors.New("the session's language servers are closed")
+
+// ensure starts the server unless it runs, is starting, or was given up.
+func (s *server) ensure() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ready != nil || s.dead != nil {
+		return
+	}
+	s.ready = make(chan struct{})
+	if !s.m.spawn(s.run) {
+		s.dead = errClosed
+		close(s.ready)
+	}
+}
+
+// event records that something arrived: waiters look again.
+func (s *server) eventLocked() {
+	s.seq++
+	close(s.wake)
+	s.wake = make(chan struct{})
+}
+
+func (s *server) name() string { return fmt.Sprintf("%s (%s)", s.cfg.Command[0], s.cfg.Language) }
+
+// run starts the server and starts it again when it exits, until the
+// manager closes or the server is given up.
+func (s *server) run(ctx context.Context) {
+	for {
+		retry, err := s.start(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil && !retry {
+			s.giveUp(err)
+			return
+		}
+		if err == nil {
+			select {
+			case <-ctx.Done():
+				return
+			case <-s.exitedChan():
+			}
+			err = errors.New("it exited")
+		}
+		s.mu.Lock()
+		s.up, s.conn = false, nil
+		s.ready = make(chan struct{})
+		s.diags = map[string]published{}
+		s.restarts++
+		n := s.restarts
+		s.eventLocked()
+		s.mu.Unlock()
+		if n > MaxRestarts {
+			s.giveUp(fmt.Errorf("%v, and it was restarted %d times", err, MaxRestarts))
+			return
+		}
+		s.m.opts.Log.Warn("language server stopped; restarting", "server", s.name(), "err", err, "restart", n)
+		t := time.NewTimer(s.m.opts.Backoff << (n - 1))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (s *server) exitedChan() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.exited
+}
+
+// giveUp marks the server dead and reports it, once.
+func (s *server) giveUp(err error) {
+	s.mu.Lock()
+	s.dead, s.up, s.conn = err, false, nil
+	if s.ready != nil {
+		select {
+		case <-s.ready:
+		default:
+			close(s.ready)
+		}
+	}
+	s.eventLocked()
+	s.mu.Unlock()
+	s.m.opts.Log.Warn("language server given up", "server", s.name(), "err", err)
+	s.m.report("warning", fmt.Sprintf("The %s language server is not available", s.cfg.Language),
+		fmt.Sprintf("%s: %v. Edits of %s files get no diagnostics this session.", s.cfg.Command[0], err, strings.Join(s.cfg.Extensions, " ")))
+}
+
+// start runs one server process to the end of its initial load. retry
+// says whether a failure is worth another start (the process exited),
+// or not (missing, or it did not answer).
+func (s *server) start(ctx context.Context) (retry bool, err error) {
+	dir := "/"
+	if len(s.m.opts.Roots) > 0 {
+		dir = s.m.opts.Roots[0]
+	}
+	cmd, err := s.m.opts.Launch.command(s.cfg.Command, dir)
+	if err != nil {
+		return false, err
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return false, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return false, err
+	}
+	cmd.Stderr = stderrLog{s}
+	if err := cmd.Start(); err != nil {
+		return false, err
+	}
+	exited := make(chan struct{})
+	go func() { // ends when the process does (terminate, or its own exit)
+		_ = cmd.Wait()
+		close(exited)
+	}()
+	conn := jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(pipe{stdout, stdin}, jsonrpc2.VSCodeObjectCodec{}),
+		jsonrpc2.HandlerWithError(s.handle))
+	go func() { // the connection ends with the process
+		select {
+		case <-exited:
+		case <-conn.DisconnectNotify():
+		}
+		conn.Close()
+	}()
+	s.mu.Lock()
+	s.cmd, s.exited, s.started, s.loaded = cmd, exited, time.Now(), false
+	s.mu.Unlock()
+	fail := func(e error) (bool, error) {
+		terminate(cmd, exited, time2s)
+		<-exited
+		return retry, e
+	}
+	ictx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	var result protocol.InitializeResult
+	if err := conn.Call(ictx, protocol.MethodInitialize, s.initializeParams(), &result); err != nil {
+		select {
+		case <-exited:
+			retry = true
+			return fail(fmt.Errorf("it exited during initialize (%v)", err))
+		default:
+		}
+		if ictx.Err() != nil && ctx.Err() == nil {
+			err = fmt.Errorf("it did not answer initialize within %v", s.timeout)
+		}
+		return fail(err)
+	}
+	if err := conn.Notify(ictx, protocol.MethodInitialized, &protocol.InitializedParams{}); err != nil {
+		retry = true
+		return fail(err)
+	}
+	s.mu.Lock()
+	s.conn = conn
+	s.mu.Unlock()
+	s.waitLoaded(ictx)
+	s.reopen(ctx, conn)
+	s.mu.Lock()
+	s.up = true
+	close(s.ready)
+	s.eventLocked()
+	s.mu.Unlock()
+	return false, nil
+}
+
+// waitLoaded returns once the server has been quiet for the quiet period
+// with no $/progress open (its initial load is over), or at ctx's end.
+func (s *server) waitLoaded(ctx context.Context) {
+	quiet := s.m.opts.Quiet
+	last, seen := time.Now(), uint64(0)
+	for {
+		s.mu.Lock()
+		busy, wake := len(s.progress) > 0, s.wake
+		if s.seq != seen {
+			seen, last = s.seq, time.Now()
+		}
+		s.mu.Unlock()
+		left := quiet - time.Since(last)
+		if !busy && left <= 0 {
+			return
+		}
+		if left <= 0 {
+			left = quiet
+		}
+		t := time.NewTimer(left)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// reopen opens again, after a restart, the files the last process held.
+func (s *server) reopen(ctx context.Context, conn *jsonrpc2.Conn) {
+	s.send.Lock()
+	defer s.send.Unlock()
+	s.mu.Lock()
+	var items []protocol.TextDocumentItem
+	for path, d := range s.docs {
+		d.version, d.seq = 1, s.seq
+		items = append(items, protocol.TextDocumentItem{URI: uri.File(path), LanguageID: protocol.LanguageIdentifier(s.cfg.languageID(path)), Version: 1, Text: d.text})
+	}
+	s.mu.Unlock()
+	for _, it := range items {
+		_ = conn.Notify(ctx, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{TextDocument: it})
+	}
+}
+
+func (s *server) initializeParams() *protocol.InitializeParams {
+	var folders []protocol.WorkspaceFolder
+	for _, r := range s.m.opts.Roots {
+		folders = append(folders, protocol.WorkspaceFolder{URI: string(uri.File(r)), Name: filepath.Base(r)})
+	}
+	p := &protocol.InitializeParams{
+		ProcessID:  int32(os.Getpid()),
+		ClientInfo: &protocol.ClientInfo{Name: "dsh-bridge"},
+		Capabilities: protocol.ClientCapabilities{
+			Workspace: &protocol.WorkspaceClientCapabilities{
+				WorkspaceFolders:      true,
+				Configuration:         true,
+				DidChangeWatchedFiles: &protocol.DidChangeWatchedFilesWorkspaceClientCapabilities{},
+				Symbol:                &protocol.WorkspaceSymbolClientCapabilities{},
+			},
+			TextDocument: &protocol.TextDocumentClientCapabilities{
+				Synchronization:    &protocol.TextDocumentSyncClientCapabilities{DidSave: true},
+				PublishDiagnostics: &protocol.PublishDiagnosticsClientCapabilities{VersionSupport: true},
+				Hover:              &protocol.HoverTextDocumentClientCapabilities{ContentFormat: []protocol.MarkupKind{protocol.PlainText, protocol.Markdown}},
+				Definition:         &protocol.DefinitionTextDocumentClientCapabilities{},
+				References:         &protocol.ReferencesTextDocumentClientCapabilities{},
+				DocumentSymbol:     &protocol.DocumentSymbolClientCapabilities{HierarchicalDocumentSymbolSupport: true},
+			},
+			Window: &protocol.WindowClientCapabilities{WorkDoneProgress: true},
+		},
+		WorkspaceFolders: folders,
+	}
+	if len(folders) > 0 {
+		p.RootURI = protocol.DocumentURI(folders[0].URI)
+		p.RootPath = s.m.opts.Roots[0]
+	}
+	return p
+}
+
+// handle answers the server's requests and takes its notifications.
+func (s *server) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+	var params json.RawMessage
+	if req.Params != nil {
+		params = *req.Params
+	}
+	s.m.opts.Log.Debug("language server says", "server", s.cfg.Language, "method", req.Method, "params", truncate(params))
+	switch req.Method {
+	case protocol.MethodTextDocumentPublishDiagnostics:
+		var p protocol.PublishDiagnosticsParams
+		if err := json.Unmarshal(params, &p); err == nil {
+			s.publish(p)
+		}
+		return nil, nil
+	case protocol.MethodProgress:
+		var p struct {
+			Token json.RawMessage `json:"token"`
+			Value struct {
+				Kind string `json:"kind"`
+			} `json:"value"`
+		}
+		if err := json.Unmarshal(params, &p); err == nil {
+			s.mu.Lock()
+			switch p.Value.Kind {
+			case "begin":
+				s.progress[string(p.Token)] = true
+			case "end":
+				delete(s.progress, string(p.Token))
+				if !s.loaded && len(s.progress) == 0 {
+					s.loaded, s.loadedAt = true, time.Now()
+				}
+			}
+			s.eventLocked()
+			s.mu.Unlock()
+		}
+		return nil, nil
+	case protocol.MethodWorkspaceConfiguration:
+		var p struct {
+			Items []json.RawMessage `json:"items"`
+		}
+		_ = json.Unmarshal(params, &p)
+		return make([]any, len(p.Items)), nil // no settings: the servers' defaults
+	case protocol.MethodWorkspaceWorkspaceFolders:
+		return s.initializeParams().WorkspaceFolders, nil
+	case protocol.MethodWorkDoneProgressCreate, protocol.MethodClientRegisterCapability,
+		protocol.MethodClientUnregisterCapability, protocol.MethodWindowShowMessageRequest:
+		return nil, nil
+	}
+	if req.Notif {
+		return nil, nil // window/logMessage, telemetry/event, …: nothing to do
+	}
+	return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "dsh-bridge does not answer " + req.Method}
+}
+
+// publish keeps a file's diagnostics.
+func (s *server) publish(p protocol.PublishDiagnosticsParams) {
+	path := uri.URI(p.URI).Filename()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	text := ""
+	if d := s.docs[path]; d != nil {
+		text = d.text
+	}
+	s.eventLocked()
+	if !s.loaded {
+		s.loaded, s.loadedAt = true, time.Now()
+	}
+	s.diags[path] = published{diags: convert(path, text, p.Diagnostics), version: int32(p.Version), seq: s.seq, at: time.Now()}
+}
+
+// waitReady waits, bounded, until the server is up.
+func (s *server) waitReady(ctx context.Context) error {
+	s.mu.Lock()
+	ready, dead := s.ready, s.dead
+	s.mu.Unlock()
+	if dead != nil {
+		return fmt.Errorf("the %s language server is not available: %w", s.cfg.Language, dead)
+	}
+	t := time.NewTimer(s.timeout + s.m.opts.Backoff<<MaxRestarts)
+	defer t.Stop()
+	select {
+	case <-ready:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return fmt.Errorf("the %s language server did not start in time", s.cfg.Language)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.dead != nil:
+		return fmt.Errorf("the %s language server is not available: %w", s.cfg.Language, s.dead)
+	case !s.up:
+		return fmt.Errorf("the %s language server is restarting", s.cfg.Language)
+	}
+	return nil
+}
+
+// sync sends path's text when it differs from what the server holds and
+// returns the event count after which a publication is newer than the
+// file's last change.
+func (s *server) sync(ctx context.Context, path, text string) (uint64, error) {
+	s.send.Lock()
+	defer s.send.Unlock()
+	s.mu.Lock()
+	conn := s.conn
+	if conn == nil {
+		s.mu.Unlock()
+		return 0, fmt.Errorf("the %s language server is not running", s.cfg.Language)
+	}
+	u := uri.File(path)
+	d := s.docs[path]
+	var method string
+	var params any
+	switch {
+	case d == nil:
+		d = &doc{version: 1, text: text}
+		s.docs[path] = d
+		method = protocol.MethodTextDocumentDidOpen
+		params = &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{
+			URI: u, LanguageID: protocol.LanguageIdentifier(s.cfg.languageID(path)), Version: 1, Text: text}}
+	case d.text != text:
+		d.version++
+		d.text = text
+		method = protocol.MethodTextDocumentDidChange
+		params = &fullChange{
+			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: d.version},
+			ContentChanges: []wholeText{{Text: text}}}
+	default:
+		since := d.seq
+		s.mu.Unlock()
+		return since, nil
+	}
+	d.seq = s.seq
+	since := s.seq
+	closing := s.oldestLocked(path)
+	s.mu.Unlock()
+	if closing != "" {
+		_ = conn.Notify(ctx, protocol.MethodTextDocumentDidClose, &protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri.File(closing)}})
+	}
+	if err := conn.Notify(ctx, method, params); err != nil {
+		return 0, err
+	}
+	if err := conn.Notify(ctx, protocol.MethodTextDocumentDidSave, &protocol.DidSaveTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}); err != nil {
+		return 0, err
+	}
+	if method == protocol.MethodTextDocumentDidChange {
+		// Also as a watched file: servers that read the disk for files
+		// they do not hold (other packages' importers) look again.
+		_ = conn.Notify(ctx, protocol.MethodWorkspaceDidChangeWatchedFiles, &protocol.DidChangeWatchedFilesParams{
+			Changes: []*protocol.FileEvent{{Type: protocol.FileChangeTypeChanged, URI: u}}})
+	}
+	return since, nil
+}
+
+// fullChange is didChange's params with the whole new text: the
+// library's TextDocumentContentChangeEvent always carries a range, which
+// would make it an insertion.
+type fullChange struct {
+	TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
+	ContentChanges []wholeText                              `json:"contentChanges"`
+}
+
+type wholeText struct {
+	Text string `json:"text"`
+}
+
+// oldestLocked forgets and returns the least recently changed open file
+// other than keep when more than maxOpen are open ("" otherwise).
+func (s *server) oldestLocked(keep string) string {
+	if len(s.docs) <= maxOpen {
+		return ""
+	}
+	oldest := ""
+	for p, d := range s.docs {
+		if p != keep && (oldest == "" || d.seq < s.docs[oldest].seq) {
+			oldest = p
+		}
+	}
+	delete(s.docs, oldest)
+	delete(s.diags, oldest)
+	return oldest
+}
+
+// waitDiagnostics waits for path's diagnostics newer than since and of
+// the file's version, followed by a quiet period with no progress open,
+// and returns its errors and warnings. It waits at most the manager's
+// Wait once the server has loaded, and until the end of the start bound
+// while it loads (no publication yet, or progress still open).
+func (s *server) waitDiagnostics(ctx context.Context, path string, since uint64) ([]card.Diagnostic, error) {
+	quiet := s.m.opts.Quiet
+	start := time.Now()
+	for {
+		s.mu.Lock()
+		deadline := start.Add(s.m.opts.Wait)
+		switch {
+		case !s.loaded:
+			deadline = later(deadline, s.started.Add(s.timeout))
+		case s.loadedAt.After(start):
+			deadline = s.loadedAt.Add(s.m.opts.Wait)
+		}
+		p, ok := s.diags[path]
+		d := s.docs[path]
+		fresh := ok && d != nil && p.seq > since && (p.version == 0 || p.version >= d.version)
+		busy, up, wake := len(s.progress) > 0, s.up, s.wake
+		s.mu.Unlock()
+		if !up {
+			return nil, fmt.Errorf("the %s language server stopped", s.cfg.Language)
+		}
+		settled := quiet - time.Since(p.at)
+		if fresh && !busy && settled <= 0 {
+			return card.Problems(p.diags), nil
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			if fresh {
+				return card.Problems(p.diags), nil
+			}
+			return nil, fmt.Errorf("the %s language server reported nothing for %s within %v", s.cfg.Language, path, s.m.opts.Wait)
+		}
+		if fresh && settled > 0 && settled < left {
+			left = settled
+		}
+		t := time.NewTimer(left)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+func (s *server) openPaths() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.docs))
+	for p := range s.docs {
+		out = append(out, p)
+	}
+	return out
+}
+
+func (s *server) allDiagnostics() []card.Diagnostic {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []card.Diagnostic
+	for _, p := range s.diags {
+		out = append(out, p.diags...)
+	}
+	return out
+}
+
+// call sends a request to the running server, bounded by the wait.
+func (s *server) call(ctx context.Context, method string, params, result any) error {
+	s.mu.Lock()
+	conn := s.conn
+	s.mu.Unlock()
+	if conn == nil {
+		return fmt.Errorf("the %s language server is not running", s.cfg.Language)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*s.m.opts.Wait)
+	defer cancel()
+	if err := conn.Call(ctx, method, params, result); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("the %s language server did not answer %s within %v", s.cfg.Language, method, 5*s.m.opts.Wait)
+		}
+		return fmt.Errorf("the %s language server: %v", s.cfg.Language, err)
+	}
+	return nil
+}
+
+// stop shuts the server down: shutdown and exit, then its process tree.
+func (s *server) stop() {
+	s.mu.Lock()
+	conn, cmd, exited := s.conn, s.cmd, s.exited
+	s.conn, s.up = nil, false
+	s.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	if conn != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		if conn.Call(ctx, protocol.MethodShutdown, nil, nil) == nil {
+			_ = conn.Notify(ctx, protocol.MethodExit, nil)
+		}
+		cancel()
+		t := time.NewTimer(time.Second)
+		select {
+		case <-exited:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	terminate(cmd, exited, time2s)
+	<-exited
+	if conn != nil {
+		conn.Close()
+	}
+}
+
+// pipe is the server's stdout and stdin as one stream.
+type pipe struct {
+	io.ReadCloser
+	w io.WriteCloser
+}
+
+func (p pipe) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (p pipe) Close() error {
+	err := p.w.Close()
+	if e := p.ReadCloser.Close(); err == nil {
+		err = e
+	}
+	return err
+}
+
+// stderrLog forwards a server's stderr to the debug log, line by line.
+type stderrLog struct{ s *server }
+
+func (l stderrLog) Write(p []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
+		if line != "" {
+			l.s.m.opts.Log.Debug("language server stderr", "server", l.s.cfg.Language, "line", line)
+		}
+	}
+	return len(p), nil
+}
+
+func truncate(b []byte) string {
+	if len(b) > 300 {
+		return string(b[:300]) + "…"
+	}
+	return string(b)
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
