@@ -184,6 +184,7 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 	dispose, err := tools.Register(s.reg, ss.scope, tools.Options{
 		Workspace: ws, Host: host, NativeSearch: s.cfg.NativeSearch,
 		Rules: ss.policy, FetchHop: ss.fetchHop, FetchDial: ss.fetchDial,
+		Checker: ss.startLSP(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("registering tools: %w", err)

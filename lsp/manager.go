@@ -138,14 +138,16 @@ func (m *Manager) Changed(ctx context.Context, path, text string, wait bool) ([]
 	if s == nil {
 		return nil, fmt.Errorf("%w for %s", ErrNoServer, path)
 	}
-	if err := s.waitReady(ctx); err != nil {
-		return nil, err
-	}
-	since, err := s.sync(ctx, path, text)
-	if err != nil || !wait {
-		return nil, err
-	}
-	return s.waitDiagnostics(ctx, path, since)
+	var ds []card.Diagnostic
+	err := s.withConn(ctx, func() error {
+		since, err := s.sync(ctx, path, text)
+		if err != nil || !wait {
+			return err
+		}
+		ds, err = s.waitDiagnostics(ctx, path, since)
+		return err
+	})
+	return ds, err
 }
 
 // Open lists the files the servers hold open (sorted): those a command

@@ -33,10 +33,7 @@ func (m *Manager) Query(ctx context.Context, op, path, text string, line, col in
 	if s == nil {
 		return "", fmt.Errorf("%w for %s", ErrNoServer, path)
 	}
-	if err := s.waitReady(ctx); err != nil {
-		return "", err
-	}
-	if _, err := s.sync(ctx, path, text); err != nil {
+	if err := s.withConn(ctx, func() error { _, err := s.sync(ctx, path, text); return err }); err != nil {
 		return "", err
 	}
 	doc := protocol.TextDocumentIdentifier{URI: uri.File(path)}

@@ -120,7 +120,11 @@ func (s *server) run(ctx context.Context) {
 		}
 		s.mu.Lock()
 		s.up, s.conn = false, nil
-		s.ready = make(chan struct{})
+		select {
+		case <-s.ready: // a start that failed: the next has its own
+			s.ready = make(chan struct{})
+		default: // down made it
+		}
 		s.diags = map[string]published{}
 		s.restarts++
 		n := s.restarts
@@ -141,14 +145,56 @@ func (s *server) run(ctx context.Context) {
 	}
 }
 
+// down marks the server down as soon as its process cmd has exited,
+// when it was up: callers wait for the restart (a new ready).
+func (s *server) down(cmd *exec.Cmd) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd != cmd || !s.up {
+		return
+	}
+	s.up, s.conn = false, nil
+	s.ready = make(chan struct{})
+	s.eventLocked()
+}
+
+// withConn runs fn once the server is up; when fn meets the connection
+// closed (the process exited under it), it waits for the exit to be seen
+// and runs fn again on the restarted server, at most MaxRestarts+1 times.
+func (s *server) withConn(ctx context.Context, fn func() error) error {
+	for attempt := 0; ; attempt++ {
+		if err := s.waitReady(ctx); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		exited := s.exited
+		s.mu.Unlock()
+		err := fn()
+		if !errors.Is(err, jsonrpc2.ErrClosed) || attempt > MaxRestarts {
+			return err
+		}
+		t := time.NewTimer(time2s)
+		select {
+		case <-exited:
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
 func (s *server) exitedChan() <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.exited
 }
 
-// giveUp marks the server dead and reports it, once.
+// giveUp marks the server dead and reports it, once, before any waiter
+// is woken (so that the report is made while the session lives).
 func (s *server) giveUp(err error) {
+	s.m.opts.Log.Warn("language server given up", "server", s.name(), "err", err)
+	s.m.report("warning", fmt.Sprintf("The %s language server is not available", s.cfg.Language),
+		fmt.Sprintf("%s: %v. Edits of %s files get no diagnostics this session.", s.cfg.Command[0], err, strings.Join(s.cfg.Extensions, " ")))
 	s.mu.Lock()
 	s.dead, s.up, s.conn = err, false, nil
 	if s.ready != nil {
@@ -160,9 +206,6 @@ func (s *server) giveUp(err error) {
 	}
 	s.eventLocked()
 	s.mu.Unlock()
-	s.m.opts.Log.Warn("language server given up", "server", s.name(), "err", err)
-	s.m.report("warning", fmt.Sprintf("The %s language server is not available", s.cfg.Language),
-		fmt.Sprintf("%s: %v. Edits of %s files get no diagnostics this session.", s.cfg.Command[0], err, strings.Join(s.cfg.Extensions, " ")))
 }
 
 // start runs one server process to the end of its initial load. retry
@@ -192,6 +235,7 @@ func (s *server) start(ctx context.Context) (retry bool, err error) {
 	exited := make(chan struct{})
 	go func() { // ends when the process does (terminate, or its own exit)
 		_ = cmd.Wait()
+		s.down(cmd)
 		close(exited)
 	}()
 	conn := jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(pipe{stdout, stdin}, jsonrpc2.VSCodeObjectCodec{}),
@@ -394,32 +438,29 @@ func (s *server) publish(p protocol.PublishDiagnosticsParams) {
 	s.diags[path] = published{diags: convert(path, text, p.Diagnostics), version: int32(p.Version), seq: s.seq, at: time.Now()}
 }
 
-// waitReady waits, bounded, until the server is up.
+// waitReady waits, bounded, until the server is up: through its start,
+// and through its restarts.
 func (s *server) waitReady(ctx context.Context) error {
-	s.mu.Lock()
-	ready, dead := s.ready, s.dead
-	s.mu.Unlock()
-	if dead != nil {
-		return fmt.Errorf("the %s language server is not available: %w", s.cfg.Language, dead)
-	}
 	t := time.NewTimer(s.timeout + s.m.opts.Backoff<<MaxRestarts)
 	defer t.Stop()
-	select {
-	case <-ready:
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return fmt.Errorf("the %s language server did not start in time", s.cfg.Language)
+	for {
+		s.mu.Lock()
+		ready, dead, up := s.ready, s.dead, s.up
+		s.mu.Unlock()
+		switch {
+		case dead != nil:
+			return fmt.Errorf("the %s language server is not available: %w", s.cfg.Language, dead)
+		case up:
+			return nil
+		}
+		select {
+		case <-ready: // up, given up, or down again (a new start has its own ready)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			return fmt.Errorf("the %s language server did not start in time", s.cfg.Language)
+		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch {
-	case s.dead != nil:
-		return fmt.Errorf("the %s language server is not available: %w", s.cfg.Language, s.dead)
-	case !s.up:
-		return fmt.Errorf("the %s language server is restarting", s.cfg.Language)
-	}
-	return nil
 }
 
 // sync sends path's text when it differs from what the server holds and

@@ -229,7 +229,7 @@ func noteSandbox(v *foregroundValue) {
 	}
 }
 
-func newBash(h Host, w *workspace.Workspace, jobs *Jobs, spills *spillSet) (*registry.Tool, error) {
+func newBash(h Host, w *workspace.Workspace, jobs *Jobs, spills *spillSet, chk Checker) (*registry.Tool, error) {
 	desc := "Run a shell command in the workspace with bash -c and return its output and exit status. A non-zero exit is reported, not an error. Use run_in_background for servers and other long-running commands."
 	if Shell().Kind == ShellCmd {
 		desc += NoBashNote
@@ -267,6 +267,7 @@ func newBash(h Host, w *workspace.Workspace, jobs *Jobs, spills *spillSet) (*reg
 				return jsonv.FromGo(bashValue{Kind: "background", JobID: id})
 			}
 			v, err := runForeground(ctx, h, spills, a.Command, dir, timeout)
+			recheck(ctx, chk, h) // the command may have changed files the servers hold
 			if err != nil {
 				return jsonv.Value{}, err
 			}

@@ -24,6 +24,9 @@ type writeValue struct {
 	Operation string  `json:"operation" enum:"create,update"`
 	Before    *string `json:"before"`
 	After     string  `json:"after"`
+	// Diagnostics are the language server's errors and warnings in the
+	// file after the write.
+	Diagnostics []card.Diagnostic `json:"diagnostics,omitempty"`
 }
 
 type editArgs struct {
@@ -37,6 +40,9 @@ type editValue struct {
 	Path   string `json:"path"`
 	Before string `json:"before"`
 	After  string `json:"after"`
+	// Diagnostics are the language server's errors and warnings in the
+	// file after the edit.
+	Diagnostics []card.Diagnostic `json:"diagnostics,omitempty"`
 }
 
 // appliedDiffs returns the change as one FileDiff per hunk (with its
@@ -59,30 +65,35 @@ func appliedDiffs(path, before, after string) []card.FileDiff {
 	return out
 }
 
-func diffsMeta(diffs []card.FileDiff) (jsonv.Value, error) {
-	return jsonv.FromGo(map[string]any{"diffs": diffs})
+func diffsMeta(diffs []card.FileDiff, diags []card.Diagnostic) (jsonv.Value, error) {
+	m := map[string]any{"diffs": diffs}
+	if len(diags) > 0 {
+		m["diagnostics"] = diags
+	}
+	return jsonv.FromGo(m)
 }
 
-func diffsFromMeta(meta jsonv.Value) ([]card.FileDiff, bool) {
+func diffsFromMeta(meta jsonv.Value) ([]card.FileDiff, []card.Diagnostic, bool) {
 	var m struct {
-		Diffs []card.FileDiff `json:"diffs"`
+		Diffs       []card.FileDiff   `json:"diffs"`
+		Diagnostics []card.Diagnostic `json:"diagnostics"`
 	}
 	if !meta.IsValid() || meta.Decode(&m) != nil || m.Diffs == nil {
-		return nil, false
+		return nil, nil, false
 	}
 	for _, d := range m.Diffs {
 		if d.Path == "" {
-			return nil, false
+			return nil, nil, false
 		}
 	}
-	return m.Diffs, true
+	return m.Diffs, m.Diagnostics, true
 }
 
 func envelope(path, body string) string {
 	return "<path>" + path + "</path>\n<type>file</type>\n<content>\n" + body + "\n</content>"
 }
 
-func newWrite(h Host, w *workspace.Workspace) (*registry.Tool, error) {
+func newWrite(h Host, w *workspace.Workspace, chk Checker) (*registry.Tool, error) {
 	t, err := registry.Define(registry.TypedTool[writeArgs, writeValue]{
 		Name:        "write",
 		Description: "Write a UTF-8 text file, replacing its content or creating it (with missing parent directories). Prefer edit for changes to an existing file.",
@@ -108,6 +119,7 @@ func newWrite(h Host, w *workspace.Workspace) (*registry.Tool, error) {
 			if err := h.WriteTextFile(ctx, path, a.Content); err != nil {
 				return writeValue{}, writeError(path, err)
 			}
+			v.Diagnostics = afterChange(ctx, chk, path, a.Content)
 			return v, nil
 		},
 		Render: func(_ writeArgs, v writeValue) ([]card.Content, error) {
@@ -115,14 +127,14 @@ func newWrite(h Host, w *workspace.Workspace) (*registry.Tool, error) {
 			if v.Operation == "update" {
 				body = "Updated file"
 			}
-			return []card.Content{card.Text(envelope(v.Path, body))}, nil
+			return []card.Content{card.Text(envelope(v.Path, body) + diagnosticsBlock(v.Path, v.Diagnostics))}, nil
 		},
 		PresentationMeta: func(_ writeArgs, v writeValue, _ jsonv.Value) (jsonv.Value, error) {
 			diffs := []card.FileDiff{}
 			if v.Before != nil {
 				diffs = appliedDiffs(v.Path, *v.Before, v.After)
 			}
-			return diffsMeta(diffs)
+			return diffsMeta(diffs, v.Diagnostics)
 		},
 		PresentCall: func(a writeArgs) card.CallView {
 			return &card.Diff{Title: "Write " + a.FilePath, Diffs: []card.FileDiff{{Path: a.FilePath, NewText: a.Content}}, Locations: []card.FileLocation{{Path: a.FilePath}}}
@@ -132,10 +144,11 @@ func newWrite(h Host, w *workspace.Workspace) (*registry.Tool, error) {
 			if r.IsError {
 				return nil
 			}
-			if diffs, ok := diffsFromMeta(r.Meta); ok && len(diffs) > 0 {
-				return &card.DiffResult{Title: "Write " + a.FilePath, Diffs: diffs}
+			diffs, diags, ok := diffsFromMeta(r.Meta)
+			if ok && len(diffs) > 0 {
+				return &card.DiffResult{Title: "Write " + a.FilePath, Diffs: diffs, Diagnostics: diags}
 			}
-			return &card.DiffResult{Title: "Write " + a.FilePath, Diffs: []card.FileDiff{{Path: a.FilePath, NewText: a.Content}}}
+			return &card.DiffResult{Title: "Write " + a.FilePath, Diffs: []card.FileDiff{{Path: a.FilePath, NewText: a.Content}}, Diagnostics: diags}
 		},
 	})
 	if err != nil {
@@ -249,7 +262,7 @@ func lineEnding(text string, start, end int) string {
 	return "\n"
 }
 
-func newEdit(h Host, w *workspace.Workspace) (*registry.Tool, error) {
+func newEdit(h Host, w *workspace.Workspace, chk Checker) (*registry.Tool, error) {
 	t, err := registry.Define(registry.TypedTool[editArgs, editValue]{
 		Name:        "edit",
 		Description: "Replace exact text in a file. old_string must match exactly once unless replace_all is set; include enough surrounding lines to make it unique.",
@@ -280,16 +293,17 @@ func newEdit(h Host, w *workspace.Workspace) (*registry.Tool, error) {
 			if err := h.WriteTextFile(ctx, path, after); err != nil {
 				return editValue{}, writeError(path, err)
 			}
-			return editValue{Path: path, Before: before, After: after}, nil
+			return editValue{Path: path, Before: before, After: after, Diagnostics: afterChange(ctx, chk, path, after)}, nil
 		},
 		Render: func(a editArgs, v editValue) ([]card.Content, error) {
+			diags := diagnosticsBlock(v.Path, v.Diagnostics)
 			if a.ReplaceAll {
-				return []card.Content{card.Text("The file " + v.Path + " has been updated. All occurrences were successfully replaced.")}, nil
+				return []card.Content{card.Text("The file " + v.Path + " has been updated. All occurrences were successfully replaced." + diags)}, nil
 			}
-			return []card.Content{card.Text("The file " + v.Path + " has been updated successfully.")}, nil
+			return []card.Content{card.Text("The file " + v.Path + " has been updated successfully." + diags)}, nil
 		},
 		PresentationMeta: func(_ editArgs, v editValue, _ jsonv.Value) (jsonv.Value, error) {
-			return diffsMeta(appliedDiffs(v.Path, v.Before, v.After))
+			return diffsMeta(appliedDiffs(v.Path, v.Before, v.After), v.Diagnostics)
 		},
 		PresentCall: func(a editArgs) card.CallView {
 			var old *string
@@ -303,8 +317,8 @@ func newEdit(h Host, w *workspace.Workspace) (*registry.Tool, error) {
 			if r.IsError {
 				return nil
 			}
-			if diffs, ok := diffsFromMeta(r.Meta); ok {
-				return &card.DiffResult{Title: "Edit " + a.FilePath, Diffs: diffs}
+			if diffs, diags, ok := diffsFromMeta(r.Meta); ok {
+				return &card.DiffResult{Title: "Edit " + a.FilePath, Diffs: diffs, Diagnostics: diags}
 			}
 			return nil
 		},

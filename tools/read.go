@@ -219,7 +219,7 @@ func readMetaOf(v readValue, value jsonv.Value) (jsonv.Value, error) {
 	return meta.WithOrigin(m), nil
 }
 
-func newRead(h Host, w *workspace.Workspace) (*registry.Tool, error) {
+func newRead(h Host, w *workspace.Workspace, chk Checker) (*registry.Tool, error) {
 	t, err := registry.Define(registry.TypedTool[readArgs, readValue]{
 		Name:        "read",
 		Description: "Read a UTF-8 text file and return line-numbered content. Use offset and limit to continue reading large files.",
@@ -238,6 +238,9 @@ func newRead(h Host, w *workspace.Workspace) (*registry.Tool, error) {
 				return readValue{}, fsError("FS_IO_ERROR", fmt.Sprintf("cannot read %q: %v", path, err))
 			}
 			defer f.Close()
+			if chk != nil {
+				chk.Touch(path) // its server loads while the model reads
+			}
 			br := readerPool.Get().(*bufio.Reader)
 			br.Reset(f)
 			defer func() { br.Reset(nil); readerPool.Put(br) }()

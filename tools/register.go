@@ -34,6 +34,11 @@ type Options struct {
 	FetchDial DialFunc
 	// Markdown converts fetched HTML pages; nil: [HelperMarkdown].
 	Markdown MarkdownFunc
+	// Checker, when set, is the session's language servers: edit and
+	// write add the file's errors to their results, read starts the
+	// file's server, bash re-sends the files it may have changed, and the
+	// diagnostics and lsp tools are registered.
+	Checker Checker
 }
 
 // Names lists the built-in tools in registration order.
@@ -62,10 +67,10 @@ func Register(reg *registry.Registry, scope *registry.Scope, opt Options) (dispo
 	spills := &spillSet{} // deleted with the tools
 	var defs []*registry.Tool
 	for _, mk := range []func() (*registry.Tool, error){
-		func() (*registry.Tool, error) { return newRead(h, w) },
-		func() (*registry.Tool, error) { return newWrite(h, w) },
-		func() (*registry.Tool, error) { return newEdit(h, w) },
-		func() (*registry.Tool, error) { return newBash(h, w, jobs, spills) },
+		func() (*registry.Tool, error) { return newRead(h, w, opt.Checker) },
+		func() (*registry.Tool, error) { return newWrite(h, w, opt.Checker) },
+		func() (*registry.Tool, error) { return newEdit(h, w, opt.Checker) },
+		func() (*registry.Tool, error) { return newBash(h, w, jobs, spills, opt.Checker) },
 	} {
 		t, err := mk()
 		if err != nil {
@@ -90,6 +95,13 @@ func Register(reg *registry.Registry, scope *registry.Scope, opt Options) (dispo
 		return nil, err
 	}
 	defs = append(append(append(defs, jt...), st...), wf)
+	if opt.Checker != nil {
+		lt, err := newLSPTools(h, w, opt.Checker)
+		if err != nil {
+			return nil, err
+		}
+		defs = append(defs, lt...)
+	}
 
 	classify(defs)
 	var disposers []func()
@@ -120,7 +132,7 @@ func Register(reg *registry.Registry, scope *registry.Scope, opt Options) (dispo
 func classify(defs []*registry.Tool) {
 	for _, t := range defs {
 		switch t.Name {
-		case "read", "grep", "glob", "job_output", "job_list":
+		case "read", "grep", "glob", "job_output", "job_list", "diagnostics", "lsp":
 			t.Effect = registry.EffectRead
 		case "write", "edit":
 			t.Effect = registry.EffectEdit

@@ -111,6 +111,9 @@ type DshMeta struct {
 	// ParentToolCallID is the run_code call a Code Mode sub-call belongs
 	// to, so that an editor can nest its card.
 	ParentToolCallID string `json:"parentToolCallId,omitempty"`
+	// Diagnostics are a diff result's language-server errors and
+	// warnings in the changed file.
+	Diagnostics []card.Diagnostic `json:"diagnostics,omitempty"`
 }
 
 // SetParent marks u as a sub-call of the run_code call parent.

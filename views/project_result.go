@@ -57,8 +57,14 @@ func Result(env Env, callID, name string, call card.CallView, view card.ResultVi
 		u.Meta = meta(DshMeta{Card: v, Terminal: tm}, extra)
 	case *card.DiffResult:
 		u.Content = env.diffItems(v.Diffs)
+		if len(v.Diagnostics) > 0 {
+			// For clients that draw only the standard fields: the problems
+			// under the diff, as text.
+			u.Content = append(u.Content, TextItem("Language server: "+plural(len(v.Diagnostics), "problem", "problems")+"\n"+
+				card.DiagnosticsText(v.Diagnostics, maxCardDiagnostics, 8*1024)))
+		}
 		u.Title = env.relTitle(v.Title, firstPath(nil, v.Diffs, env))
-		u.Meta = meta(DshMeta{Card: v, Changes: changes(env, v.Diffs)}, nil)
+		u.Meta = meta(DshMeta{Card: v, Changes: changes(env, v.Diffs), Diagnostics: v.Diagnostics}, nil)
 	case *card.SearchMatches:
 		u.Title = v.Title
 		u.Content = []ToolCallContent{TextItem(env.textOrSummary(matchesText(v)))}
@@ -106,6 +112,9 @@ func answerText(v *card.Answer) string {
 	}
 	return v.Question + "\n\n(could not be asked)"
 }
+
+// maxCardDiagnostics caps the problems a diff card's text lists.
+const maxCardDiagnostics = 20
 
 // consoleBlock is a finished command for clients without terminals: the
 // output (trailing newlines trimmed) and its exit status in a console block.

@@ -1,0 +1,118 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+var fakels string // the misbehaving server (internal/lsptest/fakels)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "lsp-test")
+	if err != nil {
+		panic(err)
+	}
+	fakels = filepath.Join(dir, "fakels")
+	if out, err := exec.Command("go", "build", "-o", fakels, "../internal/lsptest/fakels").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building fakels: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// alive reports whether any pid listed in file still runs.
+func alive(t *testing.T, file string) []int {
+	t.Helper()
+	b, _ := os.ReadFile(file)
+	var out []int
+	for _, f := range strings.Fields(string(b)) {
+		pid, _ := strconv.Atoi(f)
+		if pid > 0 && syscall.Kill(pid, 0) == nil {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// TestManager_MisbehavingServers: a server that is missing, never
+// answers, crashes at once or crashes after initialize makes every call
+// return (with why), is reported exactly once however many calls meet
+// it, and leaves no process behind; one that answers but never publishes
+// makes the wait end at its bound without a report.
+func TestManager_MisbehavingServers(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	for _, tc := range []struct {
+		name, mode, want string
+		reports          int
+	}{
+		{"missing", "", "not available", 1},
+		{"never answers", "hang", "did not answer initialize", 1},
+		{"crashes at once", "crash", "not available", 1},
+		{"crashes after initialize", "crash-later", "not available", 1},
+		{"never publishes", "silent", "reported nothing", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			pids := filepath.Join(dir, "pids")
+			cmd := []string{filepath.Join(dir, "no-such-server")}
+			if tc.mode != "" {
+				cmd = []string{fakels, tc.mode, pids}
+			}
+			var r reports
+			m := New(Options{Roots: []string{dir}, Servers: []Server{{Language: "fake", Command: cmd, Extensions: []string{".fake"}}},
+				Report: r.add, StartTimeout: 300 * time.Millisecond, Wait: 200 * time.Millisecond, Backoff: 10 * time.Millisecond,
+				Launch: Launcher{Env: os.Environ()}})
+			path := filepath.Join(dir, "a.fake")
+			var errs []string
+			// Until the manager gives the server up (it restarts a crashed
+			// one MaxRestarts times), and twice more.
+			for i, after := 0, 2; i < 4*MaxRestarts && after > 0; i++ {
+				ds, err := m.Changed(context.Background(), path, "text "+strconv.Itoa(i), true)
+				if err == nil || len(ds) != 0 {
+					t.Fatalf("call %d: %v, %v; want an error", i, ds, err)
+				}
+				errs = append(errs, err.Error())
+				if strings.Contains(err.Error(), "not available") || tc.mode == "silent" {
+					after--
+				}
+			}
+			if !strings.Contains(strings.Join(errs, "\n"), tc.want) {
+				t.Errorf("errors %q, want one with %q", errs, tc.want)
+			}
+			m.Close()
+			if got := r.list(); len(got) != tc.reports {
+				t.Errorf("reports %q, want %d", got, tc.reports)
+			}
+			if left := alive(t, pids); len(left) > 0 {
+				t.Errorf("server processes %v outlive the manager", left)
+			}
+		})
+	}
+}
+
+// TestManager_NoServerForTheLanguage: a file no server serves answers at
+// once with ErrNoServer, and starts nothing.
+func TestManager_NoServerForTheLanguage(t *testing.T) {
+	m := New(Options{Servers: Builtins()})
+	defer m.Close()
+	for _, p := range []string{"/x/notes.txt", "/x/Makefile", "/x/go"} {
+		if _, err := m.Changed(context.Background(), p, "x", true); err == nil || !strings.Contains(err.Error(), ErrNoServer.Error()) {
+			t.Errorf("%s: %v, want ErrNoServer", p, err)
+		}
+	}
+	if s := m.started(); len(s) != 0 {
+		t.Errorf("servers started: %d", len(s))
+	}
+}
