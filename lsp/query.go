@@ -91,6 +91,32 @@ func place(u protocol.DocumentURI, p protocol.Position) string {
 	return uri.URI(u).Filename() + ":" + strconv.Itoa(int(p.Line)+1) + ":" + strconv.Itoa(int(p.Character)+1)
 }
 
+// sortPlaces orders path:line:col strings by path, then line and column
+// as numbers.
+func sortPlaces(out []string) {
+	key := func(s string) (string, int, int) {
+		i := strings.LastIndexByte(s, ':')
+		j := strings.LastIndexByte(s[:max(i, 0)], ':')
+		if i < 0 || j < 0 {
+			return s, 0, 0
+		}
+		l, _ := strconv.Atoi(s[j+1 : i])
+		c, _ := strconv.Atoi(s[i+1:])
+		return s[:j], l, c
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		pa, la, ca := key(out[a])
+		pb, lb, cb := key(out[b])
+		if pa != pb {
+			return pa < pb
+		}
+		if la != lb {
+			return la < lb
+		}
+		return ca < cb
+	})
+}
+
 // locations reads Location | Location[] | LocationLink[] | null.
 func locations(raw json.RawMessage) []string {
 	type loc struct {
@@ -116,7 +142,7 @@ func locations(raw json.RawMessage) []string {
 			out = append(out, place(l.URI, l.Range.Start))
 		}
 	}
-	sort.Strings(out)
+	sortPlaces(out)
 	return out
 }
 

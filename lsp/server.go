@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -258,7 +257,7 @@ func (s *server) start(ctx context.Context) (retry bool, err error) {
 	ictx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	var result protocol.InitializeResult
-	if err := conn.Call(ictx, protocol.MethodInitialize, s.initializeParams(), &result); err != nil {
+	if err := conn.Call(ictx, protocol.MethodInitialize, initializeParams{InitializeParams: s.initializeParams()}, &result); err != nil {
 		select {
 		case <-exited:
 			retry = true
@@ -334,13 +333,22 @@ func (s *server) reopen(ctx context.Context, conn *jsonrpc2.Conn) {
 	}
 }
 
+// initializeParams is initialize's params with processId null: the
+// supervisor ends the server with the bridge, and a server that watches
+// the pid it is given (vscode-languageserver's do, with kill(pid, 0))
+// would take the bridge for dead from inside the sandbox, where
+// Landlock's signal scoping refuses that signal, and exit.
+type initializeParams struct {
+	*protocol.InitializeParams
+	ProcessID *int32 `json:"processId"`
+}
+
 func (s *server) initializeParams() *protocol.InitializeParams {
 	var folders []protocol.WorkspaceFolder
 	for _, r := range s.m.opts.Roots {
 		folders = append(folders, protocol.WorkspaceFolder{URI: string(uri.File(r)), Name: filepath.Base(r)})
 	}
 	p := &protocol.InitializeParams{
-		ProcessID:  int32(os.Getpid()),
 		ClientInfo: &protocol.ClientInfo{Name: "dsh-bridge"},
 		Capabilities: protocol.ClientCapabilities{
 			Workspace: &protocol.WorkspaceClientCapabilities{
