@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: build demo test test-stress deps vet deps-wine test-wine bench fuzz mutate mutate-independent test-nvim deps-nvim test-vscode deps-vscode vsix code-server cross dist deadcode
+.PHONY: build demo test test-stress deps deps-lsp vet deps-wine test-wine bench fuzz mutate mutate-independent test-nvim deps-nvim test-vscode deps-vscode vsix code-server cross dist deadcode
 
 # build puts dsh-bridge and its helpers side by side in bin/: dsh-highlight
 # (syntax tokens), dsh-code (Code Mode's runner) and dsh-markdown
@@ -19,7 +19,7 @@ demo: build
 # test runs go vet, the cross build and the dead-code check, every test
 # with the race detector, then the editor plugins' tests, installing what
 # the tests need first.
-test: deps vet
+test: deps deps-lsp vet
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(MAKE) cross
 	$(MAKE) deadcode
@@ -39,7 +39,7 @@ STRESS_LIMIT ?= 100m
 # testing at once must not build into, or delete, each other's.
 SCRATCH ?= $(or $(TMPDIR),/tmp)/dsh-bridge-$(shell printf %s "$(CURDIR)" | cksum | cut -d' ' -f1)
 STRESS_DIR ?= $(SCRATCH)/stress
-test-stress: deps
+test-stress: deps deps-lsp
 	$(GO) build -o $(STRESS_DIR)/cpuburn ./internal/devtools/cpuburn
 	$(STRESS_DIR)/cpuburn -limit $(STRESS_LIMIT) -- $(GO) test -race -count=3 -timeout 40m ./...
 
@@ -63,6 +63,23 @@ deps:
 		($$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$pkg) >/dev/null 2>&1 \
 			|| { echo "could not install $$pkg"; [ -z "$$CI" ] || exit 1; echo "warning: its tests will be skipped"; }; \
 	done
+
+# deps-lsp installs the language servers the lsp and bridge tests run
+# against: gopls (GOPLS_VERSION, into TOOLS_BIN; v0.24 needs a newer Go)
+# and, from internal/devtools/lspdeps/package-lock.json, pyright and
+# typescript-language-server (with the typescript it serves) under that
+# folder's node_modules. The tests put both folders on PATH.
+GOPLS_VERSION := v0.23.0
+GOPLS ?= $(TOOLS_BIN)/gopls
+LSPDEPS := internal/devtools/lspdeps
+deps-lsp:
+	@$(GO) version -m $(GOPLS) 2>/dev/null | grep -q 'golang.org/x/tools/gopls[[:space:]]*$(GOPLS_VERSION)[[:space:]]' || { \
+		echo "installing gopls $(GOPLS_VERSION)"; \
+		GOBIN=$(TOOLS_BIN) $(GO) install golang.org/x/tools/gopls@$(GOPLS_VERSION); }
+	$(call apt,node:nodejs npm:npm)
+	@cmp -s $(LSPDEPS)/package-lock.json $(LSPDEPS)/node_modules/.installed-lock.json || { \
+		echo "installing $(LSPDEPS)'s npm packages"; \
+		cd $(LSPDEPS) && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.installed-lock.json; }
 
 # apt installs Debian packages when a command is missing: pairs of
 # command:package. Under CI a package that cannot be installed fails.
@@ -195,7 +212,7 @@ test-wine: deps-wine
 	DSH_WINE_PREFIX=$(WINE_PREFIX) $(GO) test -count=1 -timeout 10m -run '^TestWineSession$$' ./internal/wine/
 
 # bench reproduces BENCHMARKS.md.
-bench: deps
+bench: deps deps-lsp
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./...
 
 # fuzz runs each fuzz target briefly; FUZZTIME=5m for longer runs.

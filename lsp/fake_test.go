@@ -62,6 +62,7 @@ func TestManager_MisbehavingServers(t *testing.T) {
 		{"crashes at once", "crash", "not available", 1},
 		{"crashes after initialize", "crash-later", "not available", 1},
 		{"never publishes", "silent", "reported nothing", 0},
+		{"stops reading its input", "deaf", "did not read its input", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -72,14 +73,15 @@ func TestManager_MisbehavingServers(t *testing.T) {
 			}
 			var r reports
 			m := New(Options{Roots: []string{dir}, Servers: []Server{{Language: "fake", Command: cmd, Extensions: []string{".fake"}}},
-				Report: r.add, StartTimeout: 300 * time.Millisecond, Wait: 200 * time.Millisecond, Backoff: 10 * time.Millisecond,
+				Report: r.add, StartTimeout: 2 * time.Second, Wait: 200 * time.Millisecond, Backoff: 10 * time.Millisecond,
 				Launch: Launcher{Env: os.Environ()}})
 			path := filepath.Join(dir, "a.fake")
 			var errs []string
 			// Until the manager gives the server up (it restarts a crashed
 			// one MaxRestarts times), and twice more.
 			for i, after := 0, 2; i < 4*MaxRestarts && after > 0; i++ {
-				ds, err := m.Changed(context.Background(), path, "text "+strconv.Itoa(i), true)
+				// A megabyte: more than a pipe holds.
+				ds, err := m.Changed(context.Background(), path, strings.Repeat("x", 1<<20)+strconv.Itoa(i), true)
 				if err == nil || len(ds) != 0 {
 					t.Fatalf("call %d: %v, %v; want an error", i, ds, err)
 				}

@@ -19,6 +19,10 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/card"
 )
 
+// writeBound bounds one message's write to a server (an 8 MiB file
+// takes a few milliseconds to a server that reads).
+const writeBound = 2 * time.Second
+
 // maxOpen bounds the files a server holds open; the least recently
 // changed is closed first.
 const maxOpen = 64
@@ -277,7 +281,7 @@ func (s *server) start(ctx context.Context) (retry bool, err error) {
 	s.conn = conn
 	s.mu.Unlock()
 	s.waitLoaded(ictx)
-	s.reopen(ctx, conn)
+	s.reopen(conn)
 	s.mu.Lock()
 	s.up = true
 	close(s.ready)
@@ -318,7 +322,7 @@ func (s *server) waitLoaded(ctx context.Context) {
 }
 
 // reopen opens again, after a restart, the files the last process held.
-func (s *server) reopen(ctx context.Context, conn *jsonrpc2.Conn) {
+func (s *server) reopen(conn *jsonrpc2.Conn) {
 	s.send.Lock()
 	defer s.send.Unlock()
 	s.mu.Lock()
@@ -329,7 +333,9 @@ func (s *server) reopen(ctx context.Context, conn *jsonrpc2.Conn) {
 	}
 	s.mu.Unlock()
 	for _, it := range items {
-		_ = conn.Notify(ctx, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{TextDocument: it})
+		if s.notify(conn, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{TextDocument: it}) != nil {
+			return
+		}
 	}
 }
 
@@ -511,21 +517,47 @@ func (s *server) sync(ctx context.Context, path, text string) (uint64, error) {
 	closing := s.oldestLocked(path)
 	s.mu.Unlock()
 	if closing != "" {
-		_ = conn.Notify(ctx, protocol.MethodTextDocumentDidClose, &protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri.File(closing)}})
+		if err := s.notify(conn, protocol.MethodTextDocumentDidClose, &protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri.File(closing)}}); err != nil {
+			return 0, err
+		}
 	}
-	if err := conn.Notify(ctx, method, params); err != nil {
+	if err := s.notify(conn, method, params); err != nil {
 		return 0, err
 	}
-	if err := conn.Notify(ctx, protocol.MethodTextDocumentDidSave, &protocol.DidSaveTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}); err != nil {
+	if err := s.notify(conn, protocol.MethodTextDocumentDidSave, &protocol.DidSaveTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}); err != nil {
 		return 0, err
 	}
 	if method == protocol.MethodTextDocumentDidChange {
 		// Also as a watched file: servers that read the disk for files
 		// they do not hold (other packages' importers) look again.
-		_ = conn.Notify(ctx, protocol.MethodWorkspaceDidChangeWatchedFiles, &protocol.DidChangeWatchedFilesParams{
-			Changes: []*protocol.FileEvent{{Type: protocol.FileChangeTypeChanged, URI: u}}})
+		if err := s.notify(conn, protocol.MethodWorkspaceDidChangeWatchedFiles, &protocol.DidChangeWatchedFilesParams{
+			Changes: []*protocol.FileEvent{{Type: protocol.FileChangeTypeChanged, URI: u}}}); err != nil {
+			return 0, err
+		}
 	}
 	return since, nil
+}
+
+// notify sends a notification, bounded by writeBound: a server that
+// stops reading its input (the pipe full) would block the write forever,
+// so it is ended then (and restarted), which ends the write.
+func (s *server) notify(conn *jsonrpc2.Conn, method string, params any) error {
+	done := make(chan error, 1)
+	go func() { done <- conn.Notify(context.Background(), method, params) }() // ends with the write, or the pipe
+	t := time.NewTimer(writeBound)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+	}
+	s.mu.Lock()
+	cmd, exited := s.cmd, s.exited
+	s.mu.Unlock()
+	if cmd != nil {
+		terminate(cmd, exited, 0)
+	}
+	return fmt.Errorf("the %s language server did not read its input within %v; it was stopped", s.cfg.Language, writeBound)
 }
 
 // fullChange is didChange's params with the whole new text: the

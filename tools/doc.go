@@ -21,5 +21,12 @@
 // host with a sandbox ripgrep runs confined to reading, the denied trees
 // refused (searchJail).
 //
+// With a [Checker] (the session's language servers, package lsp), edit
+// and write wait, bounded, for the changed file's diagnostics and add its
+// errors and warnings to their result and their diff card; read lets the
+// file's server start; bash sends the servers the open files it changed;
+// and two more read-only tools are registered: diagnostics and lsp
+// (definition, references, hover, document and workspace symbols).
+//
 // Parallel-safe: read and web_fetch. Everything else is exclusive.
 package tools

@@ -5,6 +5,8 @@
 //	crash        exits (status 3) on its first message
 //	crash-later  answers initialize, then exits on the next message
 //	silent       answers initialize and requests, publishes nothing
+//	deaf         answers initialize, then reads nothing more (its input
+//	             pipe fills)
 //
 // With a second argument, it writes its pid to that file first.
 package main
@@ -17,11 +19,12 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: fakels hang|crash|crash-later|silent [PIDFILE]")
+		fmt.Fprintln(os.Stderr, "usage: fakels hang|crash|crash-later|silent|deaf [PIDFILE]")
 		os.Exit(2)
 	}
 	mode := os.Args[1]
@@ -52,6 +55,9 @@ func main() {
 			result = map[string]any{"capabilities": map[string]any{"textDocumentSync": 1}}
 		}
 		write(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": result})
+		if mode == "deaf" {
+			time.Sleep(time.Hour) // alive, reading nothing
+		}
 	}
 }
 
