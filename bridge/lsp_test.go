@@ -17,7 +17,7 @@ import (
 // lspPath is PATH with the language servers make deps-lsp installs in
 // front (gopls in the tools cache, pyright and typescript-language-server
 // in internal/devtools/lspdeps); a missing one fails the test.
-func lspPath(t *testing.T) string {
+func lspPath(t testing.TB) string {
 	t.Helper()
 	home, _ := os.UserHomeDir()
 	_, here, _, _ := runtime.Caller(0)
@@ -35,6 +35,12 @@ func lspPath(t *testing.T) string {
 // PATH, files written in the workspace and user settings, in
 // bypassPermissions mode (nothing asks).
 func lspSetup(t *testing.T, files map[string]string, user string, turns ...fakeTurn) *harness {
+	t.Helper()
+	return lspSetupB(t, files, user, turns...)
+}
+
+// lspSetupB is lspSetup for a benchmark too.
+func lspSetupB(t testing.TB, files map[string]string, user string, turns ...fakeTurn) *harness {
 	t.Helper()
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	for rel, text := range files {

@@ -17,7 +17,7 @@ import (
 // (gopls in the tools cache, pyright and typescript-language-server in
 // internal/devtools/lspdeps), and fails when one is missing: the tests
 // run against the real servers, never skip.
-func withServers(t *testing.T) {
+func withServers(t testing.TB) {
 	t.Helper()
 	home, _ := os.UserHomeDir()
 	_, here, _, _ := runtime.Caller(0)
@@ -51,7 +51,7 @@ func (r *reports) list() []string {
 	return append([]string(nil), r.got...)
 }
 
-func write(t *testing.T, dir, rel, text string) string {
+func write(t testing.TB, dir, rel, text string) string {
 	t.Helper()
 	p := filepath.Join(dir, rel)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

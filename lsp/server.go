@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -196,7 +197,11 @@ func (s *server) exitedChan() <-chan struct{} {
 // is woken (so that the report is made while the session lives).
 func (s *server) giveUp(err error) {
 	s.m.opts.Log.Warn("language server given up", "server", s.name(), "err", err)
-	s.m.report("warning", fmt.Sprintf("The %s language server is not available", s.cfg.Language),
+	severity := "warning"
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+		severity = "info" // not installed: nothing broke
+	}
+	s.m.report(severity, fmt.Sprintf("The %s language server is not available", s.cfg.Language),
 		fmt.Sprintf("%s: %v. Edits of %s files get no diagnostics this session.", s.cfg.Command[0], err, strings.Join(s.cfg.Extensions, " ")))
 	s.mu.Lock()
 	s.dead, s.up, s.conn = err, false, nil
@@ -595,7 +600,7 @@ func (s *server) oldestLocked(keep string) string {
 // Wait once the server has loaded, and until the end of the start bound
 // while it loads (no publication yet, or progress still open).
 func (s *server) waitDiagnostics(ctx context.Context, path string, since uint64) ([]card.Diagnostic, error) {
-	quiet := s.m.opts.Quiet
+	quiet := s.m.opts.Quiet / 3 // a publication of the change's version is nearly final: only a second pass (gopls's analyzers) may follow
 	start := time.Now()
 	for {
 		s.mu.Lock()
