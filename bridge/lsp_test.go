@@ -42,6 +42,12 @@ func lspSetup(t *testing.T, files map[string]string, user string, turns ...fakeT
 // lspSetupB is lspSetup for a benchmark too.
 func lspSetupB(t testing.TB, files map[string]string, user string, turns ...fakeTurn) *harness {
 	t.Helper()
+	return lspSetupEnv(t, files, user, nil, turns...)
+}
+
+// lspSetupEnv is lspSetupB with more of the bridge's environment.
+func lspSetupEnv(t testing.TB, files map[string]string, user string, env []string, turns ...fakeTurn) *harness {
+	t.Helper()
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	for rel, text := range files {
 		p := filepath.Join(dir, rel)
@@ -54,7 +60,7 @@ func lspSetupB(t testing.TB, files map[string]string, user string, turns ...fake
 	os.MkdirAll(filepath.Join(cfg, "dsh-bridge"), 0o700)
 	os.WriteFile(filepath.Join(cfg, "dsh-bridge", "settings.json"), []byte(user), 0o600)
 	m := newFakeModel(t, turns...)
-	e := startBinary(t, "DSH_BASE_URL="+m.srv.URL, lspPath(t), "XDG_CONFIG_HOME="+cfg)
+	e := startBinary(t, append([]string{"DSH_BASE_URL=" + m.srv.URL, lspPath(t), "XDG_CONFIG_HOME=" + cfg}, env...)...)
 	e.initialize(cardCaps())
 	h := &harness{editor: e, model: m, dir: dir, session: e.newSession(dir)}
 	h.call("session/set_mode", map[string]any{"sessionId": h.session, "modeId": "bypassPermissions"})
@@ -134,6 +140,32 @@ func TestBridge_LSPDiagnosticsAfterEdit(t *testing.T) {
 }
 
 func h0(s string) string { return s }
+
+// TestBridge_LSPCodeModeEdit: an edit a run_code program makes returns
+// the file's diagnostics to the program (the value's diagnostics), and
+// its nested card carries them.
+func TestBridge_LSPCodeModeEdit(t *testing.T) {
+	files := map[string]string{"go.mod": "module example.com/demo\n\ngo 1.22\n",
+		"demo.go": "package demo\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Use() int { return Add(1, 2) }\n"}
+	prog := `const r = await tools.edit({file_path: "demo.go", old_string: "Add(1, 2)", new_string: 'Add(1, "two")'});
+return r.diagnostics.map(d => d.line + ":" + d.severity).join(",");`
+	h := lspSetupEnv(t, files, `{}`, []string{"DSH_TOOLS_MODE=code"},
+		fakeTurn{calls: []fakeCall{{"rc", "run_code", args("code", prog, "description", "Break it")}}},
+		fakeTurn{text: "done"})
+	h.prompt(h.session, "x")
+	if got := h.toolMessages(1)["rc"]; !strings.Contains(got, "5:error") {
+		t.Errorf("the program returned %q", got)
+	}
+	found := false
+	for _, u := range h.decodedUpdates() {
+		if strings.HasPrefix(u.ToolCallID, "rc:code:") && strings.Contains(string(u.Raw), `"diagnostics":[{`) {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("no sub-call card carries the diagnostics")
+	}
+}
 
 // mustLine is the line number of "file:N:".
 func mustLine(want string) int {
