@@ -39,7 +39,7 @@ func alive(t *testing.T, file string) []int {
 	var out []int
 	for _, f := range strings.Fields(string(b)) {
 		pid, _ := strconv.Atoi(f)
-		if pid > 0 && syscall.Kill(pid, 0) == nil {
+		if p, err := os.FindProcess(pid); pid > 0 && err == nil && p.Signal(syscall.Signal(0)) == nil {
 			out = append(out, pid)
 		}
 	}
