@@ -32,8 +32,9 @@ func lspPath(t testing.TB) string {
 }
 
 // lspSetup is setup through the binary with the language servers on
-// PATH, files written in the workspace and user settings, in
-// bypassPermissions mode (nothing asks).
+// PATH, files written in the workspace and user settings (where
+// WORKSPACE stands for the workspace's path), in bypassPermissions mode
+// (nothing asks).
 func lspSetup(t *testing.T, files map[string]string, user string, turns ...fakeTurn) *harness {
 	t.Helper()
 	return lspSetupB(t, files, user, turns...)
@@ -58,7 +59,7 @@ func lspSetupEnv(t testing.TB, files map[string]string, user string, env []strin
 	}
 	cfg := t.TempDir()
 	os.MkdirAll(filepath.Join(cfg, "dsh-bridge"), 0o700)
-	os.WriteFile(filepath.Join(cfg, "dsh-bridge", "settings.json"), []byte(user), 0o600)
+	os.WriteFile(filepath.Join(cfg, "dsh-bridge", "settings.json"), []byte(strings.ReplaceAll(user, "WORKSPACE", dir)), 0o600)
 	m := newFakeModel(t, turns...)
 	e := startBinary(t, append([]string{"DSH_BASE_URL=" + m.srv.URL, lspPath(t), "XDG_CONFIG_HOME=" + cfg}, env...)...)
 	e.initialize(cardCaps())
@@ -187,6 +188,7 @@ func TestBridge_LSPDefinitionAndReferences(t *testing.T) {
 		fakeTurn{calls: []fakeCall{{"refs", "lsp", args("operation", "references", "file_path", "a.go", "line", 4, "column", 6)}}},
 		fakeTurn{calls: []fakeCall{{"hover", "lsp", args("operation", "hover", "file_path", "b.go", "line", 4, "column", 9)}}},
 		fakeTurn{calls: []fakeCall{{"syms", "lsp", args("operation", "document_symbols", "file_path", "a.go")}}},
+		fakeTurn{calls: []fakeCall{{"wsyms", "lsp", args("operation", "workspace_symbols", "file_path", "a.go", "query", "Add")}}},
 		fakeTurn{text: "done"})
 	h.prompt(h.session, "x")
 	a, b := filepath.Join(h.dir, "a.go"), filepath.Join(h.dir, "b.go")
@@ -202,6 +204,9 @@ func TestBridge_LSPDefinitionAndReferences(t *testing.T) {
 	}
 	if got := h.toolMessages(4)["syms"]; !strings.Contains(got, "function Add "+a+":4:6") {
 		t.Errorf("document symbols: %q", got)
+	}
+	if got := h.toolMessages(5)["wsyms"]; !strings.Contains(got, "Add "+a+":4:6") {
+		t.Errorf("workspace symbols: %q", got)
 	}
 }
 
@@ -282,6 +287,35 @@ func TestBridge_LSPMisbehavingServer(t *testing.T) {
 			}
 			if n != 1 {
 				t.Errorf("%d notices about the server, want 1", n)
+			}
+		})
+	}
+}
+
+// TestBridge_LSPWorkspaceServersNeedTrust: a language server the
+// workspace's own settings name runs only in a trusted workspace; an
+// untrusted one gets a notice and no server for the language.
+func TestBridge_LSPWorkspaceServersNeedTrust(t *testing.T) {
+	for _, trusted := range []bool{false, true} {
+		t.Run("trusted="+strconv.FormatBool(trusted), func(t *testing.T) {
+			ws, _ := json.Marshal(map[string]any{"lsp": map[string]any{"fake": map[string]any{"command": []string{fakels(t), "silent"}, "extensions": []string{".fake"}}}})
+			user := `{}`
+			if trusted {
+				user = `{"trustedWorkspaces":["WORKSPACE"]}`
+			}
+			h := lspSetup(t, map[string]string{"a.fake": "one\n", ".dsh/settings.json": string(ws)}, user,
+				fakeTurn{calls: []fakeCall{{"d", "diagnostics", args("file_path", "a.fake")}}},
+				fakeTurn{text: "done"})
+			h.prompt(h.session, "x")
+			got := h.toolMessages(1)["d"]
+			switch {
+			case trusted && !strings.Contains(got, "reported nothing"):
+				t.Errorf("trusted: the workspace's server did not run: %q", got)
+			case !trusted && !strings.Contains(got, "no language server"):
+				t.Errorf("untrusted: %q", got)
+			}
+			if !trusted {
+				h.waitForNotice("This workspace's language servers were not used")
 			}
 		})
 	}
