@@ -17,8 +17,8 @@
 // clangd for C and C++, found on $PATH ([Builtins]); the user's settings
 // add others or turn any off ([ParseSettings]). Servers run through a
 // [Launcher]: under dsh-bridge's supervisor (none outlives the bridge,
-// however it ends) and inside the session's sandbox profile when there
-// is one.
+// however it ends; on Windows, in a kill-on-close Job Object as well)
+// and inside the session's sandbox profile when there is one.
 //
 // Each server gets initialize with the workspace roots; a file the
 // agent changes is sent with didOpen (the first time) or didChange (full

@@ -237,12 +237,13 @@ func (s *server) start(ctx context.Context) (retry bool, err error) {
 		return false, err
 	}
 	cmd.Stderr = stderrLog{s}
-	if err := cmd.Start(); err != nil {
+	if err := startTree(cmd); err != nil {
 		return false, err
 	}
 	exited := make(chan struct{})
 	go func() { // ends when the process does (terminate, or its own exit)
 		_ = cmd.Wait()
+		released(cmd)
 		s.down(cmd)
 		close(exited)
 	}()

@@ -10,6 +10,13 @@ import (
 
 const time2s = 2 * time.Second
 
+// startTree starts cmd (its tree ends with terminate, or, under the
+// supervisor, with the bridge).
+func startTree(cmd *exec.Cmd) error { return cmd.Start() }
+
+// released is called once cmd has exited.
+func released(*exec.Cmd) {}
+
 // terminate ends cmd's process tree: the supervisor is asked (SIGTERM:
 // it kills every descendant, then itself); after grace, or without a
 // supervisor, the process group is killed.
