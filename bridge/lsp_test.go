@@ -86,10 +86,11 @@ func (h *harness) lastMeta(id string) map[string]json.RawMessage {
 const lspReports = "The language server reports"
 
 // TestBridge_LSPDiagnosticsAfterEdit: through the binary and the real
-// servers, an edit that introduces a type error gets it in the tool
-// result the model reads next, and on the card (_meta.dsh.diagnostics
-// and the text under the diff); the edit that fixes it gets none. Go,
-// Python and TypeScript; a write the same.
+// servers, the diagnostics tool finds the file clean; an edit that
+// introduces a type error gets it in the tool result the model reads
+// next, and on the card (_meta.dsh.diagnostics and the text under the
+// diff); the edit that fixes it gets none. Go, Python and TypeScript; a
+// write the same.
 func TestBridge_LSPDiagnosticsAfterEdit(t *testing.T) {
 	for _, tc := range []struct {
 		name, file, good, bad, want string
@@ -106,19 +107,25 @@ func TestBridge_LSPDiagnosticsAfterEdit(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := lspSetup(t, tc.files, `{}`,
+				// The server loads and checks the file first: the edits
+				// then meet a warm server, as after the model's reads.
+				fakeTurn{calls: []fakeCall{{"warm", "diagnostics", args("file_path", tc.file)}}},
 				fakeTurn{calls: []fakeCall{{"bad", "edit", args("file_path", tc.file, "old_string", tc.good, "new_string", tc.bad)}}},
 				fakeTurn{calls: []fakeCall{{"fix", "edit", args("file_path", tc.file, "old_string", tc.bad, "new_string", tc.good)}}},
 				fakeTurn{calls: []fakeCall{{"rewrite", "write", args("file_path", tc.file, "content", strings.Replace(h0(tc.files[tc.file]), tc.good, tc.bad, 1))}}},
 				fakeTurn{text: "done"})
 			h.prompt(h.session, "x")
-			bad := h.toolMessages(1)["bad"]
+			if warm := h.toolMessages(1)["warm"]; !strings.Contains(warm, "No errors or warnings") {
+				t.Errorf("the good file: %s", warm)
+			}
+			bad := h.toolMessages(2)["bad"]
 			if !strings.Contains(bad, lspReports) || !strings.Contains(bad, tc.want) || !strings.Contains(bad, ": error: ") {
 				t.Errorf("the model got, after the breaking edit:\n%s", bad)
 			}
-			if fix := h.toolMessages(2)["fix"]; strings.Contains(fix, lspReports) || !strings.Contains(fix, "updated successfully") {
+			if fix := h.toolMessages(3)["fix"]; strings.Contains(fix, lspReports) || !strings.Contains(fix, "updated successfully") {
 				t.Errorf("the model got, after the fixing edit:\n%s", fix)
 			}
-			if w := h.toolMessages(3)["rewrite"]; !strings.Contains(w, lspReports) || !strings.Contains(w, tc.want) {
+			if w := h.toolMessages(4)["rewrite"]; !strings.Contains(w, lspReports) || !strings.Contains(w, tc.want) {
 				t.Errorf("the model got, after the write:\n%s", w)
 			}
 			var diags []struct {

@@ -601,7 +601,6 @@ func (s *server) oldestLocked(keep string) string {
 // Wait once the server has loaded, and until the end of the start bound
 // while it loads (no publication yet, or progress still open).
 func (s *server) waitDiagnostics(ctx context.Context, path string, since uint64) ([]card.Diagnostic, error) {
-	quiet := s.m.opts.Quiet / 3 // a publication of the change's version is nearly final: only a second pass (gopls's analyzers) may follow
 	start := time.Now()
 	for {
 		s.mu.Lock()
@@ -619,6 +618,15 @@ func (s *server) waitDiagnostics(ctx context.Context, path string, since uint64)
 		s.mu.Unlock()
 		if !up {
 			return nil, fmt.Errorf("the %s language server stopped", s.cfg.Language)
+		}
+		// The settle after a fresh publication: short when it names the
+		// change's version (nearly final: only a second pass, gopls's
+		// analyzers, may follow), twice the quiet period when it names
+		// none (typescript-language-server publishes the syntactic pass,
+		// then the semantic one, unversioned).
+		quiet := s.m.opts.Quiet / 3
+		if p.version == 0 {
+			quiet = 2 * s.m.opts.Quiet
 		}
 		settled := quiet - time.Since(p.at)
 		if fresh && !busy && settled <= 0 {
