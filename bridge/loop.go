@@ -29,6 +29,29 @@ const (
 	stopCancelled = "cancelled"
 )
 
+// beginTurn makes the idle session busy with a turn on a context of
+// its own (what session/cancel cancels), or fails with ErrBusy; end
+// makes it idle again.
+func (ss *Session) beginTurn(ctx context.Context) (_ context.Context, end func(), _ error) {
+	tctx, cancel := context.WithCancel(ctx)
+	ss.mu.Lock()
+	if ss.cancel != nil {
+		ss.mu.Unlock()
+		cancel()
+		return nil, nil, ErrBusy
+	}
+	ss.cancel = cancel
+	ss.turns.Add(1)
+	ss.mu.Unlock()
+	return tctx, func() {
+		ss.mu.Lock()
+		ss.cancel = nil
+		ss.mu.Unlock()
+		cancel()
+		ss.turns.Done()
+	}, nil
+}
+
 func (s *Server) prompt(ctx context.Context, p promptParams) (promptResult, error) {
 	ss, err := s.requireSession(ctx, p.SessionID)
 	if errors.Is(err, context.Canceled) {
@@ -42,22 +65,11 @@ func (s *Server) prompt(ctx context.Context, p promptParams) (promptResult, erro
 	if err != nil {
 		return promptResult{}, err
 	}
-	tctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	ss.mu.Lock()
-	if ss.cancel != nil {
-		ss.mu.Unlock()
-		return promptResult{}, ErrBusy
+	tctx, end, err := ss.beginTurn(ctx)
+	if err != nil {
+		return promptResult{}, err
 	}
-	ss.cancel = cancel
-	ss.turns.Add(1)
-	ss.mu.Unlock()
-	defer func() {
-		ss.mu.Lock()
-		ss.cancel = nil
-		ss.mu.Unlock()
-		ss.turns.Done()
-	}()
+	defer end()
 	ss.advertiseCommands(tctx)
 	ss.mu.Lock()
 	ss.turnUsage = turnUsage{}

@@ -94,22 +94,11 @@ func (s *Server) rewindSession(ctx context.Context, p rewindParams) (rewindResul
 	if err != nil {
 		return rewindResult{}, err
 	}
-	tctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	ss.mu.Lock()
-	if ss.cancel != nil {
-		ss.mu.Unlock()
-		return rewindResult{}, ErrBusy
+	tctx, end, err := ss.beginTurn(ctx)
+	if err != nil {
+		return rewindResult{}, err
 	}
-	ss.cancel = cancel
-	ss.turns.Add(1)
-	ss.mu.Unlock()
-	defer func() {
-		ss.mu.Lock()
-		ss.cancel = nil
-		ss.mu.Unlock()
-		ss.turns.Done()
-	}()
+	defer end()
 	turns, err := ss.loggedTurns()
 	if err != nil {
 		return rewindResult{}, acp.InvalidParams("%s: %v", rewindMethod, err)
