@@ -13,16 +13,7 @@ import (
 // registerAsk gives a session the ask_user tool, whose questions the
 // session puts to the person (Ask).
 func (ss *Session) registerAsk() error {
-	t, err := ask.Tool(ss)
-	if err != nil {
-		return err
-	}
-	dispose, err := ss.srv.reg.Register(t, ss.scope)
-	if err != nil {
-		return err
-	}
-	ss.disposers = append(ss.disposers, dispose)
-	return nil
+	return ss.register(ask.Tool(ss))
 }
 
 // Ask implements ask.Asker, from the tool's body (on the turn's

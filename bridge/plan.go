@@ -75,7 +75,12 @@ func (ss *Session) sendPlan(ctx context.Context, tc model.ToolCall, r registry.T
 
 // registerPlan gives a session the todo_write tool.
 func (ss *Session) registerPlan() error {
-	t, err := plan.Tool()
+	return ss.register(plan.Tool())
+}
+
+// register registers t, made by a tool's constructor that failed with
+// err if not nil, on the session's scope until the session closes.
+func (ss *Session) register(t *registry.Tool, err error) error {
 	if err != nil {
 		return err
 	}

@@ -18,21 +18,12 @@ import (
 // registerTask gives a session the task tool (package subagent); the
 // session hears its children as their Observer.
 func (ss *Session) registerTask() error {
-	t, err := subagent.Tool(subagent.Deps{
+	return ss.register(subagent.Tool(subagent.Deps{
 		Registry: ss.srv.reg, Pipeline: ss.srv.pipe, Scope: ss.scope,
 		Agents: ss.agents, Model: ss.childModel, System: ss.childPrompt,
 		ResultText: ss.resultText, MaxRequests: ss.srv.cfg.MaxTurnRequests, MaxParallel: ss.srv.cfg.MaxParallel,
 		Observer: ss,
-	})
-	if err != nil {
-		return err
-	}
-	dispose, err := ss.srv.reg.Register(t, ss.scope)
-	if err != nil {
-		return err
-	}
-	ss.disposers = append(ss.disposers, dispose)
-	return nil
+	}))
 }
 
 // agents are the session's agents: the built-in ones and the custom
