@@ -70,10 +70,12 @@ local function watch(session)
   end)
 end
 
+local ask_select
+
 local function ask_float(req)
   watch(req.session)
   local title = tostring(req.call.title or req.call.tool_kind or "a tool call")
-  float.show(req, M.prompt(req.call, title), function(choice)
+  local ok, err = pcall(float.show, req, M.prompt(req.call, title), function(choice)
     float.close()
     asking = nil
     if pending(req) then
@@ -84,6 +86,13 @@ local function ask_float(req)
   end, function()
     asking = nil
   end)
+  if not ok then
+    -- whatever the float could not draw, the request is still asked
+    pcall(float.close)
+    vim.notify("dsh: the approval window failed (" .. tostring(err) .. "); asking in a list",
+      vim.log.levels.WARN)
+    return ask_select(req)
+  end
 end
 
 -- M.ask shows the first open request (if none is shown; the float is
@@ -107,9 +116,21 @@ function M.ask()
     end
     return ask_float(req)
   end
+  return ask_select(req)
+end
+
+-- one line, for a picker's prompt and items: no NUL, no newline
+local function one_line(s)
+  return (tostring(s):gsub("[%z\r\n]+", " "))
+end
+
+ask_select = function(req)
+  local chat = package.loaded["dsh"] and require("dsh").state.chats[req.session.id]
   local items = {}
-  for _, o in ipairs(req.options) do
-    items[#items + 1] = o
+  for _, o in ipairs(type(req.options) == "table" and req.options or {}) do
+    if type(o) == "table" and o.optionId ~= nil then
+      items[#items + 1] = o
+    end
   end
   table.sort(items, function(a, b)
     return (ORDER[a.kind] or 9) < (ORDER[b.kind] or 9)
@@ -124,15 +145,17 @@ function M.ask()
     vim.cmd("redraw")
   end
   local title = tostring(req.call.title or req.call.tool_kind or "a tool call")
-  vim.ui.select(items, {
-    prompt = M.prompt(req.call, title),
+  local ok, err = pcall(vim.ui.select, items, {
+    prompt = one_line(M.prompt(req.call, title)),
     kind = "dsh.permission",
     format_item = function(item)
       if item == REVIEW then
         return "Review the change first"
       end
-      return LABEL[item.kind] and (LABEL[item.kind] .. (item.name and item.name ~= LABEL[item.kind]
-        and (" (" .. item.name .. ")") or "")) or tostring(item.name)
+      local label = LABEL[item.kind] and (LABEL[item.kind] .. (type(item.name) == "string"
+        and item.name ~= LABEL[item.kind] and (" (" .. item.name .. ")") or "")) or tostring(item.name)
+      local r = float.remembers(item)
+      return one_line(r and (label .. " — " .. r) or label)
     end,
   }, function(choice)
     asking = nil
@@ -149,6 +172,11 @@ function M.ask()
       vim.schedule(M.ask)
     end
   end)
+  if not ok then
+    -- never leave the queue stuck on a request nobody sees
+    asking = nil
+    vim.notify("dsh: could not ask for approval: " .. tostring(err), vim.log.levels.ERROR)
+  end
 end
 
 -- M.reset forgets every request and closes the float (the agent is gone).

@@ -20,16 +20,38 @@ M.KEYS = {
 local current = nil -- {req, buf, win, extra_bufs}
 
 local function option_of(req, kind)
-  for _, o in ipairs(req.options) do
-    if o.kind == kind then
+  for _, o in ipairs(type(req.options) == "table" and req.options or {}) do
+    if type(o) == "table" and o.kind == kind then
       return o
     end
   end
   return nil
 end
 
+-- M.remembers says what an "always" option remembers, from its
+-- _meta.dsh.remembers (docs/meta-dsh.md): nil when it does not say.
+function M.remembers(opt)
+  local meta = type(opt) == "table" and type(opt._meta) == "table" and opt._meta.dsh
+  local list = type(meta) == "table" and meta.remembers
+  if type(list) ~= "table" then
+    return nil
+  end
+  local items = {}
+  for _, r in ipairs(list) do
+    if type(r) == "string" and r ~= "" then
+      items[#items + 1] = (r:gsub("[%z\n\r]", " "))
+    end
+  end
+  if #items == 0 then
+    return "this call only"
+  end
+  return "remembers: " .. table.concat(items, "; ")
+end
+
 local function wrap(text, width)
   local out = {}
+  text = tostring(text):gsub("%z", " ")
+  width = math.max(width, 1)
   for _, para in ipairs(vim.split(text, "\n", { plain = true })) do
     if para == "" then
       out[#out + 1] = ""
@@ -54,7 +76,9 @@ function M.lines(req, prompt, width)
       hls[#hls + 1] = { #lines - 1, 0, -1, group }
     end
   end
-  add(prompt, "DshCardTitle")
+  for _, l in ipairs(wrap(prompt, width)) do
+    add(l, "DshCardTitle")
+  end
   -- a command: the pending terminal card's (title: the command), else
   -- the raw input's
   local card = call.dsh and call.dsh.card
@@ -110,6 +134,14 @@ function M.lines(req, prompt, width)
     local opt = option_of(req, k[2])
     if opt then
       keys[#keys + 1] = k[1] .. " " .. k[3]
+    end
+  end
+  -- what "always" remembers, next to its key (_meta.dsh.remembers)
+  for _, k in ipairs(M.KEYS) do
+    local opt = option_of(req, k[2])
+    local r = opt and M.remembers(opt)
+    if r then
+      add(k[1] .. " " .. k[3] .. " — " .. r, "DshCardMeta")
     end
   end
   if #cards.diffs(call) > 0 then
@@ -231,7 +263,7 @@ function M.show(req, prompt, decide, later)
     and vim.api.nvim_get_mode().mode == "n"
   current.win = place(buf, lines, enter)
   if not enter then
-    vim.notify("dsh: " .. prompt .. " (:DshApprove to answer)", vim.log.levels.WARN)
+    vim.notify("dsh: " .. prompt:gsub("[%z\r\n]+", " ") .. " (:DshApprove to answer)", vim.log.levels.WARN)
   end
   local wo = vim.wo[current.win]
   wo.wrap = true
