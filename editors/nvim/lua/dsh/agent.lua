@@ -172,7 +172,7 @@ function Agent:_session(id, cwd, r)
   local s = self.sessions[id] or session.new(id, { cwd = cwd })
   if r then
     s.modes = r.modes or s.modes
-    s.config_options = r.configOptions or s.config_options
+    s.config_options = r.configOptions and session.objects(r.configOptions) or s.config_options
   end
   self.sessions[id] = s
   return s
@@ -196,8 +196,21 @@ function Agent:list_sessions(cwd, cb)
       if not r then
         return cb(nil, err)
       end
-      for _, s in ipairs(r.sessions or {}) do
-        all[#all + 1] = s
+      -- an entry that is not a session is left out, and said once
+      local bad = type(r.sessions) ~= "table" and r.sessions ~= nil
+      for _, s in ipairs(type(r.sessions) == "table" and r.sessions or {}) do
+        if type(s) == "table" and type(s.sessionId) == "string" then
+          all[#all + 1] = s
+        else
+          bad = true
+        end
+      end
+      if bad and not self.warned_sessions then
+        self.warned_sessions = true
+        vim.schedule(function()
+          vim.notify("dsh: session/list sent entries that are not sessions; they are left out",
+            vim.log.levels.WARN)
+        end)
       end
       if type(r.nextCursor) == "string" and r.nextCursor ~= "" then
         return page(r.nextCursor)
@@ -273,7 +286,7 @@ end
 function Agent:set_config(s, config_id, value, cb)
   self:_settle(s, "session/set_config_option", { sessionId = s.id, configId = config_id, value = value }, function(r)
     if type(r.configOptions) == "table" then
-      s.config_options = r.configOptions
+      s.config_options = session.objects(r.configOptions)
     end
   end, cb)
 end

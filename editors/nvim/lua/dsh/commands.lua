@@ -171,6 +171,7 @@ end
 -- local time) and its title.
 function M.session_label(s, now)
   local title = type(s.title) == "string" and s.title ~= "" and s.title or ("untitled " .. tostring(s.sessionId))
+  title = require("dsh.session").one_line(title)
   return ("%-16s  %s"):format(require("dsh.timefmt").ago(s.updatedAt, now), title)
 end
 
@@ -276,7 +277,8 @@ function M.config(category)
   end
   local opts = {}
   for _, o in ipairs(type(c.session.config_options) == "table" and c.session.config_options or {}) do
-    if (category == nil or o.category == category or o.id == category) and o.type == "select" then
+    if type(o) == "table" and (category == nil or o.category == category or o.id == category)
+      and o.type == "select" then
       opts[#opts + 1] = o
     end
   end

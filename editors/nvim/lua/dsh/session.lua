@@ -17,7 +17,7 @@ function M.new(id, opts)
     blocks = {}, -- in transcript order
     calls = {}, -- toolCallId -> block
     modes = opts.modes,
-    config_options = opts.configOptions,
+    config_options = opts.configOptions and M.objects(opts.configOptions),
     usage = nil,
     title = nil,
     commands = {},
@@ -59,7 +59,12 @@ function M.content_text(c)
   if c.type == "text" then
     return type(c.text) == "string" and c.text or ""
   elseif c.type == "resource_link" then
-    return ("[%s](%s)"):format(tostring(c.title or c.name or c.uri), tostring(c.uri))
+    local label = type(c.title) == "string" and c.title or type(c.name) == "string" and c.name
+      or type(c.uri) == "string" and c.uri or "resource"
+    if type(c.uri) ~= "string" then
+      return "[" .. label .. "]"
+    end
+    return ("[%s](%s)"):format(label, c.uri)
   elseif c.type == "resource" and type(c.resource) == "table" then
     return ("[%s]"):format(tostring(c.resource.uri))
   elseif c.type == "image" then
@@ -223,7 +228,7 @@ function Session:apply(u)
     self:changed(nil)
   elseif k == "config_option_update" then
     if type(u.configOptions) == "table" then
-      self.config_options = u.configOptions
+      self.config_options = M.objects(u.configOptions)
     end
     self:changed(nil)
   elseif k == "usage_update" then
@@ -232,7 +237,7 @@ function Session:apply(u)
   elseif k == "session_info_update" then
     -- partial: a field left out keeps its value; null clears it
     if type(u.title) == "string" then
-      self.title = u.title
+      self.title = M.one_line(u.title)
     elseif u.title == vim.NIL then
       self.title = nil
     end
@@ -250,8 +255,9 @@ function Session:apply(u)
     self.commands = list
   elseif k == "notice" then
     local detail = type(u.description) == "string" and u.description ~= "" and u.description or nil
-    self:add({ kind = "notice", severity = u.severity, title = tostring(u.title or ""), detail = detail,
-      text = tostring(u.title or "") .. (detail and (": " .. detail) or "") })
+    local title = type(u.title) == "string" and u.title or ""
+    self:add({ kind = "notice", severity = u.severity, title = title, detail = detail,
+      text = title .. (detail and (": " .. detail) or "") })
   elseif k == "compaction_update" then
     if u.status == "completed" or u.status == "failed" then
       self:add({ kind = "notice", severity = "info", text = "context compacted (" .. tostring(u.status) .. ")" })
@@ -307,7 +313,7 @@ end
 -- config_option returns the option of a category (or id), or nil.
 function Session:config_option(category)
   for _, o in ipairs(type(self.config_options) == "table" and self.config_options or {}) do
-    if o.category == category or o.id == category then
+    if type(o) == "table" and (o.category == category or o.id == category) then
       return o
     end
   end
@@ -323,6 +329,24 @@ function Session:settle_cancelled()
       self:changed(call)
     end
   end
+end
+
+-- M.objects returns the entries of list that are tables (objects), in
+-- order: a hostile list's numbers and strings are dropped.
+function M.objects(list)
+  local out = {}
+  for _, v in ipairs(type(list) == "table" and list or {}) do
+    if type(v) == "table" then
+      out[#out + 1] = v
+    end
+  end
+  return out
+end
+
+-- M.one_line is s for a statusline or a picker: NUL and line breaks as
+-- spaces.
+function M.one_line(s)
+  return (tostring(s):gsub("[%z\r\n]+", " "))
 end
 
 M.Session = Session

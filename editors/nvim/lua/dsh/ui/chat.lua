@@ -160,6 +160,11 @@ function Chat:flush()
       else
         local o = draw_block(self, b)
         local lines = o.lines
+        for j, l in ipairs(lines) do -- a buffer line holds no newline
+          if l:find("\n", 1, true) then
+            lines[j] = l:gsub("\n", " ")
+          end
+        end
         if #lines > 0 then
           lines[#lines + 1] = "" -- the separator
         end
@@ -297,7 +302,7 @@ function Chat:_statusline()
     local text = self:status_text():gsub("%%", "%%%%")
     local title = self.session.title
     if type(title) == "string" and title ~= "" then
-      local head = "dsh · " .. title:gsub("%%", "%%%%")
+      local head = "dsh · " .. require("dsh.session").one_line(title):gsub("%%", "%%%%")
       if text:sub(1, #head) == head then
         text = head .. "%<" .. text:sub(#head + 1)
       end

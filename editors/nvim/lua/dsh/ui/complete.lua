@@ -22,11 +22,14 @@ function M.items(commands, base)
   local list = {}
   base = (base or ""):gsub("^/", "")
   for _, c in ipairs(commands or {}) do
-    if type(c) == "table" and type(c.name) == "string" and c.name:sub(1, #base) == base then
+    -- a name with NUL or a line break cannot be a complete-item (E976)
+    if type(c) == "table" and type(c.name) == "string" and not c.name:find("[%z\r\n]")
+      and c.name:sub(1, #base) == base then
       local hint = hint_of(c)
+      hint = hint and (hint:gsub("[%z\r\n]", " "))
       -- the description in the menu, not in 'info' (which opens a
       -- preview window over the chat)
-      local desc = type(c.description) == "string" and c.description or ""
+      local desc = type(c.description) == "string" and c.description:gsub("[%z\r\n]", " ") or ""
       if #desc > 60 then
         desc = desc:sub(1, 59) .. "…"
       end

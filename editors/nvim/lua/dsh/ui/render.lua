@@ -7,6 +7,16 @@ local function split(text)
   return lines
 end
 
+-- str is v as one line of text: strings and numbers as they are (NUL and
+-- newlines as spaces), anything else (a table, null) as "".
+local function str(v)
+  if type(v) ~= "string" and type(v) ~= "number" then
+    return ""
+  end
+  return (tostring(v):gsub("[%z\r\n]", " "))
+end
+M.str = str
+
 local function out()
   return { lines = {}, hls = {}, line_hls = {}, targets = {}, target_paths = {} }
 end
@@ -56,7 +66,7 @@ function M.plan(block)
     end
   end
   if block.type ~= nil and block.type ~= "items" and block.type ~= vim.NIL then
-    o.lines[1] = "Plan (" .. tostring(block.type) .. ", not shown here)"
+    o.lines[1] = "Plan (" .. str(block.type) .. ", not shown here)"
     o.hls[1] = { 0, 0, -1, "DshCardTitle" }
     return o
   end
@@ -66,7 +76,7 @@ function M.plan(block)
   for _, e in ipairs(entries) do
     local mark = MARK[e.status] or "[ ]"
     local line = "- " .. mark .. " " .. (e.priority == "high" and "! " or "")
-      .. tostring(e.content or ""):gsub("\n", " ")
+      .. str(e.content)
     o.lines[#o.lines + 1] = line
     local row = #o.lines - 1
     if e.status == "completed" then
@@ -96,7 +106,7 @@ M.WELCOME = {
 function M.notice(block, expanded)
   local o = out()
   if block.detail and block.severity ~= "error" and not expanded then
-    o.lines[1] = "! " .. tostring(block.title):gsub("\n", " ") .. "  ▸ <Tab> for details"
+    o.lines[1] = "! " .. str(block.title) .. "  ▸ <Tab> for details"
     o.hls[1] = { 0, 0, -1, "DshNotice" }
     return o
   end

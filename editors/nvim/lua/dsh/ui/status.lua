@@ -7,14 +7,14 @@ local M = {}
 function M.text(s)
   local parts = { "dsh" }
   if type(s.title) == "string" and s.title ~= "" then
-    parts[#parts + 1] = s.title
+    parts[#parts + 1] = require("dsh.session").one_line(s.title)
   end
   if type(s.modes) == "table" and s.modes.currentModeId then
-    parts[#parts + 1] = tostring(s.modes.currentModeId)
+    parts[#parts + 1] = require("dsh.session").one_line(s.modes.currentModeId)
   end
   local model = s:config_option("model")
   if model and model.currentValue then
-    parts[#parts + 1] = tostring(model.currentValue)
+    parts[#parts + 1] = require("dsh.session").one_line(model.currentValue)
   end
   local u = s.usage
   if u and u.used then
