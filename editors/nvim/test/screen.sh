@@ -56,6 +56,19 @@ wait_for() {
     sleep 0.1
   done
 }
+# wait_gone TEXT [SECONDS]: poll the screen until it no longer shows TEXT.
+wait_gone() {
+  local deadline=$((SECONDS + ${2:-15}))
+  while screen | grep -qF -- "$1"; do
+    if ((SECONDS > deadline)); then
+      echo "screen test: timed out waiting for $1 to go" >&2
+      screen >&2
+      exit 1
+    fi
+    sleep 0.1
+  done
+}
+
 keys() { tmux -L "$sock" send-keys -t dsh "$@"; }
 
 # start FILE: Neovim in a new tmux server, editing FILE.
@@ -123,7 +136,11 @@ wait_for "sessions"
 sleep 0.2
 snap dsh-complete
 grep -qF "send" "$work/dsh-complete.txt" && grep -qF "stop" "$work/dsh-complete.txt" || { echo "screen test: :Dsh does not complete its subcommands" >&2; cat "$work/dsh-complete.txt" >&2; exit 1; }
-keys C-u C-c
+# Esc, not Ctrl-C: a Ctrl-C still in the typeahead interrupts the next
+# command (its picker closes at once); and the next keys wait until the
+# command line is gone
+keys C-u Escape
+wait_gone ":Dsh s"
 keys ":Dsh sessions" Enter
 wait_for "Type number and <Enter>"
 snap sessions

@@ -21,7 +21,15 @@ local function hide(marks, s, e, char)
   marks[#marks + 1] = { s, e, conceal = char or "" }
 end
 
--- code spans first: nothing inside `…` is Markdown. Returns the ranges
+-- take marks bytes s..e (1-based) as taken: later rules skip them. The
+-- taken bytes are a set, so a line's drawing stays linear in its length.
+local function take(spans, s, e)
+  for p = s, e do
+    spans[p] = true
+  end
+end
+
+-- code spans first: nothing inside `…` is Markdown. Returns the bytes
 -- that later rules skip.
 local function code_spans(text, marks)
   local spans = {}
@@ -41,19 +49,14 @@ local function code_spans(text, marks)
     hide(marks, s - 1, e)
     add(marks, e, close_s - 1, "DshMdCode")
     hide(marks, close_s - 1, close_e)
-    spans[#spans + 1] = { s, close_e }
+    take(spans, s, close_e)
     i = close_e + 1
   end
   return spans
 end
 
 local function inside(spans, pos)
-  for _, sp in ipairs(spans) do
-    if pos >= sp[1] and pos <= sp[2] then
-      return true
-    end
-  end
-  return false
+  return spans[pos] == true
 end
 
 local function word_char(c)
@@ -90,8 +93,8 @@ local function emphasis(text, marks, spans, delim, group)
           hide(marks, s - 1, s - 1 + n)
           add(marks, s - 1 + n, c - 1, group)
           hide(marks, c - 1, c - 1 + n)
-          spans[#spans + 1] = { s, s + n - 1 } -- the markers are taken
-          spans[#spans + 1] = { c, c + n - 1 }
+          take(spans, s, s + n - 1) -- the markers are taken
+          take(spans, c, c + n - 1)
           i = c + n
           closed = true
           break
@@ -99,26 +102,54 @@ local function emphasis(text, marks, spans, delim, group)
         j = c + 1
       end
       if not closed then
-        i = s + n
+        -- no closer after s: none after a later opener either (a closer
+        -- depends on its own bytes, and nothing was taken meanwhile)
+        return
       end
     end
   end
 end
 
+-- links draws [label](target). Linear: the next "]" and the end of a
+-- target are looked up once per position they can have.
 local function links(text, marks, spans)
   local i = 1
+  local close_at, close_from -- the next "]" from close_from
+  local stop_at, stop_from -- the next ")" or space from stop_from
   while true do
-    local s, e, label = text:find("%[([^%]]+)%]%([^%)%s]+%)", i)
+    local s = text:find("[", i, true)
     if not s then
       return
     end
-    if not inside(spans, s) then
-      local label_end = s + #label -- byte of "]"
-      hide(marks, s - 1, s)
-      add(marks, s, label_end, "DshMdLink")
-      hide(marks, label_end, e)
+    if not (close_from and close_from <= s + 1 and (close_at == nil or close_at >= s + 1)) then
+      close_from, close_at = s + 1, text:find("]", s + 1, true)
     end
-    i = e + 1
+    local c = close_at
+    if not c then
+      return
+    end
+    local inner = text:find("[", s + 1, true)
+    if inner and inner < c then
+      i = inner -- a "[" inside the label starts the link
+    elseif c == s + 1 or text:sub(c + 1, c + 1) ~= "(" then
+      i = c + 1
+    else
+      local from = c + 2
+      if not (stop_from and stop_from <= from and (stop_at == nil or stop_at >= from)) then
+        stop_from, stop_at = from, text:find("[%)%s]", from)
+      end
+      local e = stop_at
+      if not e or e == from or text:sub(e, e) ~= ")" then
+        i = c + 1
+      else
+        if not inside(spans, s) then
+          hide(marks, s - 1, s)
+          add(marks, s, c - 1, "DshMdLink")
+          hide(marks, c - 1, e)
+        end
+        i = e + 1
+      end
+    end
   end
 end
 
@@ -176,7 +207,7 @@ function M.line(text, state)
   end
   local spans = code_spans(text, marks)
   if bullet then
-    spans[#spans + 1] = { #indent + 1, #indent + 1 }
+    take(spans, #indent + 1, #indent + 1)
   end
   emphasis(text, marks, spans, "**", "DshMdBold")
   emphasis(text, marks, spans, "__", "DshMdBold")
