@@ -95,3 +95,33 @@ describe("hostile updates", function()
     assert.are.equal(1, vim.fn.len(items)) -- a NUL would throw E976 here
   end)
 end)
+
+describe("paths and dates in answers", function()
+  local md = require("dsh.ui.markdown")
+  for _, c in ipairs({
+    { "see C:\\src\\main.go:12 now", "C:\\src\\main.go", 12 },
+    { "see C:/src/main.go:12", "C:/src/main.go", 12 },
+    { "at a.go:12:5 x", "a.go", 12, 5 },
+    { "~/x/y.lua:4", "~/x/y.lua", 4 },
+    { "x:a.go:4", "a.go", 4 },
+  }) do
+    it("reads " .. c[1], function()
+      assert.are.same({ c[2], c[3], c[4] }, { md.path_at(c[1], 0) })
+    end)
+  end
+
+  it("resolves ~/ and drive letters", function()
+    assert.are.equal(vim.loop.os_homedir() .. "/x", md.absolute("~/x", "/cwd"))
+    assert.are.equal("C:/a", md.absolute("C:/a", "/cwd"))
+    assert.are.equal("C:\\a", md.absolute("C:\\a", "/cwd"))
+    assert.are.equal("/cwd/a", md.absolute("a", "/cwd"))
+  end)
+
+  it("reads no time from fields out of range", function()
+    local t = require("dsh.timefmt")
+    assert.is_nil(t.epoch("2026-13-45T99:99:99Z"))
+    assert.is_nil(t.epoch("0000-01-01T00:00:00Z"))
+    assert.is_nil(t.epoch("2026-02-29T00:00:00Z"))
+    assert.are.equal(1709164800, t.epoch("2024-02-29T00:00:00Z"))
+  end)
+end)

@@ -22,8 +22,15 @@ function M.epoch(iso)
     end
     off = (tonumber(oh) * 3600 + tonumber(om) * 60) * (sign == "-" and -1 or 1)
   end
-  -- days since the epoch of a civil date (Howard Hinnant's algorithm)
+  -- days since the epoch of a civil date (Howard Hinnant's algorithm);
+  -- a field out of range (month 13, day 45, 99:99) is not a time
   y, mo, d = tonumber(y), tonumber(mo), tonumber(d)
+  local mdays = { 31, (y % 4 == 0 and (y % 100 ~= 0 or y % 400 == 0)) and 29 or 28, 31, 30, 31, 30, 31, 31, 30, 31,
+    30, 31 }
+  if y < 1 or mo < 1 or mo > 12 or d < 1 or d > mdays[mo] or tonumber(h) > 23 or tonumber(mi) > 59
+    or tonumber(s) > 60 then
+    return nil
+  end
   if mo <= 2 then
     y = y - 1
   end

@@ -248,24 +248,42 @@ function M.path_at(text, col)
   local first
   local i = 1
   while true do
-    local s, e, path, lnum = text:find("([%w_%.%-/~]*[%w_]%.?[%w_]*):(%d+)", i)
+    -- an optional drive (C:\ or C:/), then the path, :line and :column
+    local s, e, drive, path, lnum, cnum = text:find("(%a?:?)([%w_%.%-/\\~]*[%w_]%.?[%w_]*):(%d+):?(%d*)", i)
     if not s then
       break
     end
-    path = path:gsub("^[%(%[\"'`]+", "")
-    if path:find("[/.]") then
-      local hit = { path, tonumber(lnum) }
+    if not drive:find(":") then
+      drive, path = "", drive .. path -- a letter of the path
+    elseif not (#drive == 2 and path:find("^[/\\]")) then
+      s, drive = s + #drive, "" -- "x:a.go": the colon ends a word
+    end
+    path = drive .. path:gsub("^[%(%[\"'`]+", "")
+    if path:find("[/.\\]") then
+      local hit = { path, tonumber(lnum), tonumber(cnum) }
       if col >= s - 1 and col < e then
-        return hit[1], hit[2]
+        return hit[1], hit[2], hit[3]
       end
       first = first or hit
     end
     i = e + 1
   end
   if first then
-    return first[1], first[2]
+    return first[1], first[2], first[3]
   end
   return nil
+end
+
+-- M.absolute resolves a path an answer names against cwd: ~/ is the
+-- home folder, and /x, C:\x and C:/x are already absolute.
+function M.absolute(path, cwd)
+  if path:find("^~[/\\]") then
+    return vim.loop.os_homedir() .. path:sub(2)
+  end
+  if path:find("^[/\\]") or path:find("^%a:[/\\]") then
+    return path
+  end
+  return cwd .. "/" .. path
 end
 
 -- M.lang_syntax names the syntax file of a fence's language, or nil when

@@ -12,14 +12,14 @@ function M.open(chat)
   if b and b.kind == "agent" then
     -- a path:line the answer names
     local line = vim.api.nvim_buf_get_lines(chat.buf, cursor[1] - 1, cursor[1], false)[1] or ""
-    local path, lnum = markdown.path_at(line, cursor[2])
-    if path and path:sub(1, 1) ~= "/" then
-      path = (chat.session.cwd or vim.fn.getcwd()) .. "/" .. path
+    local path, lnum, cnum = markdown.path_at(line, cursor[2])
+    if path then
+      path = markdown.absolute(path, chat.session.cwd or vim.fn.getcwd())
     end
     if path and vim.fn.filereadable(path) == 1 then
       vim.cmd("wincmd p")
       vim.cmd("edit " .. vim.fn.fnameescape(path))
-      pcall(vim.api.nvim_win_set_cursor, 0, { math.max(lnum, 1), 0 })
+      pcall(vim.api.nvim_win_set_cursor, 0, { math.max(lnum, 1), math.max((cnum or 1) - 1, 0) })
     end
     return
   end
