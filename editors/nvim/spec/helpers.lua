@@ -48,8 +48,13 @@ end
 function M.start(script, extra)
   local dsh = require("dsh")
   dsh.reset()
+  -- language servers off: whether the machine has gopls must not change
+  -- what a spec's transcript shows
+  local config = M.dir .. "/.config"
+  vim.fn.mkdir(config .. "/dsh-bridge", "p")
+  vim.fn.writefile({ '{"lsp": false}' }, config .. "/dsh-bridge/settings.json")
   local cfg = { cmd = { M.bin, "--model", "script:" .. M.script(script) },
-    env = { DSH_STATE_DIR = M.dir .. "/.state", DSH_LOG_LEVEL = "warn", TMPDIR = "/tmp" },
+    env = { DSH_STATE_DIR = M.dir .. "/.state", DSH_LOG_LEVEL = "warn", TMPDIR = "/tmp", XDG_CONFIG_HOME = config },
     -- the specs answer approvals through a stubbed vim.ui.select unless
     -- they ask for the float; each start is a new session unless asked
     approval = "select", resume_last = false }
