@@ -51,22 +51,8 @@ function Out:target(row, path, lnum)
   self.target_paths[row] = path
 end
 
-local function split(text)
-  local lines = vim.split(text or "", "\n", { plain = true })
-  if #lines > 1 and lines[#lines] == "" then
-    lines[#lines] = nil
-  end
-  return lines
-end
-
-local function str(v)
-  if type(v) == "string" then
-    return v
-  elseif v == nil or v == vim.NIL then
-    return ""
-  end
-  return tostring(v)
-end
+local textutil = require("dsh.text")
+local split, str = textutil.lines, textutil.str
 
 -- byte offset of a UTF-16 index in line (ASCII lines are the common case).
 local function byteidx(line, u16)

@@ -3,22 +3,8 @@
 -- changes of a call. Pure: writes into the output of dsh.ui.cards.
 local M = {}
 
-local function split(text)
-  local lines = vim.split(text or "", "\n", { plain = true })
-  if #lines > 1 and lines[#lines] == "" then
-    lines[#lines] = nil
-  end
-  return lines
-end
-
-local function str(v)
-  if type(v) == "string" then
-    return v
-  elseif v == nil or v == vim.NIL then
-    return ""
-  end
-  return tostring(v)
-end
+local textutil = require("dsh.text")
+local split, str = textutil.lines, textutil.str
 
 local function hunk_lines(out, path, hunk)
   local r = out:add(("@@ -%d,%d +%d,%d @@"):format(hunk.oldStart or 0, hunk.oldLines or 0, hunk.newStart or 0,
