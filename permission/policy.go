@@ -117,6 +117,7 @@ func (p *Policy) prepare(ctx context.Context, t *registry.Tool, args jsonv.Value
 		switch t.Effect {
 		case registry.EffectExecute:
 			a := p.analyze(subject)
+			p.unjudgedWords(&a)
 			c.cmd = &a
 		case registry.EffectFetch:
 			c.host = CanonicalHost(strings.TrimPrefix(subject, "domain:"))
@@ -361,6 +362,9 @@ func (p *Policy) allowedBy(c *call, a access, userOnly bool) bool {
 }
 
 func (p *Policy) decideFiles(c *call) Decision {
+	if d, ok := p.unjudgedFile(c); ok {
+		return d
+	}
 	name := c.tool.Name
 	for _, a := range c.accesses() {
 		if !p.ws.ContainsResolved(a.path) && !p.allowedBy(c, a, true) {

@@ -34,7 +34,7 @@ func (a *Analysis) cmdScript(src string, depth int) {
 		return
 	}
 	for _, part := range parts {
-		words, redirs, ok := winWords(part, `"`)
+		words, redirs, ok := winWords(part, `"`, cmdSeparators)
 		if !ok {
 			a.opaque("the command cannot be parsed (a redirection without a file)")
 			continue
@@ -44,6 +44,7 @@ func (a *Analysis) cmdScript(src string, depth int) {
 			continue
 		}
 		s := winSimple(strings.TrimSpace(part), words)
+		a.cmdFiles(s)
 		switch s.Program {
 		case "call", "start", "for", "if", "set", "setlocal", "goto":
 			a.opaque("%s runs or changes what cmd runs later", s.Program)
@@ -108,7 +109,7 @@ func (a *Analysis) psScript(src string, depth int) {
 			a.opaque("the call operator & runs a command named by a value")
 			continue
 		}
-		words, redirs, ok := winWords(part, `"'`)
+		words, redirs, ok := winWords(part, `"'`, "")
 		if !ok {
 			a.opaque("the PowerShell code cannot be parsed (a redirection without a file)")
 			continue
@@ -121,7 +122,8 @@ func (a *Analysis) psScript(src string, depth int) {
 			a.opaque("dot-sourcing runs a script's code in the session")
 			continue
 		}
-		s := winSimple(strings.TrimSpace(part), words)
+		s := winSimple(strings.TrimSpace(part), psParams(words))
+		a.psFiles(s)
 		switch {
 		case s.Program == "iex" || s.Program == "invoke-expression" || s.Program == "invoke-command" || s.Program == "icm":
 			a.opaque("%s runs code given as a value", s.Program)
@@ -189,7 +191,10 @@ func splitOutsideQuotes(src string, seps []string, quotes string) ([]string, boo
 
 // winWords splits a command into its words (quotes removed) and its
 // redirections: [n]>, [n]>>, *>, <, n>&m (a duplication, no file).
-func winWords(part, quotes string) (words []string, redirs []Redirect, ok bool) {
+// Outside quotes, the bytes of seps separate words as a space does in
+// the program's name and in the arguments of a program cmdSplits names
+// (cmd's "," ";" "=": type,x is type x).
+func winWords(part, quotes, seps string) (words []string, redirs []Redirect, ok bool) {
 	var cur strings.Builder
 	inWord, pending := false, 0 // pending: 1 a write redirection waits for its file, 2 a read
 	flush := func() {
@@ -222,6 +227,8 @@ func winWords(part, quotes string) (words []string, redirs []Redirect, ok bool) 
 		case strings.IndexByte(quotes, c) >= 0:
 			q, inWord = c, true
 		case c == ' ' || c == '\t':
+			flush()
+		case strings.IndexByte(seps, c) >= 0 && (len(words) == 0 || cmdSplits[strings.ToLower(words[0])]):
 			flush()
 		case c == '>' || c == '<':
 			// a digit or * just before is the stream redirected

@@ -108,6 +108,12 @@ func Slash(p, goos string) string {
 	case strings.HasPrefix(s, "//?/"), strings.HasPrefix(s, "//./"), strings.HasPrefix(s, "/??/"):
 		verbatim = s[2] == '?'
 		s = s[4:]
+		if t, ok := globalRoot(s); ok {
+			s = t
+			if len(s) >= 4 && strings.EqualFold(s[:4], "UNC/") {
+				s = "//" + s[4:]
+			}
+		}
 	}
 	vol, rest := "", s
 	switch {
@@ -116,10 +122,14 @@ func Slash(p, goos string) string {
 	case strings.HasPrefix(s, "//"):
 		host, share, tail := splitUNC(s[2:])
 		vol, rest = "//"+host+"/"+share, "/"+tail
+		if d, ok := adminShare(host, share); ok {
+			vol = d
+		}
 	}
 	rooted := strings.HasPrefix(rest, "/")
 	var names []string
 	for _, name := range strings.Split(rest, "/") {
+		name = dirStream(name)
 		if !verbatim && strings.Trim(name, ".") != "" {
 			name = strings.TrimRight(name, ". ")
 		}
@@ -143,6 +153,75 @@ func Slash(p, goos string) string {
 		out = "/" + out
 	}
 	return vol + out
+}
+
+// dirStream is name without a folder's index stream: NTFS opens
+// "dir::$INDEX_ALLOCATION" and "dir:$I30:$INDEX_ALLOCATION" (any case) as
+// the folder dir itself (Microsoft, "File Streams (Local File Systems)",
+// learn.microsoft.com, read 2026-12-07).
+func dirStream(name string) string {
+	for _, suffix := range []string{"::$INDEX_ALLOCATION", ":$I30:$INDEX_ALLOCATION"} {
+		if len(name) > len(suffix) && strings.EqualFold(name[len(name)-len(suffix):], suffix) {
+			return name[:len(name)-len(suffix)]
+		}
+	}
+	return name
+}
+
+// globalRoot is s (a path after \\?\ or \\.\, in "/" form) with the
+// object manager's way to the DOS devices taken off: GLOBALROOT/??/,
+// GLOBALROOT/GLOBAL??/ and GLOBALROOT/DosDevices/ lead to the same names
+// as \\?\ itself (C:, UNC); false when s does not start so.
+func globalRoot(s string) (string, bool) {
+	const g = "GLOBALROOT/"
+	if len(s) < len(g) || !strings.EqualFold(s[:len(g)], g) {
+		return s, false
+	}
+	t := strings.TrimLeft(s[len(g):], "/")
+	for _, dir := range []string{"??/", "GLOBAL??/", "DosDevices/"} {
+		if len(t) >= len(dir) && strings.EqualFold(t[:len(dir)], dir) {
+			return t[len(dir):], true
+		}
+	}
+	return s, false
+}
+
+// localHosts are the names a UNC path gives the machine itself whatever
+// its name or network: its administrative share C$ there is drive C:.
+var localHosts = map[string]bool{"localhost": true, ".": true, "0--1.ipv6-literal.net": true, "::1": true, "[::1]": true}
+
+// adminShare is the drive "X:" the UNC share \\host\X$ is when host is
+// the local machine (localhost, a loopback address): the administrative
+// share of drive X (Microsoft, "Administrative shares", read 2026-12-07).
+func adminShare(host, share string) (string, bool) {
+	if !LocalHost(host) || len(share) != 2 || share[1] != '$' || !('a' <= share[0] && share[0] <= 'z' || 'A' <= share[0] && share[0] <= 'Z') {
+		return "", false
+	}
+	return strings.ToUpper(share[:1]) + ":", true
+}
+
+// LocalHost reports whether a UNC path's host names this machine by a
+// name every machine has: localhost, ".", or a loopback address (IPv4
+// 127.0.0.0/8, IPv6 ::1). The machine's own name and addresses are not
+// known here.
+func LocalHost(host string) bool {
+	h := strings.ToLower(host)
+	if localHosts[h] {
+		return true
+	}
+	if rest, ok := strings.CutPrefix(h, "127."); ok {
+		parts := strings.Split(rest, ".")
+		if len(parts) != 3 {
+			return false
+		}
+		for _, p := range parts {
+			if p == "" || len(p) > 3 || strings.Trim(p, "0123456789") != "" {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // splitUNC splits "host/share/rest" (the path after a UNC's "//").

@@ -59,10 +59,15 @@ func (w *Workspace) Cwd() string { return w.cwd }
 
 // Abs returns p as an absolute, cleaned path: relative paths are resolved
 // against the workspace directory, and on Windows a path rooted without a
-// drive (\x, /tmp) is on the workspace directory's drive, as Win32 takes
-// it. Symlinks are not followed (this is the path shown to people and
+// drive (\x, /tmp) is on the workspace directory's drive, and one
+// relative to the workspace directory's drive (C:x) is relative to the
+// workspace directory, as Win32 takes them (the current drive's current
+// folder is the current folder). Symlinks are not followed (this is the path shown to people and
 // models).
 func (w *Workspace) Abs(p string) string {
+	if w.form.GOOS == "windows" {
+		p = onCwdDrive(p, w.cwd)
+	}
 	switch {
 	case filepath.IsAbs(p):
 	case rootedOnDrive(p):
@@ -102,6 +107,9 @@ func (w *Workspace) Resolve(p string) string { return Resolve(w.Abs(p)) }
 // first missing name the rest is joined as written: the kernel would not
 // go through a missing folder.
 func (w *Workspace) ResolveAsWritten(p string) string {
+	if w.form.GOOS == "windows" {
+		p = onCwdDrive(p, w.cwd)
+	}
 	if !strings.Contains(p, "..") {
 		return Resolve(w.Abs(p)) // no ".." to take: the clean path names the same file
 	}
