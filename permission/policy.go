@@ -362,10 +362,10 @@ func (p *Policy) allowedBy(c *call, a access, userOnly bool) bool {
 }
 
 func (p *Policy) decideFiles(c *call) Decision {
+	name := c.tool.Name
 	if d, ok := p.unjudgedFile(c); ok {
 		return d
 	}
-	name := c.tool.Name
 	for _, a := range c.accesses() {
 		if !p.ws.ContainsResolved(a.path) && !p.allowedBy(c, a, true) {
 			verb := "read"

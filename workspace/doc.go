@@ -15,7 +15,7 @@
 // runtime.GOOS, or a platform named with [NewOn]), the case fold rules
 // are compared under ([Fold], [Within]), and the one form of a Windows
 // path, whether written with drive letters, UNC or \\?\ prefixes, / or \
-// ([Slash]).
+// ([Slash]; [WinUnjudged] names the spellings no rule can settle).
 //
 // Package tools and package permission both judge paths through it;
 // its refusals are errors marked [ErrDenied] and [ErrNotRegular], which

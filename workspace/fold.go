@@ -92,7 +92,10 @@ func foldRune(r rune) rune {
 // Ending with Space or Period Not Supported"; J. Kuhne, "Path
 // Normalization", MSDN blog, 2016-04-21; both read 2026-12-04), except
 // under \\?\, which Win32 passes on as written; a "::$DATA" ending (the
-// file's own stream) is dropped too. Elsewhere p is returned as it is: a
+// file's own stream) and a folder's index stream ("::$INDEX_ALLOCATION",
+// ":$I30:$INDEX_ALLOCATION") are dropped too, \\?\GLOBALROOT\??\ is
+// \\?\, and a loopback host's administrative share (\\localhost\C$) is
+// its drive. WinUnjudged says which spellings this form cannot settle. Elsewhere p is returned as it is: a
 // backslash is a name's character there, and the caller's paths are
 // already clean.
 func Slash(p, goos string) string {
