@@ -32,6 +32,11 @@ func testListApplies(t *testing.T, list string) {
 	if err := json.Unmarshal(data, &muts); err != nil {
 		t.Fatal(err)
 	}
+	// A merge can join two entries into one object; encoding/json keeps
+	// the last of each repeated key, and the first mutation is lost.
+	if names := bytes.Count(data, []byte(`"name":`)); names != len(muts) {
+		t.Fatalf("%d entries but %d names: two entries were merged into one", len(muts), names)
+	}
 	if len(muts) == 0 {
 		t.Fatal("no mutations")
 	}
