@@ -12,4 +12,5 @@ await Promise.all([
   esbuild.build({ ...common, entryPoints: ["src/ui/webview/main.ts"], outfile: "dist/webview.js", platform: "browser", format: "iife" }),
   esbuild.build({ ...common, entryPoints: ["src/acp/index.ts"], outfile: "dist/test/acp.mjs", platform: "node", format: "esm" }),
   esbuild.build({ ...common, entryPoints: ["src/host/index.ts"], outfile: "dist/test/host.cjs", platform: "node", format: "cjs", external: ["vscode"] }),
+  esbuild.build({ ...common, entryPoints: ["src/editor.ts"], outfile: "dist/test/editor.cjs", platform: "node", format: "cjs", external: ["vscode"] }),
 ]);

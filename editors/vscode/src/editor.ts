@@ -4,12 +4,21 @@ import * as vscode from "vscode";
 import { tokenClass } from "./acp/cards.js";
 import type { Highlighter } from "./host/highlighter.js";
 
-/** openFile opens path (relative to cwd) at a 1-based line. */
-export async function openFile(path: string, line: number | undefined, cwd: string): Promise<void> {
-  const abs = path.startsWith("/") ? path : `${cwd}/${path.replace(/^\.\//, "")}`;
-  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(abs));
+/** openFile opens path (relative to cwd) at a 1-based line. A path a
+ * card names is one the agent's tool used (with the person's approval
+ * where it asked); one from an answer's text (fromAnswer) is the model's
+ * word only: outside the workspace's folders (absolute, or climbing with
+ * "..") it is not opened, and false is returned. */
+export async function openFile(path: string, line: number | undefined, cwd: string, fromAnswer = false): Promise<boolean> {
+  const uri = path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path) ? vscode.Uri.file(path) : vscode.Uri.joinPath(vscode.Uri.file(cwd), path);
+  if (fromAnswer && vscode.workspace.getWorkspaceFolder(uri) === undefined) {
+    void vscode.window.showInformationMessage(`dsh-bridge: ${path} is outside the workspace; it is not opened from the chat.`);
+    return false;
+  }
+  const doc = await vscode.workspace.openTextDocument(uri);
   const l = Math.min(Math.max((line ?? 1) - 1, 0), Math.max(doc.lineCount - 1, 0));
   await vscode.window.showTextDocument(doc, { selection: new vscode.Range(l, 0, l, 0), preview: true });
+  return true;
 }
 
 /** openLink opens a link of agent text. Agent text is untrusted: only web

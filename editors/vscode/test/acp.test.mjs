@@ -25,6 +25,8 @@ test("an edit approved from the card model", async () => {
     assert.equal(await agent.prompt(s, [{ type: "text", text: "greet ACP" }]), "end_turn");
     assert.equal(seen.type, "diff");
     assert.deepEqual(seen.awaiting.map((o) => o.kind), ["allow_once", "allow_always", "reject_once", "reject_always"]);
+    // the "always" options say what they would remember (_meta.dsh.remembers)
+    assert.deepEqual(seen.awaiting.map((o) => o.remembers), [undefined, ["every edit call"], undefined, ["every edit call"]]);
     // pending, the card is the file's change at its lines, as once applied
     assert.deepEqual(seen.diff.files[0].hunks[0].lines.map((l) => [l.op, l.old, l.new, l.text]), [["-", 1, undefined, "hello world"], ["+", undefined, 1, "hello ACP"]]);
     assert.equal(read(path.join(dir, "hello.txt")), "hello ACP\n");

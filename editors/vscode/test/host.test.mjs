@@ -103,3 +103,23 @@ test("terminals: kill ends the command's children", async () => {
   assert.equal((await h.waitForTerminalExit({ sessionId: "s", terminalId })).signal, "SIGTERM");
   await waitFor(() => pids(`^sleep ${mark}`).length === 0, 5000, "no sleep left");
 });
+
+test("path:line links: a card's path opens at its line; an answer's only inside the workspace", async () => {
+  const { openFile } = require("../dist/test/editor.cjs");
+  const dir = workspace({ "ws/src/a.go": "one\ntwo\nthree\n", "outside.txt": "secret\nline 2\n" });
+  const ws = path.join(dir, "ws");
+  vscode.workspace.workspaceFolders = [{ uri: vscode.Uri.file(ws) }];
+  vscode.calls.shown.length = 0;
+  try {
+    assert.equal(await openFile("src/a.go", 2, ws, true), true);
+    assert.equal(await openFile("./src/a.go", 99, ws, true), true);
+    assert.deepEqual(vscode.calls.shown, [{ path: path.join(ws, "src/a.go"), line: 1 }, { path: path.join(ws, "src/a.go"), line: 3 }], "1-based line, clamped to the document (its last line is the empty one after the newline)");
+    vscode.calls.shown.length = 0;
+    for (const p of ["../outside.txt", path.join(dir, "outside.txt"), "src/../../outside.txt"]) assert.equal(await openFile(p, 2, ws, true), false, p);
+    assert.deepEqual(vscode.calls.shown, [], "an answer's path out of the workspace is not opened");
+    assert.equal(await openFile(path.join(dir, "outside.txt"), 2, ws), true, "a card's path (a file the tool used) opens");
+    assert.deepEqual(vscode.calls.shown, [{ path: path.join(dir, "outside.txt"), line: 1 }]);
+  } finally {
+    vscode.workspace.workspaceFolders = [];
+  }
+});

@@ -76,6 +76,9 @@ class Doc {
   getText() {
     return this.text;
   }
+  get lineCount() {
+    return this.text.split("\n").length;
+  }
   offsetAt(pos) {
     const lines = this.text.split("\n");
     let off = 0;
@@ -96,9 +99,18 @@ class Doc {
   }
 }
 
-const calls = { writeFile: [], createDirectory: [], applyEdit: 0, createTerminal: [] };
+const calls = { writeFile: [], createDirectory: [], applyEdit: 0, createTerminal: [], shown: [], info: [] };
 const workspace = {
   textDocuments: [],
+  /** the open folders: [{ uri }] */
+  workspaceFolders: [],
+  getWorkspaceFolder(uri) {
+    const p = path.normalize(uri.fsPath);
+    return workspace.workspaceFolders.find((f) => p === f.uri.fsPath || p.startsWith(f.uri.fsPath + path.sep));
+  },
+  async openTextDocument(uri) {
+    return workspace.textDocuments.find((d) => d.uri.fsPath === uri.fsPath) ?? new Doc(uri.fsPath, fs.readFileSync(uri.fsPath, "utf8"));
+  },
   async applyEdit(edit) {
     calls.applyEdit++;
     for (const e of edit.edits) {
@@ -133,6 +145,12 @@ const workspace = {
 
 /** A terminal: VS Code calls the pty's open() some time after creation. */
 const window = {
+  async showTextDocument(doc, opts) {
+    calls.shown.push({ path: doc.uri.fsPath, line: opts?.selection?.start.line });
+  },
+  async showInformationMessage(text) {
+    calls.info.push(text);
+  },
   createTerminal(opts) {
     const t = { name: opts.name, pty: opts.pty, shown: false, written: "", show() { this.shown = true; }, dispose() {} };
     opts.pty.onDidWrite((s) => (t.written += s));

@@ -2,6 +2,7 @@
 // view (what the webview draws), by card type from `_meta.dsh` when the
 // agent sends it (docs/meta-dsh.md) and from the plain ACP content
 // otherwise. No `vscode` import.
+import type * as acp from "@agentclientprotocol/sdk";
 import { structuredPatch } from "diff";
 import { contentText, type ToolCallBlock } from "./session.js";
 
@@ -33,7 +34,10 @@ export interface CardView {
   title: string;
   acpKind?: string;
   type: "diff" | "read" | "terminal" | "search" | "web" | "generic";
-  awaiting?: Array<{ optionId: string; name: string; kind: string }>;
+  /** The options asked; remembers: what an "always" option would remember
+   * for the session, in words (its _meta.dsh.remembers; empty: this call
+   * only; absent: the agent does not say). */
+  awaiting?: Array<{ optionId: string; name: string; kind: string; remembers?: string[] }>;
   decision?: string;
   diff?: { files: DiffFile[]; proposed: Array<{ path: string; oldText: string | null; newText: string }> };
   read?: { path: string; offset: number; total?: number; lines: Array<{ n: number; text: string; spans: Span[] }> };
@@ -138,6 +142,14 @@ function fromChanges(changes: Array<Record<string, any>>): DiffFile[] {
   });
 }
 
+/** awaitingOption is a permission option as the card shows it. */
+function awaitingOption(o: acp.PermissionOption): NonNullable<CardView["awaiting"]>[number] {
+  const out: NonNullable<CardView["awaiting"]>[number] = { optionId: o.optionId, name: o.name, kind: o.kind };
+  const r = (o._meta as { dsh?: { remembers?: unknown } } | null | undefined)?.dsh?.remembers;
+  if (Array.isArray(r)) out.remembers = r.filter((x): x is string => typeof x === "string").map((x) => x.slice(0, 500));
+  return out;
+}
+
 /** proposedDiffs returns the files a call would change: from the dsh diff
  * card, else from ACP diff content. */
 export function proposedDiffs(call: ToolCallBlock): Array<{ path: string; oldText: string | null; newText: string }> {
@@ -149,9 +161,18 @@ export function proposedDiffs(call: ToolCallBlock): Array<{ path: string; oldTex
   return out;
 }
 
+/** REMEMBERS starts the sentence a permission request's content carries
+ * for clients that draw no _meta (docs/meta-dsh.md, `remembers`); this
+ * one shows the options' _meta.dsh.remembers beside the buttons instead. */
+const REMEMBERS = '"Always" remembers, for this session: ';
+
+function isRemembersText(c: acp.ContentBlock | undefined): boolean {
+  return c?.type === "text" && c.text.startsWith(REMEMBERS);
+}
+
 function plainText(call: ToolCallBlock): string {
   const parts: string[] = [];
-  for (const c of call.content) if (c?.type === "content") parts.push(contentText(c.content));
+  for (const c of call.content) if (c?.type === "content" && !isRemembersText(c.content)) parts.push(contentText(c.content));
   const card = call.dsh.card;
   if (parts.length === 0 && Array.isArray(card?.content)) for (const c of card.content) parts.push(contentText(c));
   return parts.filter(Boolean).join("\n");
@@ -178,7 +199,7 @@ export function cardView(call: ToolCallBlock, terminals?: (id: string) => { outp
     type: "generic",
     decision: call.decision,
   };
-  if (call.permission) v.awaiting = call.permission.options.map((o) => ({ optionId: o.optionId, name: o.name, kind: o.kind }));
+  if (call.permission) v.awaiting = call.permission.options.map(awaitingOption);
   const proposed = proposedDiffs(call);
   if (type === "diff" || (type === undefined && proposed.length > 0)) {
     v.type = "diff";

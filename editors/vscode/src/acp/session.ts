@@ -124,7 +124,22 @@ function entries(list: unknown): acp.PlanEntry[] {
   if (!Array.isArray(list)) return [];
   return list
     .filter((e) => e && typeof e.content === "string")
-    .map((e) => ({ content: e.content, status: ["pending", "in_progress", "completed"].includes(e.status) ? e.status : "pending", priority: e.priority ?? "medium" }));
+    .map((e) => ({ content: e.content, status: ["pending", "in_progress", "completed"].includes(e.status) ? e.status : "pending", priority: ["high", "medium", "low"].includes(e.priority) ? e.priority : "medium" }));
+}
+
+function isCount(n: unknown): n is number {
+  return typeof n === "number" && Number.isFinite(n) && n >= 0;
+}
+
+/** TITLE_MAX bounds a chat's title, in characters (the chat list and the
+ * header show one line). */
+const TITLE_MAX = 120;
+
+/** oneLine is an agent's title as one line: control characters and runs
+ * of white space become one space, and it is cut at TITLE_MAX. */
+export function oneLine(text: string): string {
+  const t = text.replace(/[\s\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ").trim();
+  return t.length > TITLE_MAX ? `${t.slice(0, TITLE_MAX - 1).trimEnd()}…` : t;
 }
 
 /** contentText renders one ContentBlock as text. */
@@ -218,17 +233,22 @@ export class SessionState {
       case "config_option_update":
         if (Array.isArray(up.configOptions)) this.configOptions = up.configOptions;
         return this.changed(null);
-      case "usage_update":
-        this.usage = { used: up.used, size: up.size, cost: up.cost };
+      case "usage_update": {
+        // numbers only: the header formats them
+        if (!isCount(up.used) || !isCount(up.size)) return;
+        const c = up.cost;
+        const cost = c && typeof c === "object" && Number.isFinite(c.amount) ? { amount: c.amount, currency: String(c.currency ?? "") } : undefined;
+        this.usage = { used: up.used, size: up.size, cost };
         return this.changed(null);
+      }
       case "session_info_update":
         // partial: an absent field is kept, null clears it
-        if (typeof up.title === "string" || up.title === null) this.title = up.title?.trim() || undefined;
+        if (typeof up.title === "string" || up.title === null) this.title = oneLine(up.title ?? "") || undefined;
         if (typeof up.updatedAt === "string" || up.updatedAt === null) this.updatedAt = up.updatedAt ?? undefined;
         return this.changed(null);
       case "available_commands_update":
         this.commands = Array.isArray(up.availableCommands)
-          ? up.availableCommands.filter((c: any) => c && typeof c.name === "string" && c.name !== "")
+          ? up.availableCommands.filter((c: any) => c && typeof c.name === "string" && /^\S+$/.test(c.name))
           : [];
         return this.changed(null);
       case "notice":

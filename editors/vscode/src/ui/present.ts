@@ -39,7 +39,7 @@ export function commandViews(s: SessionState): CommandView[] {
 export function headerView(s: SessionState, attachments: string[], chats: ChatItem[]): HeaderView {
   const pickers: HeaderView["pickers"] = [];
   for (const o of s.configOptions ?? []) {
-    if (o.type !== "select") continue;
+    if (o?.type !== "select" || !Array.isArray(o.options)) continue;
     const options: HeaderView["pickers"][number]["options"] = [];
     const opt = (v: any) => ({ value: v.value, name: v.name, description: typeof v.description === "string" ? v.description : undefined });
     for (const v of o.options as any[]) {

@@ -11,13 +11,18 @@ export function slashQuery(text: string, caret = text.length): string | undefine
   return text.slice(1, caret);
 }
 
-/** slashMatches lists the commands for a query: names that start with it
- * first, then names and descriptions that contain it; case-insensitive. */
-export function slashMatches(commands: CommandView[], query: string): CommandView[] {
+/** SLASH_MAX bounds the completion's list (the page draws each row on
+ * every key; an agent may advertise thousands). */
+export const SLASH_MAX = 50;
+
+/** slashMatches lists up to limit commands for a query: names that start
+ * with it first, then names and descriptions that contain it;
+ * case-insensitive. */
+export function slashMatches(commands: CommandView[], query: string, limit = SLASH_MAX): CommandView[] {
   const q = query.toLowerCase();
   const starts = commands.filter((c) => c.name.toLowerCase().startsWith(q));
   const inside = commands.filter((c) => !starts.includes(c) && q !== "" && (c.name.toLowerCase().includes(q) || c.description.toLowerCase().includes(q)));
-  return [...starts, ...inside];
+  return [...starts, ...inside].slice(0, limit);
 }
 
 /** slashHint is the input hint of the command the prompt names, once its

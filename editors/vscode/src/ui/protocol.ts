@@ -73,7 +73,9 @@ export type FromWebview =
   | { type: "cancel" }
   | { type: "permission"; toolCallId: string; optionId: string }
   | { type: "openDiff"; toolCallId: string }
-  | { type: "openFile"; path: string; line?: number }
+  /** answer: the path is an answer's `path:line` reference (the model's
+   * text), not a card's */
+  | { type: "openFile"; path: string; line?: number; answer?: boolean }
   | { type: "openTerminal"; terminalId: string; title: string }
   | { type: "openLink"; href: string }
   | { type: "copy"; text: string }

@@ -258,6 +258,12 @@ function permission(v: CardView, post: Post): HTMLElement {
       post({ type: "permission", toolCallId: v.id, optionId: o.optionId });
     });
     bar.append(b);
+    // what "always" would remember, beside its button
+    if (o.remembers) {
+      const r = el("span", "remembers", o.remembers.length > 0 ? `remembers ${o.remembers.join("; ")}` : "this call only");
+      r.dataset.kind = o.kind;
+      bar.append(r);
+    }
   }
   return bar;
 }

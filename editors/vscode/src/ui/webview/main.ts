@@ -70,7 +70,7 @@ document.addEventListener("click", (e) => {
   if (!a) return;
   e.preventDefault();
   if (a.dataset.path) {
-    post({ type: "openFile", path: a.dataset.path, line: Number(a.dataset.line) || undefined });
+    post({ type: "openFile", path: a.dataset.path, line: Number(a.dataset.line) || undefined, answer: true });
     return;
   }
   const href = a.getAttribute("href");

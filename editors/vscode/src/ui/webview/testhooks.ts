@@ -55,6 +55,7 @@ export function testHooks(page: Page): (m: Extract<ToWebview, { type: "test" }>)
         type: c.dataset.type,
         status: c.dataset.status,
         buttons: [...c.querySelectorAll<HTMLButtonElement>("button.permission")].map((b) => b.textContent),
+        remembers: [...c.querySelectorAll<HTMLElement>(".permission-bar .remembers")].map((r) => `${r.dataset.kind}: ${r.textContent}`),
         diffLines: [...c.querySelectorAll(".diff-line")].map((l) => l.textContent),
         hunks: [...c.querySelectorAll(".hunk")].map((l) => l.textContent),
         command: ((cmd) => cmd && { text: cmd.textContent, wraps: cmd.scrollWidth <= cmd.clientWidth, font: getComputedStyle(cmd).fontFamily,

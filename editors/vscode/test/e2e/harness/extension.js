@@ -90,6 +90,7 @@ async function activate() {
       diff.diffLines.some((l) => l.startsWith("6") && l.includes("-") && l.includes("world")), diff.diffLines);
     check("an edit is asked about as an edit", diff.ask === "dsh-bridge asks to edit this file.", diff.ask);
     check("permission buttons shown", ["Allow once", "Always allow", "Reject", "Always reject"].every((b) => diff.buttons.includes(b)), diff.buttons);
+    check("the approval says what \"always\" remembers", diff.remembers.join("|") === "allow_always: remembers every edit call|reject_always: remembers every edit call", diff.remembers);
     // "Open diff" before deciding: a diff editor with the proposed text
     await ask({ op: "click", selector: `.card[data-type="diff"] button.open-diff` });
     const diffTab = await waitFor(
@@ -125,6 +126,9 @@ async function activate() {
           const editorTitle = ext.packageJSON.contributes.menus["editor/title"].map((m) => `${m.command}|${m.when.replaceAll("'", "")}`);
           check("Accept and Reject are in the diff editor's title bar of a proposal", editorTitle.includes("dshBridge.acceptProposal|isInDiffEditor && resourceScheme == dsh-proposed") &&
             editorTitle.includes("dshBridge.rejectProposal|isInDiffEditor && resourceScheme == dsh-proposed"), editorTitle);
+          // another call's proposal open before it: Accept answers the call
+          // of the diff editor it is in
+          c.review.tabs = new Map([["another-call", { session: s, uris: ["dsh-proposed:/another/file.txt"] }], ...c.review.tabs]);
           const answered = await vscode.commands.executeCommand("dshBridge.acceptProposal", tab.input.modified);
           check("Accept in the diff editor approves that call", answered === true && s.calls.get("edit_2")?.decision === "allow_once", { answered, decision: s.calls.get("edit_2")?.decision });
           return false;
@@ -136,6 +140,7 @@ async function activate() {
               /mono|courier|menlo|consol/i.test(cmd.font) && cmd.description === "Show the result", cmd);
           check("the command is highlighted as shell", waiting.shell.includes("sh-cmd:cat") && waiting.shell.includes("sh-op:&&") && waiting.shell.includes("sh-cmd:echo"), waiting.shell);
           check("a command is asked about as a command", waiting.ask === "dsh-bridge asks to run this command.", waiting.ask);
+          check("a command's approval says what \"always\" remembers", waiting.remembers.length === 2 && waiting.remembers.every((r) => /^(allow|reject)_always: (remembers .+|this call only)$/.test(r)), waiting.remembers);
         }
         if (waiting) await ask({ op: "click", selector: `.card[data-id="${waiting.id}"] button.permission[data-kind="allow_once"]` });
         return false;
@@ -341,6 +346,9 @@ async function activate() {
     // the chat shown last is the first one, its turn done
     c.chats.set(s.id, s);
     c.select(s);
+    // another workspace's last chat, as a global memory would hold it: the
+    // reload must bring back this workspace's
+    await c.ctx.globalState.update("dshBridge.lastChat", { id: "a-chat-of-another-workspace", cwd: "/elsewhere" });
     await sleep(300);
     fs.writeFileSync(out + ".phase1", JSON.stringify({ result, lastId: s.id }));
     // (the command's promise is cancelled as this extension host ends)
