@@ -85,6 +85,9 @@ test("slash completion: the first word only, prefix matches first, the hint afte
   assert.equal(acp.slashHint(cmds, "/mode "), "default | plan");
   assert.equal(acp.slashHint(cmds, "/mode plan"), undefined, "the hint goes once text follows");
   assert.equal(acp.slashHint(cmds, "/cost "), undefined);
+  const near = [{ name: "models", description: "", hint: "a model" }, { name: "mode", description: "", hint: "a mode" }];
+  assert.equal(acp.slashHint(near, "/mode "), "a mode", "the hint of the command named in full, not of one it begins");
+  assert.equal(acp.slashHint(near, "/mod "), undefined, "no command is named /mod");
 });
 
 test("path:line references in answers", () => {

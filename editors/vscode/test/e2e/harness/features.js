@@ -71,6 +71,15 @@ async function afterTurn(t, after) {
     const plan = after.page.plan;
     check("the plan is a checklist pinned above the prompt, outside the transcript", plan && plan.items.map((i) => i.text).join("|") === "Greet ACP in hello.txt|Show the result|Tidy notes.txt" &&
       plan.items.map((i) => i.checked).join() === "true,false,false" && /plan-in_progress/.test(plan.items[1].cls) && plan.aboveInput && !plan.inScroller && /1\/3/.test(plan.summary), plan);
+    // A plan entry is text: markup in it is shown, never drawn
+    const hostile = '<b data-injected="1">bold</b> <img src=x>';
+    s.apply({ sessionUpdate: "plan_update", plan: { type: "items", planId: "hostile", entries: [{ content: hostile, status: "pending", priority: "high" }] } });
+    const shown = await waitFor(async () => {
+      const p = (await ask({ op: "query" })).page.plan;
+      return p && p.items.some((i) => i.text === hostile || i.text === "bold ") ? p : null;
+    }, 5000, "the hostile plan").catch(() => null);
+    check("a plan entry's markup is shown as text", shown && shown.items.some((i) => i.text === hostile), shown?.items);
+    s.apply({ sessionUpdate: "plan_removed", planId: "hostile" });
     // The chat's title, as session_info_update names it
     s.apply({ sessionUpdate: "session_info_update", title: "Greet ACP in hello.txt" });
     const titled = await waitFor(async () => {
