@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
@@ -15,6 +16,13 @@ const ToolName = "ask_user"
 
 // MaxChoices caps the choices of one question.
 const MaxChoices = 10
+
+// MaxQuestion and MaxChoice are the longest question and choice, in
+// characters, that ask_user puts to a person: a dialog, not a document.
+const (
+	MaxQuestion = 2000
+	MaxChoice   = 200
+)
 
 // Args are ask_user's arguments.
 type Args struct {
@@ -94,6 +102,9 @@ func check(a Args) error {
 	if strings.TrimSpace(a.Question) == "" {
 		return fmt.Errorf("question is empty")
 	}
+	if n := utf8.RuneCountInString(a.Question); n > MaxQuestion {
+		return fmt.Errorf("the question has %d characters; at most %d: ask it shorter, and put the details in your reply", n, MaxQuestion)
+	}
 	if len(a.Choices) > MaxChoices {
 		return fmt.Errorf("at most %d choices, got %d", MaxChoices, len(a.Choices))
 	}
@@ -101,6 +112,9 @@ func check(a Args) error {
 	for i, c := range a.Choices {
 		if strings.TrimSpace(c) == "" {
 			return fmt.Errorf("choices[%d] is empty", i)
+		}
+		if n := utf8.RuneCountInString(c); n > MaxChoice {
+			return fmt.Errorf("choices[%d] has %d characters; at most %d", i, n, MaxChoice)
 		}
 		if seen[c] {
 			return fmt.Errorf("choices[%d] %q is given twice", i, c)

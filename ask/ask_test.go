@@ -135,3 +135,27 @@ func TestTool(t *testing.T) {
 		})
 	}
 }
+
+func TestCheck(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args Args
+		ok   bool
+	}{
+		{"a question", Args{Question: "Which one?"}, true},
+		{"choices", Args{Question: "Which one?", Choices: []string{"a", "b"}}, true},
+		{"the longest question", Args{Question: strings.Repeat("é", MaxQuestion)}, true},
+		{"a question one too long", Args{Question: strings.Repeat("é", MaxQuestion+1)}, false},
+		{"a choice one too long", Args{Question: "q", Choices: []string{strings.Repeat("x", MaxChoice+1)}}, false},
+		{"empty", Args{Question: "  "}, false},
+		{"too many choices", Args{Question: "q", Choices: strings.Split("a b c d e f g h i j k", " ")}, false},
+		{"an empty choice", Args{Question: "q", Choices: []string{"a", " "}}, false},
+		{"a choice twice", Args{Question: "q", Choices: []string{"a", "a"}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := check(tc.args); (err == nil) != tc.ok {
+				t.Errorf("check = %v, want ok %v", err, tc.ok)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -44,7 +45,27 @@ type sessionInfoUpdate struct {
 // cut short at a word boundary.
 func titleOf(text string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
-	return shorten(strings.Join(strings.Fields(line), " "))
+	return shorten(oneLine(line))
+}
+
+// terminalEscape matches the escape sequences a terminal acts on: CSI
+// (colours, cursor moves, clearing), OSC (a window title, a hyperlink)
+// ended by BEL or ST, and two-character escapes.
+var terminalEscape = regexp.MustCompile(`\x1b(?:\[[0-9:;<=>?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[0-~])`)
+
+// oneLine is s as one line of plain text for a title: terminal escape
+// sequences gone, control and format characters (bidi overrides,
+// zero-width marks) as spaces, spaces collapsed. A title is drawn in
+// chat lists and terminals, where those would act.
+func oneLine(s string) string {
+	s = terminalEscape.ReplaceAllString(s, " ")
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return ' '
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // shorten cuts s to titleMaxRunes, at a word boundary when there is one
@@ -72,7 +93,7 @@ func cleanTitle(answer string) string {
 			break
 		}
 	}
-	line = strings.Join(strings.Fields(line), " ")
+	line = oneLine(line)
 	if head, rest, ok := strings.Cut(line, ":"); ok && strings.EqualFold(strings.Trim(head, "*# "), "title") {
 		line = strings.TrimSpace(rest)
 	}
@@ -206,7 +227,7 @@ func (ss *Session) indexTitle(title string) {
 // setUserTitle is /title: the person's own title, which no model title
 // replaces.
 func (ss *Session) setUserTitle(ctx context.Context, title string) {
-	title = shorten(strings.Join(strings.Fields(title), " "))
+	title = shorten(oneLine(title))
 	if title == "" {
 		ss.mu.Lock()
 		cur := ss.title

@@ -17,6 +17,9 @@ func TestCleanTitle(t *testing.T) {
 		{"nothing but punctuation", "  \"…\" ", ""},
 		{"empty", "", ""},
 		{"too long", strings.Repeat("word ", 30), strings.TrimSpace(strings.Repeat("word ", 11)) + "…"},
+		{"colour escapes", "\x1b[31mRed\x1b[0m alert\x07", "Red alert"},
+		{"a terminal title and a clear screen", "\x1b]0;owned\x07Fix it\x1b[2J\x1bc", "Fix it"},
+		{"bidi override and zero-width", "abc\u202edef\u200bghi", "abc def ghi"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := cleanTitle(tc.answer); got != tc.want {

@@ -252,7 +252,9 @@ func TestRedEss_AskElicitationAnswers(t *testing.T) {
 		"decline":      {nil, map[string]any{"action": "decline"}, nil, "declined"},
 		"bogus action": {nil, map[string]any{"action": "maybe"}, nil, "could not be asked"},
 		"one choice":   {[]string{"only"}, map[string]any{"action": "accept", "content": map[string]any{"answer": "only"}}, nil, "The user answered: only"},
-		"huge q":       {nil, map[string]any{"action": "accept", "content": map[string]any{"answer": "k"}}, nil, "The user answered: k"},
+		// An 80,000-character question is refused with a reason the model
+		// can act on, before anyone is asked.
+		"huge q": {nil, map[string]any{"action": "accept", "content": map[string]any{"answer": "k"}}, nil, "at most 2000"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			q := "which?"
