@@ -2,14 +2,16 @@
 // link, insert an answer's code at the cursor.
 import * as vscode from "vscode";
 import { tokenClass } from "./acp/cards.js";
+import { utf16Column } from "./acp/diagnostics.js";
 import type { Highlighter } from "./host/highlighter.js";
 
-/** openFile opens path (relative to cwd) at a 1-based line. A path a
+/** openFile opens path (relative to cwd) at a 1-based line and, when
+ * given, column (characters, as `read` counts them). A path a
  * card names is one the agent's tool used (with the person's approval
  * where it asked); one from an answer's text (fromAnswer) is the model's
  * word only: outside the workspace's folders (absolute, or climbing with
  * "..") it is not opened, and false is returned. */
-export async function openFile(path: string, line: number | undefined, cwd: string, fromAnswer = false): Promise<boolean> {
+export async function openFile(path: string, line: number | undefined, cwd: string, fromAnswer = false, column?: number): Promise<boolean> {
   const uri = path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path) ? vscode.Uri.file(path) : vscode.Uri.joinPath(vscode.Uri.file(cwd), path);
   if (fromAnswer && vscode.workspace.getWorkspaceFolder(uri) === undefined) {
     void vscode.window.showInformationMessage(`dsh-bridge: ${path} is outside the workspace; it is not opened from the chat.`);
@@ -17,7 +19,8 @@ export async function openFile(path: string, line: number | undefined, cwd: stri
   }
   const doc = await vscode.workspace.openTextDocument(uri);
   const l = Math.min(Math.max((line ?? 1) - 1, 0), Math.max(doc.lineCount - 1, 0));
-  await vscode.window.showTextDocument(doc, { selection: new vscode.Range(l, 0, l, 0), preview: true });
+  const c = column ? utf16Column(doc.lineAt(l).text, column) : 0;
+  await vscode.window.showTextDocument(doc, { selection: new vscode.Range(l, c, l, c), preview: true });
   return true;
 }
 

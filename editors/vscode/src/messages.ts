@@ -25,7 +25,7 @@ export async function route(c: Controller, m: FromWebview): Promise<void> {
         await c.openDiff(m.toolCallId);
         break;
       case "openFile":
-        await openFile(m.path, m.line, c.current?.cwd ?? c.cwd, m.answer === true);
+        await openFile(m.path, m.line, c.current?.cwd ?? c.cwd, m.answer === true, m.column);
         break;
       case "openTerminal":
         c.host.showTerminal(m.terminalId, m.title);

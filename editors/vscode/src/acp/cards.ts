@@ -5,6 +5,7 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import { structuredPatch } from "diff";
 import { contentText, type ToolCallBlock } from "./session.js";
+import { diagnosticsOf, type DiagnosticView } from "./diagnostics.js";
 
 export interface DiffLine {
   op: " " | "-" | "+";
@@ -46,6 +47,8 @@ export interface CardView {
   web?: { url?: string; status?: number; answer?: string; sources: Array<{ url: string; title?: string }> };
   text?: string;
   program?: { lang: string; lines: Array<{ text: string; spans: Span[] }> };
+  /** a completed diff card's language-server problems */
+  diagnostics?: DiagnosticView[];
 }
 
 /** tokenClass maps a chroma token type to one of the webview's colour
@@ -207,6 +210,7 @@ export function cardView(call: ToolCallBlock, terminals?: (id: string) => { outp
       ? fromChanges(call.dsh.changes)
       : proposed.map((d) => ({ path: d.path, isNew: d.oldText === null, hunks: hunksOf(d.oldText ?? "", d.newText), truncated: false }));
     v.diff = { files, proposed };
+    v.diagnostics = diagnosticsOf(call.dsh, card);
   } else if (type === "read") {
     v.type = "read";
     const lines = Array.isArray(card!.lines) ? card!.lines : [];

@@ -2,6 +2,7 @@
 export { AgentConnection, AUTH_REQUIRED, CAPABILITIES, SignInRequired, type ClientHost } from "./connection.js";
 export { SessionState, contentText, unpackTokens, type PendingPermission } from "./session.js";
 export { cardView, hunksOf, proposedDiffs, tokenClass } from "./cards.js";
+export { diagnosticsOf, utf16Column } from "./diagnostics.js";
 export { findProgram } from "./program.js";
 export { shellSpans } from "./shell.js";
 export { Terminals, cut } from "../host/terminals.js";

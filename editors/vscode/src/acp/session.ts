@@ -25,6 +25,8 @@ export interface DshMeta {
   tokens?: Spans[];
   terminal?: { output?: string; exitCode?: number | null; signal?: string | null };
   parentToolCallId?: string;
+  /** a completed edit/write's language-server problems (docs/meta-dsh.md) */
+  diagnostics?: unknown[];
 }
 
 export interface ToolCallBlock {
@@ -304,7 +306,7 @@ export class SessionState {
     const d = up._meta?.dsh;
     if (d && typeof d === "object") {
       if (d.card !== undefined) {
-        call.dsh = { ...call.dsh, card: d.card, changes: d.changes, terminal: d.terminal, tokens: tokensOf(d) };
+        call.dsh = { ...call.dsh, card: d.card, changes: d.changes, terminal: d.terminal, tokens: tokensOf(d), diagnostics: Array.isArray(d.diagnostics) ? d.diagnostics : undefined };
       } else if (d.tokens !== undefined || d.packedTokens !== undefined) {
         call.dsh = { ...call.dsh, tokens: tokensOf(d) };
       }

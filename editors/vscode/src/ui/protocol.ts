@@ -74,8 +74,8 @@ export type FromWebview =
   | { type: "permission"; toolCallId: string; optionId: string }
   | { type: "openDiff"; toolCallId: string }
   /** answer: the path is an answer's `path:line` reference (the model's
-   * text), not a card's */
-  | { type: "openFile"; path: string; line?: number; answer?: boolean }
+   * text), not a card's; column: 1-based, in characters */
+  | { type: "openFile"; path: string; line?: number; answer?: boolean; column?: number }
   | { type: "openTerminal"; terminalId: string; title: string }
   | { type: "openLink"; href: string }
   | { type: "copy"; text: string }

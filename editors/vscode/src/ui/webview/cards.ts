@@ -2,6 +2,7 @@
 import type { CardView, DiffLine, Span } from "../../acp/cards.js";
 import { shellSpans } from "../../acp/shell.js";
 import type { FromWebview } from "../protocol.js";
+import { diagnosticsBody } from "./diagnostics.js";
 
 type Post = (m: FromWebview) => void;
 
@@ -300,6 +301,7 @@ export function renderCard(v: CardView, post: Post, all = false): HTMLElement {
   switch (v.type) {
     case "diff":
       card.append(diffBody(v, post));
+      if (v.diagnostics) card.append(diagnosticsBody(v.diagnostics, post));
       break;
     case "read":
       card.append(readBody(v, post, all, redraw));
