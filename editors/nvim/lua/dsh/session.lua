@@ -178,6 +178,7 @@ function Session:tool_call(u, is_new)
     if d.card ~= nil then
       -- A new card replaces what the last one said.
       call.dsh.card, call.dsh.changes, call.dsh.terminal = d.card, d.changes, d.terminal
+      call.dsh.diagnostics = d.diagnostics
       call.dsh.tokens = tokens_of(d)
     elseif d.tokens ~= nil or d.packedTokens ~= nil then
       call.dsh.tokens = tokens_of(d)

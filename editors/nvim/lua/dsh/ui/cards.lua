@@ -4,6 +4,7 @@
 local hl = require("dsh.ui.highlight")
 local terminal = require("dsh.terminal")
 local diffcard = require("dsh.ui.diffcard")
+local diagnostics = require("dsh.ui.diagnostics")
 
 local M = {}
 
@@ -44,11 +45,16 @@ function Out:line_hl(row, group)
   self.line_hls[#self.line_hls + 1] = { row, group }
 end
 
--- target makes <CR> on the row open path at lnum. (Two flat maps: a
--- 5,000-line card makes no table per line.)
-function Out:target(row, path, lnum)
+-- target makes <CR> on the row open path at lnum (and col, 1-based in
+-- characters, when given). (Flat maps: a 5,000-line card makes no table
+-- per line.)
+function Out:target(row, path, lnum, col)
   self.targets[row] = lnum or 1
   self.target_paths[row] = path
+  if col then
+    self.target_cols = self.target_cols or {}
+    self.target_cols[row] = col
+  end
 end
 
 local textutil = require("dsh.text")
@@ -280,6 +286,7 @@ local function collapse(out)
   out.lines = { out.lines[1] }
   out.hls, out.line_hls = keep(out.hls), keep(out.line_hls)
   out.targets, out.target_paths = { [0] = out.targets[0] }, { [0] = out.target_paths[0] }
+  out.target_cols = nil
   out.cut = nil
   out:add(("  ▸ %d line%s (<Tab> to open)"):format(n, n == 1 and "" or "s"), "DshCardMeta")
 end
@@ -314,6 +321,7 @@ function M.render(call, opts)
   local expanded = opts.expanded
   if kind == "diff" or (kind == nil and #M.diffs(call) > 0) then
     diffcard.draw(out, call)
+    diagnostics.draw(out, call)
   elseif kind == "read" then
     draw_read(out, call, card, expanded)
   elseif kind == "terminal" or (kind == nil and call.terminal_id) then

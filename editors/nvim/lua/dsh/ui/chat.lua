@@ -179,7 +179,8 @@ function Chat:flush()
           vim.api.nvim_buf_set_lines(buf, start, start + old_n, false, lines)
         end
         apply_hls(buf, start, o)
-        d = { n = #lines, header = o.header, targets = o.targets, target_paths = o.target_paths, cut = o.cut }
+        d = { n = #lines, header = o.header, targets = o.targets, target_paths = o.target_paths,
+          target_cols = o.target_cols, cut = o.cut }
         if b.kind == "agent" and #lines > 1 then
           d.md_last = markdown.draw(buf, NS, start, vim.list_slice(lines, 1, #lines - 1), nil)
         end

@@ -35,7 +35,13 @@ function M.open(chat)
     end
     vim.cmd("wincmd p")
     vim.cmd("edit " .. vim.fn.fnameescape(path))
-    pcall(vim.api.nvim_win_set_cursor, 0, { math.max(tonumber(d.targets[row]) or 1, 1), 0 })
+    local lnum = math.max(tonumber(d.targets[row]) or 1, 1)
+    local col = d.target_cols and d.target_cols[row]
+    if col then
+      local text = vim.api.nvim_buf_get_lines(0, lnum - 1, lnum, false)[1] or ""
+      col = require("dsh.ui.diagnostics").byte_col(text, col)
+    end
+    pcall(vim.api.nvim_win_set_cursor, 0, { lnum, col or 0 })
     return
   end
   if b.terminal_id then
