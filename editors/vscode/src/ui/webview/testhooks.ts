@@ -69,6 +69,7 @@ export function testHooks(page: Page): (m: Extract<ToWebview, { type: "test" }>)
         bodyShown: [...c.children].filter((x) => !x.classList.contains("card-head") && !x.classList.contains("permission-bar")).some((x) => (x as HTMLElement).offsetHeight > 0),
         lines: c.querySelectorAll(".read .line").length,
         more: c.querySelector("button.more")?.textContent ?? null,
+        ...diagnosticsState(c),
       }));
       const html = {
         imgs: transcript.querySelectorAll("img, script, iframe").length,
@@ -158,5 +159,30 @@ function pageState(transcript: HTMLElement, scroller: HTMLElement, composer: Com
     slashAboveInput: ((p, i) => !!p && !!i && !p.classList.contains("hidden") && p.getBoundingClientRect().bottom <= i.getBoundingClientRect().top + 0.5)(document.querySelector<HTMLElement>(".slash"), input),
     input: (document.querySelector(".input") as HTMLTextAreaElement | null)?.value ?? null,
     focused: document.activeElement?.className ?? null,
+  };
+}
+
+/** diagnosticsState: a card's diagnostic rows, their message colours, the
+ * theme's error and warning colours resolved the same way, and whether the
+ * list comes after the diff. */
+function diagnosticsState(c: HTMLElement): Record<string, unknown> {
+  const colourOf = (v: string) => {
+    const probe = document.createElement("span");
+    probe.style.color = `var(${v})`;
+    document.body.append(probe);
+    const got = getComputedStyle(probe).color;
+    probe.remove();
+    return got;
+  };
+  const list = c.querySelector(".diagnostics");
+  const diff = c.querySelector(".diff");
+  return {
+    diagnostics: [...c.querySelectorAll<HTMLElement>(".diagnostic")].map((d) => ({
+      text: d.textContent,
+      severity: d.dataset.severity,
+      colour: getComputedStyle(d.querySelector(".diagnostic-message")!).color,
+    })),
+    diagnosticsAfterDiff: !!list && !!diff && !!(diff.compareDocumentPosition(list) & Node.DOCUMENT_POSITION_FOLLOWING),
+    themeColours: list ? { error: colourOf("--vscode-editorError-foreground"), warning: colourOf("--vscode-editorWarning-foreground") } : undefined,
   };
 }

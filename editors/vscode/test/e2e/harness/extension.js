@@ -7,6 +7,7 @@ const vscode = require("vscode");
 const fs = require("node:fs");
 const path = require("node:path");
 const features = require("./features.js");
+const diagnostics = require("./diagnostics.js");
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function waitFor(cond, ms, what) {
@@ -170,6 +171,8 @@ async function activate() {
     check("undo restores it", doc.getText() === BEFORE, doc.getText());
     await vscode.commands.executeCommand("redo");
     await doc.save();
+
+    await diagnostics.check(t);
 
     result.ok = result.errors.length === 0;
     // the runner takes screenshots of the chat after the turn, in the
