@@ -149,9 +149,9 @@ vsix:
 # test-vscode: the type check, the plain-Node tests against the real
 # binary, the package, and the run in a real VS Code (code-server and
 # headless Chromium); the screenshot lands in editors/vscode/test-output.
-test-vscode: deps-vscode vsix code-server
-	cd $(VSCODE) && DSH_BRIDGE_BIN=$(CURDIR)/$(VSCODE)/bin/dsh-bridge npm test
-	timeout 600 node $(VSCODE)/test/e2e/run.mjs --code-server $(CODE_SERVER_DIR) --vsix $(VSIX) --out $(VSCODE)/test-output
+test-vscode: deps-vscode deps-lsp vsix code-server
+	cd $(VSCODE) && PATH=$(TOOLS_BIN):$$PATH DSH_BRIDGE_BIN=$(CURDIR)/$(VSCODE)/bin/dsh-bridge npm test
+	PATH=$(TOOLS_BIN):$$PATH timeout 600 node $(VSCODE)/test/e2e/run.mjs --code-server $(CODE_SERVER_DIR) --vsix $(VSIX) --out $(VSCODE)/test-output
 
 # cross builds the bridge and its three helpers statically for the six
 # targets the ACP Registry takes, and vets every package (tests included,
