@@ -190,7 +190,7 @@ func (a *accumulator) cut(err error) (Response, error) {
 	a.resp.ToolCalls = nil
 	for _, i := range a.order() {
 		if a.done[i] {
-			a.resp.Announced = append(a.resp.Announced, *a.calls[i])
+			a.resp.Announced = append(a.resp.Announced, a.call(i))
 		}
 	}
 	return a.resp, err
@@ -204,6 +204,7 @@ type accumulator struct {
 	content strings.Builder
 	reason  strings.Builder
 	calls   map[int]*ToolCall
+	args    map[int]*strings.Builder // each call's arguments so far: a long call's deltas append, never copy the whole again
 	current int
 	done    map[int]bool
 }
@@ -226,7 +227,7 @@ func (a *accumulator) reasoning(s string) {
 
 func (a *accumulator) toolDelta(index int, id, name, args string) {
 	if a.calls == nil {
-		a.calls, a.done = map[int]*ToolCall{}, map[int]bool{}
+		a.calls, a.args, a.done = map[int]*ToolCall{}, map[int]*strings.Builder{}, map[int]bool{}
 	}
 	if index != a.current {
 		a.flush(a.current) // the model moved on: the previous call is complete
@@ -236,12 +237,20 @@ func (a *accumulator) toolDelta(index int, id, name, args string) {
 	if !ok {
 		tc = &ToolCall{}
 		a.calls[index] = tc
+		a.args[index] = &strings.Builder{}
 	}
 	if id != "" {
 		tc.ID = id
 	}
 	tc.Name += name
-	tc.Arguments += args
+	a.args[index].WriteString(args)
+}
+
+// call is the call at index with its arguments so far.
+func (a *accumulator) call(index int) ToolCall {
+	tc := a.calls[index]
+	tc.Arguments = a.args[index].String()
+	return *tc
 }
 
 func (a *accumulator) flush(index int) {
@@ -254,7 +263,7 @@ func (a *accumulator) flush(index int) {
 		tc.ID = fmt.Sprintf("call_%d_%d", time.Now().UnixNano(), index)
 	}
 	if a.h.OnToolCall != nil {
-		a.h.OnToolCall(*tc)
+		a.h.OnToolCall(a.call(index))
 	}
 }
 
@@ -270,6 +279,6 @@ func (a *accumulator) order() []int {
 func (a *accumulator) flushAll() {
 	for _, i := range a.order() {
 		a.flush(i)
-		a.resp.ToolCalls = append(a.resp.ToolCalls, *a.calls[i])
+		a.resp.ToolCalls = append(a.resp.ToolCalls, a.call(i))
 	}
 }
