@@ -36,7 +36,6 @@ type Child struct {
 	mu     sync.Mutex
 	steps  []string
 	n      int
-	ids    map[string]string // the model's call ids → the editor's
 }
 
 // Cancel cancels the child alone: its task ends as a failed result and
@@ -56,19 +55,38 @@ func (c *Child) Progress() string {
 	return b.String()
 }
 
-// callID is the editor's id of a child's call: <task id>:task:<n>, in the
-// order the child's model wrote them, so that no two children's (nor the
-// parent's) ids meet.
-func (c *Child) callID(modelID string) string {
+// newCallID is the editor's id of a child's next call: <task id>:task:<n>,
+// in the order the child's model wrote them, so that no two of its calls
+// (whatever ids its model gave them), no two children's nor the parent's
+// ids meet.
+func (c *Child) newCallID() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if id, ok := c.ids[modelID]; ok {
-		return id
-	}
 	c.n++
-	id := c.TaskCallID + ":task:" + itoa(c.n)
-	c.ids[modelID] = id
+	return c.TaskCallID + ":task:" + itoa(c.n)
+}
+
+// callIDs maps one model request's call ids to the editor's: each call
+// the stream announces gets a new id, and the response's calls take
+// those in order, so a model id used twice — in one answer or in two —
+// is two calls, never one card shown twice.
+type callIDs struct {
+	c       *Child
+	pending map[string][]string // model id → editor ids announced, not yet matched
+}
+
+func (m *callIDs) announce(modelID string) string {
+	id := m.c.newCallID()
+	m.pending[modelID] = append(m.pending[modelID], id)
 	return id
+}
+
+func (m *callIDs) match(modelID string) string {
+	if q := m.pending[modelID]; len(q) > 0 {
+		m.pending[modelID] = q[1:]
+		return q[0]
+	}
+	return m.c.newCallID()
 }
 
 func (c *Child) step(tc model.ToolCall) {
@@ -154,9 +172,10 @@ func (t *tasks) run(ctx context.Context, c *Child, m Model, system, prompt strin
 		if ctx.Err() != nil {
 			return Outcome{Stop: StopCancelled, Answer: last}
 		}
+		ids := &callIDs{c: c, pending: map[string][]string{}}
 		resp, err := m.Client.Complete(ctx, model.Request{Model: m.ID, System: system, History: &hist, Tools: tools, Thinking: m.Thinking}, model.Handler{
 			OnToolCall: func(tc model.ToolCall) {
-				tc.ID = c.callID(tc.ID)
+				tc.ID = ids.announce(tc.ID)
 				c.step(tc)
 				obs.ChildCall(c, tc)
 			},
@@ -164,7 +183,7 @@ func (t *tasks) run(ctx context.Context, c *Child, m Model, system, prompt strin
 		obs.ChildUsage(c, m.ID, resp.Usage)
 		for _, list := range [][]model.ToolCall{resp.ToolCalls, resp.Announced} {
 			for i := range list {
-				list[i].ID = c.callID(list[i].ID)
+				list[i].ID = ids.match(list[i].ID)
 			}
 		}
 		if resp.Text != "" {
