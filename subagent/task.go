@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/pipeline"
@@ -81,7 +82,7 @@ func Tool(d Deps) (*registry.Tool, error) {
 			if agent == "" {
 				agent = General
 			}
-			return &card.Generic{Title: "Task (" + agent + "): " + a.Description, Kind: card.KindOther, RawInput: a.Prompt}
+			return &card.Generic{Title: "Task (" + Title(agent) + "): " + Title(a.Description), Kind: card.KindOther, RawInput: a.Prompt}
 		},
 	})
 	if err != nil {
@@ -131,7 +132,7 @@ func (t *tasks) execute(ctx context.Context, a Args, run registry.RunContext) (V
 	})
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	c := &Child{SessionID: newSessionID(), TaskCallID: outer.CallID, Title: a.Description, Agent: ag, Scope: scope, cancel: cancel, ids: map[string]string{}}
+	c := &Child{SessionID: newSessionID(), TaskCallID: outer.CallID, Title: Title(a.Description), Agent: ag, Scope: scope, cancel: cancel}
 	obs := t.deps.Observer
 	obs.ChildStarted(c)
 	o := t.run(cctx, c, t.deps.Model(ag), t.deps.System(scope, ag), a.Prompt)
@@ -152,6 +153,27 @@ func (t *tasks) execute(ctx context.Context, a Args, run registry.RunContext) (V
 		v.Answer = "(the subagent finished without an answer)"
 	}
 	return v, nil
+}
+
+// MaxTitle is the most runes of a title made of the model's text (a
+// task's description, an agent's name): past it the title is cut, with
+// an ellipsis.
+const MaxTitle = 120
+
+// Title is text as one line of at most MaxTitle runes: white space
+// (new lines too) collapsed, cut on a rune's boundary with "…".
+func Title(text string) string {
+	if n := 4*MaxTitle + 4; len(text) > n { // enough for MaxTitle runes of any size: Fields never sees a megabyte
+		for n > 0 && !utf8.RuneStart(text[n]) {
+			n--
+		}
+		text = text[:n] + " …" // cut: the ellipsis stays if the rest is short
+	}
+	text = strings.Join(strings.Fields(text), " ")
+	if r := []rune(text); len(r) > MaxTitle {
+		text = strings.TrimRight(string(r[:MaxTitle-1]), " ") + "…"
+	}
+	return text
 }
 
 func partial(text string) string {
