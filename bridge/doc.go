@@ -52,7 +52,12 @@
 // its scope maps to the session for approvals, its usage counts in the
 // session's cost, its calls are logged with the task's result (replayed
 // on load), and a client that advertises clientCapabilities.subagents
-// gets subagent_update and may session/cancel a child by its id.
+// gets subagent_update and may session/cancel a child by its id. That
+// cancel reaches a running child of a session open on this connection
+// only (a Server is one connection's): not another connection's, and not
+// one whose parent was closed or deleted, whose close ends it. A logged
+// child is replayed checked: a stop reason ACP does not allow is the
+// unknown state (subagent.Replayed).
 //
 // # Titles, usage and questions
 //

@@ -17,7 +17,6 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/pipeline"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/store"
-	"github.com/dsh-bridge/dsh-bridge/subagent"
 	"github.com/dsh-bridge/dsh-bridge/tools"
 	"github.com/dsh-bridge/dsh-bridge/views"
 )
@@ -106,7 +105,7 @@ type Server struct {
 	caps     clientCapabilities
 	sessions map[string]*Session
 	byScope  map[*registry.Scope]*Session
-	children map[string]*subagent.Child // running subagents, by their session id
+	children map[string]runningChild // running subagents, by their session id
 	// restoring holds, per session id, a channel closed when the load or
 	// resume restoring it has answered.
 	restoring map[string]chan struct{}
@@ -141,7 +140,7 @@ func NewServer(cfg Config) *Server {
 		cfg.AdmissionLease = 10 * time.Millisecond
 	}
 	s := &Server{cfg: cfg, log: cfg.Log, reg: registry.New(registry.WithCodeMode(), registry.WithDefaultPresentation(cfg.ToolsMode)), sessions: map[string]*Session{},
-		byScope: map[*registry.Scope]*Session{}, children: map[string]*subagent.Child{}, restoring: map[string]chan struct{}{}}
+		byScope: map[*registry.Scope]*Session{}, children: map[string]runningChild{}, restoring: map[string]chan struct{}{}}
 	s.life, s.endLife = context.WithCancel(context.Background())
 	s.pipe = pipeline.New(s.reg, pipeline.WithApprover(s), pipeline.WithLogger(cfg.Log),
 		pipeline.WithAdmission(pipeline.NewAdmission(cfg.Admitted, cfg.AdmissionLease)))

@@ -85,7 +85,7 @@ func (ss *Session) ChildStarted(c *subagent.Child) {
 	s := ss.srv
 	s.mu.Lock()
 	s.byScope[c.Scope] = ss
-	s.children[c.SessionID] = c
+	s.children[c.SessionID] = runningChild{c, ss}
 	s.mu.Unlock()
 	ss.mu.Lock()
 	ss.subCalls[c.TaskCallID] = append(ss.subCalls[c.TaskCallID], store.Event{
@@ -168,20 +168,31 @@ func (ss *Session) replayChild(ctx context.Context, e store.Event) {
 	if ss.caps.Subagents == nil {
 		return
 	}
-	u := subagent.Ended(e.SessionID, subagent.Outcome{Stop: e.StopReason})
-	u.Title, u.Description = e.Title, e.Name+" agent"
-	ss.srv.notify(ctx, ss.id, u)
+	if u, ok := subagent.Replayed(e.SessionID, e.Title, e.Name, e.StopReason); ok {
+		ss.srv.notify(ctx, ss.id, u)
+	}
 }
 
-// cancelChild cancels the child session id alone, if it is running.
+// runningChild is a running subagent and the session it is a child of.
+type runningChild struct {
+	child  *subagent.Child
+	parent *Session
+}
+
+// cancelChild cancels the child session id alone, if it is running and
+// its parent session is open on this connection. A Server is one
+// connection's: another connection's children are not in its map, and a
+// child whose parent was closed (or deleted) is left to the close, which
+// ends the parent's turn and every child with it.
 func (s *Server) cancelChild(id string) bool {
 	s.mu.Lock()
-	c := s.children[id]
+	rc, ok := s.children[id]
+	ok = ok && s.sessions[rc.parent.id] == rc.parent
 	s.mu.Unlock()
-	if c != nil {
-		c.Cancel()
+	if ok {
+		rc.child.Cancel()
 	}
-	return c != nil
+	return ok
 }
 
 // accountChild counts a child's request in the session's cost: logged

@@ -35,7 +35,11 @@
 // it was cancelled alone, it hit the request cap — is a failed task
 // result, never a failed parent turn. The [Observer] (the session) hears
 // every step: each child call is announced with the editor's id
-// <task id>:task:<n>, and its card nests under the task's; the session
+// <task id>:task:<n>, n counting the child's calls, so that a model that
+// gives two calls one id (in one answer or two) gets two cards; its card
+// nests under the task's. The model's description is shown as a
+// [Title]: one line of at most [MaxTitle] runes. The session
 // logs them with the task's result and replays them on load. [Update] is
-// ACP's subagent_update for clients that advertise subagents.
+// ACP's subagent_update for clients that advertise subagents;
+// [Replayed] is a logged child's, its stop reason checked against ACP's.
 package subagent

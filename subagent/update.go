@@ -60,3 +60,24 @@ func Ended(sessionID string, o Outcome) Update {
 	}
 	return Update{SessionUpdate: "subagent_update", SessionID: sessionID, State: st}
 }
+
+// stops are the stop reasons ACP's IdleStopReason allows.
+var stops = map[string]bool{StopEndTurn: true, StopMaxTokens: true, StopMaxReqs: true, StopRefusal: true, StopCancelled: true, StopError: true}
+
+// Replayed is the one update of a logged child, shown on load: its whole
+// state at once, ended. The log is read as input, not trusted: a stop
+// reason ACP does not allow (a forged or corrupt log; or none, a child
+// the bridge was stopped under) is the "unknown" state, title and agent
+// are cut to titles, and a child without a session id is no update
+// (false).
+func Replayed(sessionID, title, agent, stop string) (Update, bool) {
+	if sessionID == "" {
+		return Update{}, false
+	}
+	u := Ended(sessionID, Outcome{Stop: stop})
+	if !stops[stop] {
+		u.State = &State{State: "unknown"}
+	}
+	u.Title, u.Description = Title(title), Title(agent)+" agent"
+	return u, true
+}
