@@ -91,6 +91,38 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// validateUpdate checks a session/update's params: against acp.json's
+// SessionNotification, or, for a subagent_update (which that snapshot
+// predates), its sessionId against acp.json's SessionId and the update
+// against the subagent package's schema of it.
+func validateUpdate(params []byte) error {
+	var n struct {
+		SessionID json.RawMessage `json:"sessionId"`
+		Update    json.RawMessage `json:"update"`
+	}
+	if err := json.Unmarshal(params, &n); err != nil {
+		return err
+	}
+	var tag struct {
+		SessionUpdate string `json:"sessionUpdate"`
+	}
+	if json.Unmarshal(n.Update, &tag) != nil || tag.SessionUpdate != "subagent_update" {
+		return validate("SessionNotification", params)
+	}
+	if err := validate("SessionId", n.SessionID); err != nil {
+		return err
+	}
+	sch, err := subagentSchema()
+	if err != nil {
+		return err
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(n.Update))
+	if err != nil {
+		return err
+	}
+	return sch.Validate(doc)
+}
+
 // validate checks raw against an ACP $defs type.
 func validate(def string, raw []byte) error {
 	schemaMu.Lock()
@@ -334,7 +366,7 @@ func (e *editor) read(r io.Reader) {
 			if m.Method != "session/update" {
 				e.violation("unexpected notification %s", m.Method)
 			} else if e.noValidate {
-			} else if err := validate("SessionNotification", m.Params); err != nil {
+			} else if err := validateUpdate(m.Params); err != nil {
 				e.violation("session/update %s: %v", m.Params, err)
 			}
 			now := arrived

@@ -168,7 +168,6 @@ func TestBridge_Task(t *testing.T) {
 	first.close()
 
 	second := startEditor(t, "DSH_BASE_URL="+m.srv.URL, "DSH_STATE_DIR="+state)
-	second.noValidate = true // a subagents client: checkUpdates validates
 	caps := cardCaps()
 	caps["subagents"] = map[string]any{}
 	second.initialize(caps)
@@ -417,7 +416,6 @@ func TestBridge_TasksInParallel(t *testing.T) {
 		}
 	}
 	e := startEditor(t, "DSH_BASE_URL="+m.srv.URL)
-	e.noValidate = true // subagent_update postdates the ACP snapshot: checkUpdates validates each against its own schema
 	e.initialize(map[string]any{"subagents": map[string]any{}})
 	s := e.newSession(dir)
 	if stop := e.prompt(s, "two at once"); stop != "end_turn" {
