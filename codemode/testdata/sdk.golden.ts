@@ -117,6 +117,15 @@ type ToolOutputMap = {
     path: string;
     before: string;
     after: string;
+    diagnostics?: Array<{
+      path: string;
+      line: number;
+      column: number;
+      severity: string;
+      message: string;
+      source?: string;
+      code?: string;
+    }>;
   };
   glob: {
     root: string;
@@ -189,6 +198,15 @@ type ToolOutputMap = {
     operation: "create" | "update";
     before: string | null;
     after: string;
+    diagnostics?: Array<{
+      path: string;
+      line: number;
+      column: number;
+      severity: string;
+      message: string;
+      source?: string;
+      code?: string;
+    }>;
   };
 };
 
