@@ -205,7 +205,7 @@ deps-wine:
 # set; -count=1: the binaries it builds are invisible to the test cache).
 # WINE_SKIP are the tests Wine cannot run: TestRepoRisks makes its
 # repositories with git, and the prefix has no git.exe (ROUGH_EDGES.md).
-WINE_PKGS := jsonv registry pipeline card store internal/winjob workspace permission
+WINE_PKGS := jsonv registry pipeline card store internal/winjob internal/fsprobe workspace permission
 WINE_SKIP := ^TestRepoRisks$$
 test-wine: deps-wine
 	WINEPREFIX=$(WINE_PREFIX) WINE_TEST_FLAGS='-test.skip=$(WINE_SKIP)' internal/wine/test.sh $(WINE_PKGS)

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/dsh-bridge/dsh-bridge/internal/fsprobe"
 	"github.com/dsh-bridge/dsh-bridge/registry"
 	"github.com/dsh-bridge/dsh-bridge/tools"
 	"github.com/dsh-bridge/dsh-bridge/workspace"
@@ -34,7 +35,7 @@ func TestPolicy_CaseFoldingPlatforms(t *testing.T) {
 				}
 			}
 			setHome(t, home)
-			foldsFS := foldsHere(t, base)
+			foldsFS := fsprobe.FoldsCase(t, base)
 			if runtime.GOOS == "windows" && tc.goos != "windows" {
 				t.Skipf("%s's paths have another separator than this Windows's: the case is about %s's own", tc.goos, tc.goos)
 			}

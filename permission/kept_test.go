@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dsh-bridge/dsh-bridge/internal/fsprobe"
 	"github.com/dsh-bridge/dsh-bridge/sandbox"
 	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
@@ -131,7 +132,7 @@ func TestMakeKept(t *testing.T) {
 			case "file":
 				os.WriteFile(dsh, []byte("x"), 0o644)
 			case "symlink":
-				noLinks(t, symlink(t, filepath.Join(base, "elsewhere"), dsh))
+				fsprobe.NeedLinks(t, fsprobe.Symlink(t, filepath.Join(base, "elsewhere"), dsh))
 			}
 			ws, err := workspace.New(root)
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dsh-bridge/dsh-bridge/internal/fsprobe"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
@@ -28,8 +29,8 @@ func TestPolicy_Paths(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "secrets"), 0o755)
 	os.WriteFile(filepath.Join(dir, "secrets", "key"), []byte("k"), 0o600)
 	os.MkdirAll(filepath.Join(dir, "src"), 0o755)
-	linked := symlink(t, filepath.Join(dir, "secrets"), filepath.Join(dir, "alias"))
-	linked = symlink(t, outside, filepath.Join(dir, "src", "out")) && linked
+	linked := fsprobe.Symlink(t, filepath.Join(dir, "secrets"), filepath.Join(dir, "alias"))
+	linked = fsprobe.Symlink(t, outside, filepath.Join(dir, "src", "out")) && linked
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name, tool string
@@ -73,7 +74,7 @@ func TestPolicy_Paths(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if strings.Contains(tc.name, "alias") || strings.Contains(tc.name, "symlink") || tc.name == "write in a denied tree" {
-				noLinks(t, linked)
+				fsprobe.NeedLinks(t, linked)
 			}
 			d := p.Decide(ctx, reg.Get(tc.tool, scope), tc.args)
 			if d.Verdict != tc.want {
@@ -102,7 +103,7 @@ func TestPolicy_Paths(t *testing.T) {
 func TestPolicy_SymlinkedWorkspaceRoot(t *testing.T) {
 	real, _ := filepath.EvalSymlinks(t.TempDir())
 	link := filepath.Join(t.TempDir(), "ws")
-	noLinks(t, symlink(t, real, link))
+	fsprobe.NeedLinks(t, fsprobe.Symlink(t, real, link))
 	os.MkdirAll(filepath.Join(real, "secrets"), 0o755)
 	ws, _ := workspace.New(link)
 	r, _ := ParseRule("read(secrets/**)", FromWorkspace)
@@ -220,7 +221,7 @@ func TestPolicy_GuardResolvesOnlyForFileRules(t *testing.T) {
 			p, reg, scope, dir := testPolicy(t, ModeDefault, nil, nil, tc.deny)
 			os.MkdirAll(filepath.Join(dir, "secret"), 0o755)
 			os.WriteFile(filepath.Join(dir, "secret", "k"), []byte("k"), 0o644)
-			noLinks(t, symlink(t, filepath.Join(dir, "secret", "k"), filepath.Join(dir, "link")))
+			fsprobe.NeedLinks(t, fsprobe.Symlink(t, filepath.Join(dir, "secret", "k"), filepath.Join(dir, "link")))
 			args, _ := jsonv.FromGo(map[string]any{"file_path": "link"})
 			c := p.prepare(context.Background(), reg.Get("read", scope), args)
 			why := p.denied(c)
@@ -242,9 +243,9 @@ func TestPolicy_DecisionJudgesTheFiles(t *testing.T) {
 		t.Run(string(tc.mode), func(t *testing.T) {
 			p, reg, scope, dir := testPolicy(t, tc.mode, nil, nil, nil)
 			os.WriteFile(filepath.Join(dir, "real.txt"), []byte("x"), 0o644)
-			linked := symlink(t, filepath.Join(dir, "real.txt"), filepath.Join(dir, "link"))
+			linked := fsprobe.Symlink(t, filepath.Join(dir, "real.txt"), filepath.Join(dir, "link"))
 			if !tc.anywhere {
-				noLinks(t, linked)
+				fsprobe.NeedLinks(t, linked)
 			}
 			args, _ := jsonv.FromGo(map[string]any{"file_path": "link"})
 			d := p.Decide(context.Background(), reg.Get("read", scope), args)

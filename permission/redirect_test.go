@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dsh-bridge/dsh-bridge/internal/fsprobe"
 )
 
 // TestPolicy_RedirectsResolved: a redirect is judged by the file it
@@ -25,9 +27,9 @@ func TestPolicy_RedirectsResolved(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	linked := symlink(t, outside, filepath.Join(dir, "out"))
-	linked = symlink(t, filepath.Join(dir, ".git", "hooks"), filepath.Join(dir, "hooks")) && linked
-	linked = symlink(t, filepath.Join(outside, "made", "here"), filepath.Join(dir, "dangling")) && linked
+	linked := fsprobe.Symlink(t, outside, filepath.Join(dir, "out"))
+	linked = fsprobe.Symlink(t, filepath.Join(dir, ".git", "hooks"), filepath.Join(dir, "hooks")) && linked
+	linked = fsprobe.Symlink(t, filepath.Join(outside, "made", "here"), filepath.Join(dir, "dangling")) && linked
 	for _, tc := range []struct {
 		name, cmd string
 		want      Verdict
@@ -48,7 +50,7 @@ func TestPolicy_RedirectsResolved(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if strings.Contains(tc.name, "symlink") || tc.name == "reading through it" || tc.name == "into a symlink's parent and out" {
-				noLinks(t, linked)
+				fsprobe.NeedLinks(t, linked)
 			}
 			d := p.Decide(context.Background(), bash, bashArgs(tc.cmd))
 			if d.Verdict != tc.want || !strings.Contains(d.Reason, tc.reason) {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dsh-bridge/dsh-bridge/internal/fsprobe"
 )
 
 func TestWorkspace_Contains(t *testing.T) {
@@ -16,12 +18,12 @@ func TestWorkspace_Contains(t *testing.T) {
 		os.MkdirAll(d, 0o755)
 	}
 	os.WriteFile(filepath.Join(outside, "secret"), []byte("s"), 0o644)
-	linked := symlink(t, outside, filepath.Join(ws, "escape"))
-	linked = symlink(t, filepath.Join(outside, "secret"), filepath.Join(ws, "secret-link")) && linked
-	linked = symlink(t, filepath.Join(ws, "sub"), filepath.Join(outside, "into-ws")) && linked
+	linked := fsprobe.Symlink(t, outside, filepath.Join(ws, "escape"))
+	linked = fsprobe.Symlink(t, filepath.Join(outside, "secret"), filepath.Join(ws, "secret-link")) && linked
+	linked = fsprobe.Symlink(t, filepath.Join(ws, "sub"), filepath.Join(outside, "into-ws")) && linked
 	// On a file system that folds case the upper-case spelling is the
 	// workspace itself, and resolving it gives the real name.
-	folds := foldsHere(t, root)
+	folds := fsprobe.FoldsCase(t, root)
 	w, err := New(ws, extra)
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +49,7 @@ func TestWorkspace_Contains(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if strings.Contains(tc.name, "symlink") {
-				noLinks(t, linked)
+				fsprobe.NeedLinks(t, linked)
 			}
 			if got := w.Contains(tc.path); got != tc.want {
 				t.Errorf("Contains(%q) = %v, want %v", tc.path, got, tc.want)

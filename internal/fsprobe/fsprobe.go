@@ -1,4 +1,4 @@
-package workspace
+package fsprobe
 
 import (
 	"os"
@@ -7,11 +7,11 @@ import (
 	"testing"
 )
 
-// symlink makes link point at target and reports whether the system
-// made it. Linux and macOS always do (a failure fails t); Windows may
-// not: without the privilege os.Symlink fails, and under Wine 8.0 it
-// answers nil and makes nothing (ROUGH_EDGES.md, "Windows and Wine").
-func symlink(t *testing.T, target, link string) bool {
+// Symlink makes link point at target and reports whether the system made
+// it. Linux and macOS always do (a failure fails t); Windows may not:
+// without the privilege os.Symlink fails, and under Wine 8.0 it answers
+// nil and makes nothing (ROUGH_EDGES.md, "Windows and Wine").
+func Symlink(t testing.TB, target, link string) bool {
 	t.Helper()
 	err := os.Symlink(target, link)
 	if err == nil {
@@ -25,17 +25,17 @@ func symlink(t *testing.T, target, link string) bool {
 	return false
 }
 
-// noLinks skips t, a case about symlinks, where the system made none.
-func noLinks(t *testing.T, made bool) {
+// NeedLinks skips t, a case about symlinks, where the system made none.
+func NeedLinks(t testing.TB, made bool) {
 	t.Helper()
 	if !made {
 		t.Skip("this Windows makes no symlinks (Wine 8.0's os.Symlink makes nothing); the case is about one")
 	}
 }
 
-// foldsHere reports whether the file system of dir folds case: Secrets
-// made, secrets found.
-func foldsHere(t *testing.T, dir string) bool {
+// FoldsCase reports whether the file system of dir folds case: a folder
+// FoldProbe made, foldprobe found.
+func FoldsCase(t testing.TB, dir string) bool {
 	t.Helper()
 	probe := filepath.Join(dir, "FoldProbe")
 	if err := os.Mkdir(probe, 0o755); err != nil {
