@@ -26,10 +26,14 @@ local SUB = {
     require("dsh").cancel()
   end },
   { "undo", "DshUndo", "undo the last turn (its files and its place in the conversation)", function()
-    require("dsh").send("/undo")
+    require("dsh.rewind").undo()
   end },
-  { "rewind", "DshRewind", "list the turns, or rewind to before turn N", function(o)
-    require("dsh").send(o.args == "" and "/rewind" or ("/rewind " .. o.args))
+  { "rewind", "DshRewind", "pick a message to rewind to before, or rewind to before turn N", function(o)
+    if o.args == "" then
+      require("dsh.rewind").pick()
+    else
+      require("dsh.rewind").to(o.args)
+    end
   end, false, "?" },
   { "diff", "DshDiff", "review a proposed change side by side", function()
     c().diff()

@@ -48,31 +48,6 @@ describe("a chat with dsh-bridge", function()
     assert.are.same({ ["-hello world"] = "DshDiffDelete", ["+hello ACP"] = "DshDiffAdd" }, groups)
   end)
 
-  it(":DshUndo puts the edited file back and :DshRewind lists the turns", function()
-    local dir, chat = h.hello("allow_once", "edit.jsonl")
-    assert.are.equal("end_turn", h.turn(chat, "greet ACP"))
-    assert.are.equal("hello ACP\n", h.read(dir .. "/hello.txt"))
-    local function run(command)
-      local done
-      require("dsh").on_turn_end = function(stop)
-        done = stop
-      end
-      vim.cmd(command)
-      h.wait(function()
-        return done ~= nil
-      end, 10000, command)
-      require("dsh").on_turn_end = nil
-      chat:flush()
-    end
-    run("Dsh rewind") -- the subcommand, as :DshRewind
-    assert.truthy(h.text(chat):find("1. greet ACP — 1 file change(s)", 1, true), h.text(chat))
-    run("DshUndo")
-    assert.are.equal("hello world\n", h.read(dir .. "/hello.txt"))
-    local text = h.text(chat)
-    assert.truthy(text:find('Rewound to before "greet ACP"', 1, true), text)
-    assert.truthy(text:find("Restored: hello.txt", 1, true), text)
-  end)
-
   it("rejects an edit and the agent reads the refusal", function()
     local dir, chat = h.hello("reject_once", "reject.jsonl")
     assert.are.equal("end_turn", h.turn(chat, "try an edit"))

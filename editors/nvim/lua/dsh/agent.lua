@@ -88,6 +88,23 @@ local function has(list, v)
   return false
 end
 
+-- M.OPTION_NAMES: each permission option kind's usual name (the names
+-- dsh-bridge gives a tool call's options).
+M.OPTION_NAMES = { allow_once = "Allow once", allow_always = "Always allow", reject_once = "Reject",
+  reject_always = "Always reject" }
+
+-- M.own_words: some option is not named as its kind usually is (a
+-- rewind's "Keep mine", "Take the checkpoint"): the names, not the kinds,
+-- say what an answer does, so such a request is never auto-approved.
+function M.own_words(options)
+  for _, o in ipairs(type(options) == "table" and options or {}) do
+    if type(o) == "table" and type(o.name) == "string" and o.name ~= "" and M.OPTION_NAMES[o.kind] ~= o.name then
+      return true
+    end
+  end
+  return false
+end
+
 function Agent:_permission(p, reply)
   local s = self.sessions[p.sessionId]
   local options = type(p.options) == "table" and p.options or {}
@@ -120,7 +137,7 @@ function Agent:_permission(p, reply)
   s.permissions[key] = req
   call.awaiting = req
   s:changed(call)
-  if has(self.opts.auto_approve, call.tool_kind) then
+  if has(self.opts.auto_approve, call.tool_kind) and not M.own_words(options) then
     for _, o in ipairs(options) do
       if o.kind == "allow_once" then
         return req.respond(o.optionId)
@@ -240,7 +257,19 @@ function Agent:load_session(id, cwd, on_session, cb)
   end)
 end
 
--- prompt sends blocks (ContentBlocks); cb(stopReason, err).
+-- M.user_message_id is the id of the user message a prompt's answer names
+-- (_meta.dsh.userMessageId, docs/meta-dsh.md), nil when it names none (a
+-- slash command's turn, another agent).
+function M.user_message_id(r)
+  local meta = type(r) == "table" and type(r._meta) == "table" and r._meta.dsh
+  local id = type(meta) == "table" and meta.userMessageId
+  if type(id) == "string" and id ~= "" then
+    return id
+  end
+  return nil
+end
+
+-- prompt sends blocks (ContentBlocks); cb(stopReason, err, userMessageId).
 function Agent:prompt(s, blocks, cb)
   s.running = true
   s:changed(nil)
@@ -250,7 +279,42 @@ function Agent:prompt(s, blocks, cb)
       s:settle_cancelled()
     end
     s:changed(nil)
-    cb(r and r.stopReason, err)
+    cb(r and r.stopReason, err, M.user_message_id(r))
+  end)
+end
+
+-- rewind_method is the method the agent advertised for rewinding a
+-- session (agentCapabilities._meta.dsh.sessionRewind.method,
+-- docs/meta-dsh.md), nil when it has none.
+function Agent:rewind_method()
+  local meta = type(self.caps) == "table" and type(self.caps._meta) == "table" and self.caps._meta.dsh
+  local rw = type(meta) == "table" and meta.sessionRewind
+  local m = type(rw) == "table" and rw.method
+  if type(m) == "string" and m ~= "" then
+    return m
+  end
+  return nil
+end
+
+-- rewind asks the agent to rewind s to before the turn of message id
+-- (_dsh/session/rewind {sessionId, toMessageId}); the session counts as
+-- running meanwhile (a conflict is asked as a permission request).
+-- cb(result, err): result {restored, kept?, notRestorable?, failed?,
+-- cancelled?}.
+function Agent:rewind(s, id, cb)
+  local method = self:rewind_method()
+  if not method then
+    return cb(nil, { message = "this agent cannot rewind a session" })
+  end
+  s.running = true
+  s:changed(nil)
+  self.conn:request(method, { sessionId = s.id, toMessageId = id }, function(r, err)
+    s.running = false
+    s:changed(nil)
+    if not err and type(r) ~= "table" then
+      err = { message = "the agent's answer is not an object" }
+    end
+    cb(not err and r or nil, err)
   end)
 end
 

@@ -182,8 +182,12 @@ function M.send(text)
     shown = shown .. "\n[" .. a.label .. "]"
   end
   chat.attachments = {}
-  s:add({ kind = "user", text = shown })
-  agent:prompt(s, blocks, function(stop, err)
+  -- prompt: the text alone, given back to edit when a rewind cuts here
+  local user = s:add({ kind = "user", text = shown, prompt = text })
+  agent:prompt(s, blocks, function(stop, err, message_id)
+    if message_id and not user.message_id then
+      user.message_id = message_id -- what a rewind names (dsh.rewind)
+    end
     if err then
       s:add({ kind = "notice", severity = "error", text = "session/prompt: " .. tostring(err.message) })
     elseif stop and stop ~= "end_turn" then

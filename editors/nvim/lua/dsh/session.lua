@@ -27,15 +27,34 @@ function M.new(id, opts)
 end
 
 -- on_change(fn): fn(block) when a block is added or changes, fn(nil) when
--- the session's header (mode, options, usage, title, running) changes.
+-- the session's header (mode, options, usage, title, running) changes,
+-- fn(nil, "cut") when blocks were dropped (Session:cut).
 function Session:on_change(fn)
   self.subscribers[#self.subscribers + 1] = fn
 end
 
-function Session:changed(block)
+function Session:changed(block, what)
   for _, fn in ipairs(self.subscribers) do
-    fn(block)
+    fn(block, what)
   end
+end
+
+-- cut drops the blocks from index on (a rewind cut the conversation
+-- before them), with their calls and plans.
+function Session:cut(index)
+  if type(index) ~= "number" or index < 1 or index > #self.blocks then
+    return
+  end
+  for i = #self.blocks, index, -1 do
+    local b = self.blocks[i]
+    self.blocks[i] = nil
+    if b.kind == "tool" and self.calls[b.id] == b then
+      self.calls[b.id] = nil
+    elseif b.kind == "plan" and self.plans and self.plans[b.id] == b then
+      self.plans[b.id] = nil
+    end
+  end
+  self:changed(nil, "cut")
 end
 
 function Session:add(block)

@@ -14,8 +14,7 @@ local queue = {}
 local asking = nil
 
 local ORDER = { allow_once = 1, allow_always = 2, reject_once = 3, reject_always = 4 }
-local LABEL = { allow_once = "Allow once", allow_always = "Always allow", reject_once = "Reject",
-  reject_always = "Always reject" }
+local LABEL = float.LABEL
 local REVIEW = { review = true }
 
 local function pending(req)
@@ -30,14 +29,17 @@ local function next_request()
 end
 
 -- M.prompt says what a request asks for: an edit as an edit, a command
--- as a command.
-function M.prompt(call, title)
+-- as a command; one whose options are in their own words (a rewind's
+-- conflict) as a question.
+function M.prompt(call, title, options)
   local card = call.dsh and call.dsh.card
   local kind = type(card) == "table" and card.card or nil
   if kind == "diff" or (kind == nil and #cards.diffs(call) > 0) then
     return "dsh-bridge asks to change a file: " .. title
   elseif kind == "terminal" or call.tool_kind == "execute" then
     return "dsh-bridge asks to run: " .. title
+  elseif float.own_words(options) then
+    return "dsh-bridge asks: " .. title
   end
   return "dsh-bridge asks to use a tool: " .. title
 end
@@ -75,7 +77,7 @@ local ask_select
 local function ask_float(req)
   watch(req.session)
   local title = tostring(req.call.title or req.call.tool_kind or "a tool call")
-  local ok, err = pcall(float.show, req, M.prompt(req.call, title), function(choice)
+  local ok, err = pcall(float.show, req, M.prompt(req.call, title, req.options), function(choice)
     float.close()
     asking = nil
     if pending(req) then
@@ -145,8 +147,9 @@ ask_select = function(req)
     vim.cmd("redraw")
   end
   local title = tostring(req.call.title or req.call.tool_kind or "a tool call")
+  local own = float.own_words(items)
   local ok, err = pcall(vim.ui.select, items, {
-    prompt = one_line(M.prompt(req.call, title)),
+    prompt = one_line(M.prompt(req.call, title, req.options)),
     kind = "dsh.permission",
     format_item = function(item)
       if item == REVIEW then
@@ -154,6 +157,9 @@ ask_select = function(req)
       end
       local label = LABEL[item.kind] and (LABEL[item.kind] .. (type(item.name) == "string"
         and item.name ~= LABEL[item.kind] and (" (" .. item.name .. ")") or "")) or tostring(item.name)
+      if own and type(item.name) == "string" and item.name ~= "" then
+        label = item.name
+      end
       local r = float.remembers(item)
       return one_line(r and (label .. " — " .. r) or label)
     end,

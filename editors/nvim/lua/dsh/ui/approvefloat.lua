@@ -2,9 +2,10 @@
 -- does not block the editor: what is asked (the whole command and its
 -- description, or the diff), scrollable like any buffer, answered with
 -- single keys (`a` allow once, `A` always allow, `r` reject, `R` always
--- reject), `d` for the change side by side (the keys work there too),
--- `q` or <Esc> to decide later (:DshApprove comes back). The person may
--- leave the window and return; nothing waits on it.
+-- reject; the footer names an option in its own words when it has them,
+-- as a rewind's "r Keep mine"), `d` for the change side by side (the
+-- keys work there too), `q` or <Esc> to decide later (:DshApprove comes
+-- back). The person may leave the window and return; nothing waits on it.
 local cards = require("dsh.ui.cards")
 
 local M = {}
@@ -16,6 +17,11 @@ M.KEYS = {
   { "r", "reject_once", "reject" },
   { "R", "reject_always", "always reject" },
 }
+
+-- LABEL: each kind's usual wording; own_words: a request whose options
+-- say what they do in their own words (dsh.agent).
+M.LABEL = require("dsh.agent").OPTION_NAMES
+M.own_words = require("dsh.agent").own_words
 
 local current = nil -- {req, buf, win, extra_bufs}
 
@@ -130,10 +136,12 @@ function M.lines(req, prompt, width)
   end
   add("")
   local keys = {}
+  local own = M.own_words(req.options)
   for _, k in ipairs(M.KEYS) do
     local opt = option_of(req, k[2])
     if opt then
-      keys[#keys + 1] = k[1] .. " " .. k[3]
+      local name = own and type(opt.name) == "string" and opt.name ~= "" and opt.name:gsub("[%z\r\n]+", " ")
+      keys[#keys + 1] = k[1] .. " " .. (name or k[3])
     end
   end
   -- what "always" remembers, next to its key (_meta.dsh.remembers)

@@ -47,12 +47,13 @@ function M.new(s, opts)
   self.input = scratch("dsh://prompt/" .. counter, "dshprompt")
   require("dsh.ui.complete").attach(self)
   by_buf[self.buf] = self
-  self:_keymaps()
-  s:on_change(function(block)
+  require("dsh.ui.chatkeys").attach(self)
+  s:on_change(function(block, what)
     if block then
       self.dirty[block] = true
     else
       self.header_dirty = true
+      self.redraw = self.redraw or what == "cut"
     end
     self:schedule()
   end)
@@ -149,6 +150,16 @@ function Chat:flush()
   local start = 0
   local folds = {}
   local blocks = self.session.blocks
+  if self.redraw then
+    -- blocks were cut (a rewind): the transcript is drawn again whole
+    self.redraw = nil
+    vim.api.nvim_buf_clear_namespace(buf, NS, 0, -1)
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, {})
+    self.drawn, self.dirty, self.folded = {}, {}, {}
+    for _, b in ipairs(blocks) do
+      self.dirty[b] = true
+    end
+  end
   for i, b in ipairs(blocks) do
     local d = self.drawn[b]
     if self.dirty[b] then
@@ -424,38 +435,6 @@ end
 -- (dsh.ui.targets).
 function Chat:open_target()
   require("dsh.ui.targets").open(self)
-end
-
-function Chat:_keymaps()
-  local km = self.opts.keymaps or {}
-  local function map(buf, modes, lhs, fn, desc)
-    if lhs and lhs ~= "" then
-      vim.keymap.set(modes, lhs, fn, { buffer = buf, silent = true, desc = desc })
-    end
-  end
-  local function call(mod, fn)
-    return function()
-      require(mod)[fn]()
-    end
-  end
-  map(self.input, "n", km.send or "<CR>", call("dsh", "send"), "dsh: send the prompt")
-  map(self.input, "i", km.send_insert or "<C-s>", function()
-    vim.cmd("stopinsert")
-    require("dsh").send()
-  end, "dsh: send the prompt")
-  for _, b in ipairs({ self.input, self.buf }) do
-    map(b, { "n", "i" }, km.cancel or "<C-c>", call("dsh", "cancel"), "dsh: cancel the turn")
-    map(b, "n", km.close or "q", function()
-      self:close()
-    end, "dsh: close the chat")
-  end
-  map(self.buf, "n", km.toggle or "<Tab>", function()
-    self:toggle()
-  end, "dsh: expand or collapse the card")
-  map(self.buf, "n", km.open or "<CR>", function()
-    self:open_target()
-  end, "dsh: open the file or terminal under the cursor")
-  map(self.buf, "n", km.diff or "gd", call("dsh.commands", "diff"), "dsh: review the proposed change")
 end
 
 return M
