@@ -97,8 +97,13 @@ describe(":DshRewind", function()
         return items[1] -- newest first: turn 2
       end })
     assert.truthy(require("dsh").state.agent:rewind_method(), "the bridge advertises the rewind method")
+    -- the file is open: the restored text is read into its buffer
+    local file_buf = vim.fn.bufadd(dir .. "/hello.txt")
+    vim.fn.bufload(file_buf)
+    assert.are.same({ "hello Neovim" }, vim.api.nvim_buf_get_lines(file_buf, 0, -1, false))
     local r = rewound(require("dsh.rewind").pick)
     assert.truthy(r, "the rewind answered")
+    assert.are.same({ "hello ACP" }, vim.api.nvim_buf_get_lines(file_buf, 0, -1, false))
     local picker, confirm
     for _, a in ipairs(asked) do
       if a.opts.kind == "dsh.rewind" then

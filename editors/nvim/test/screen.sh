@@ -9,7 +9,10 @@
 #     the slash-command menu as "/" starts the prompt (screen-complete),
 #     :Dsh completing its subcommands (screen-dsh-complete), and :Dsh
 #     sessions listing the chat by title and relative time
-#     (screen-sessions), whose title the chat's statusline then shows.
+#     (screen-sessions), whose title the chat's statusline then shows;
+#  3. the rewind: :DshRewind's picker of the two turns (screen-rewind),
+#     and the chat cut to turn 1 with turn 2's message in the prompt
+#     (screen-rewound).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 bin="$(realpath "$1")"
@@ -150,9 +153,44 @@ wait_for "dsh · explain the loop"
 sleep 0.2
 snap titled
 keys ":qa!" Enter
+sleep 0.3
+tmux -L "$sock" kill-server 2>/dev/null || true
+
+# 3. the rewind: two turns edit hello.txt; :DshRewind's picker lists
+# them newest first (screen-rewind); picking turn 2 and confirming puts
+# the file back (in its buffer too), cuts the chat and gives the message
+# back (screen-rewound)
+printf 'hello world\n' >"$work/ws/hello.txt"
+init rewind.jsonl
+start hello.txt
+wait_for "hello world"
+keys ":DshChat" Enter
+wait_for "prompt · <CR> send"
+keys "i" "greet ACP" Escape Enter
+wait_for "a allow · A always"
+keys "a"
+wait_for "Turn one is done."
+keys "i" "now greet Neovim" Escape Enter
+wait_for "a allow · A always"
+keys "a"
+wait_for "Turn two is done."
+keys ":DshRewind" Enter
+wait_for "Type number and <Enter>"
+sleep 0.2
+snap rewind
+grep -qF "1: 2. now greet Neovim  · hello.txt" "$work/rewind.txt" && grep -qF "2: 1. greet ACP  · hello.txt" "$work/rewind.txt" || { echo "screen test: the rewind picker does not list the turns newest first" >&2; cat "$work/rewind.txt" >&2; exit 1; }
+keys "1" Enter
+wait_for "Rewind, and put the message back"
+keys "1" Enter
+wait_gone "Turn two is done."
+wait_for "rewound to before turn 2"
+sleep 0.3
+snap rewound
+grep -qx "hello ACP" "$work/ws/hello.txt" || { echo "screen test: the rewind did not put turn 1's file back" >&2; exit 1; }
+keys ":qa!" Enter
 
 fail=0
-for name in empty:screen-empty final:screen asking:screen-asking answer:screen-answer complete:screen-complete dsh-complete:screen-dsh-complete sessions:screen-sessions titled:screen-titled; do
+for name in empty:screen-empty final:screen asking:screen-asking answer:screen-answer complete:screen-complete dsh-complete:screen-dsh-complete sessions:screen-sessions titled:screen-titled rewind:screen-rewind rewound:screen-rewound; do
   got="$work/${name%%:*}.txt" golden="$here/testdata/${name#*:}.golden.txt"
   if [ "${DSH_UPDATE:-}" = 1 ]; then
     cp "$got" "$golden"

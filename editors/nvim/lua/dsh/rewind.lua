@@ -8,7 +8,8 @@
 -- someone else comes back as a permission request (keep mine, take the
 -- checkpoint, cancel), asked like any other (dsh.ui.approve). An agent
 -- that does not advertise the method is sent the slash commands
--- (/rewind N, /undo).
+-- (/rewind N, /undo). Buffers of restored files without unsaved changes
+-- are read again.
 local dsh = require("dsh")
 local one_line = require("dsh.session").one_line
 
@@ -151,6 +152,20 @@ local function set_prompt(chat, text)
   end
 end
 
+-- reload reads the restored files again into their buffers that have no
+-- unsaved change (the rewind wrote the disk); a buffer with changes, or
+-- of a file the rewind deleted, is left as it is.
+local function reload(paths)
+  for _, p in ipairs(type(paths) == "table" and paths or {}) do
+    local b = type(p) == "string" and vim.fn.bufnr(p) or -1
+    if b > 0 and vim.api.nvim_buf_is_loaded(b) and not vim.bo[b].modified and vim.fn.filereadable(p) == 1 then
+      pcall(vim.api.nvim_buf_call, b, function()
+        vim.cmd("silent keepalt edit")
+      end)
+    end
+  end
+end
+
 -- run rewinds chat to before turn t; cb(result) once the chat shows the
 -- cut (nil when it failed or was cancelled).
 local function run(chat, agent, t, cb)
@@ -175,6 +190,7 @@ local function run(chat, agent, t, cb)
         break
       end
     end
+    reload(r.restored)
     if not chat.closed and vim.api.nvim_buf_is_valid(chat.input) then
       set_prompt(chat, t.text)
     end
