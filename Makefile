@@ -104,7 +104,7 @@ deps-nvim:
 NVIM_TEST_DIR ?= $(SCRATCH)/nvim-test
 test-nvim: deps-nvim
 	CGO_ENABLED=0 $(GO) build -o $(NVIM_TEST_DIR)/ ./cmd/dsh-bridge ./cmd/dsh-highlight ./cmd/dsh-code ./cmd/dsh-markdown
-	cd editors/nvim && luacheck -q lua plugin spec
+	cd editors/nvim && luacheck -q lua plugin spec bench
 	cd editors/nvim && DSH_BRIDGE_BIN=$(NVIM_TEST_DIR)/dsh-bridge \
 		timeout 600 nvim --headless -u NONE -i NONE -c 'luafile spec/runner.lua'
 	timeout 300 editors/nvim/test/screen.sh $(NVIM_TEST_DIR)/dsh-bridge
