@@ -15,6 +15,7 @@ import { mime } from "./editor.js";
 import { route } from "./messages.js";
 import { Highlighter } from "./host/highlighter.js";
 import { mentionBlocks } from "./mentions.js";
+import { BeforeDocs } from "./checkpoints.js";
 
 /** The workspace state key of the chat shown last: it comes back after a
  * reload. */
@@ -45,7 +46,13 @@ export class Controller implements vscode.Disposable {
       { modal: true },
       "Switch",
     )) === "Switch";
+  /** Asks before a rewind ("Restore checkpoint", "Undo all"); the harness replaces it. */
+  confirmRewind = async (text: string): Promise<boolean> =>
+    (await vscode.window.showWarningMessage(text, { modal: true }, "Restore")) === "Restore";
+  /** the left sides of the changed files' diffs */
+  readonly beforeDocs = new BeforeDocs();
   /** Hooks for the end-to-end harness (never set otherwise). */
+  rewindError: ((message: string) => void) | undefined;
   onPainted: ((m: Extract<FromWebview, { type: "painted" }>) => void) | undefined;
   onTest: ((m: Extract<FromWebview, { type: "test" }>) => void) | undefined;
 
@@ -201,18 +208,26 @@ export class Controller implements vscode.Disposable {
 
   private blockChanged(s: SessionState, b: Block): void {
     if (b.kind === "tool" && (b.status === "completed" || b.status === "failed")) void this.review.settled(b.id);
-    if (s === this.current) this.view.post({ type: "blocks", sessionId: s.id, blocks: [this.blockView(b)] });
+    if (s !== this.current) return;
+    this.view.post({ type: "blocks", sessionId: s.id, blocks: [this.blockView(b)] });
+    // a completed edit or write changes the changed-files list
+    if (b.kind === "tool" && b.status === "completed") this.view.post({ type: "header", header: this.header(s) });
   }
 
   blockView(b: Block): BlockView {
     return blockView(b, (id) => {
       const t = this.host.terminals.get(id);
       return t && { output: t.output.toString("utf8") };
-    });
+    }, this.canRewind);
   }
 
   header(s: SessionState): HeaderView {
-    return headerView(s, this.attachments.map((a) => a.label), chatItems(this.chats.values()));
+    return headerView(s, this.attachments.map((a) => a.label), chatItems(this.chats.values()), this.canRewind);
+  }
+
+  /** whether the agent rewinds sessions (it advertised the method) */
+  get canRewind(): boolean {
+    return !!this.agent?.rewindMethod;
   }
 
   private decide(req: PendingPermission): void {
@@ -240,7 +255,7 @@ export class Controller implements vscode.Disposable {
     }
     blocks.push(...(await mentionBlocks(text, this.cwd)));
     this.attachments = [];
-    s.add<TextBlock>({ kind: "user", text: shown });
+    s.add<TextBlock>({ kind: "user", text: shown, input: text });
     try {
       const stop = await agent.prompt(s, blocks);
       if (stop !== "end_turn") s.notice("info", `turn ended: ${stop}`);
@@ -344,6 +359,7 @@ export class Controller implements vscode.Disposable {
     this.host.dispose();
     void this.agent?.dispose(500);
     this.review.dispose();
+    this.beforeDocs.dispose();
     this.highlighter.dispose();
   }
 }

@@ -5,6 +5,7 @@ import { SignInRequired } from "./acp/connection.js";
 import type { Controller } from "./controller.js";
 import { codeSpans, insertAtCursor, openFile, openLink } from "./editor.js";
 import { mentionable } from "./mentions.js";
+import { openChange, rewindTo, undoAll } from "./checkpoints.js";
 import type { FromWebview } from "./ui/protocol.js";
 
 export async function route(c: Controller, m: FromWebview): Promise<void> {
@@ -23,6 +24,15 @@ export async function route(c: Controller, m: FromWebview): Promise<void> {
       }
       case "openDiff":
         await c.openDiff(m.toolCallId);
+        break;
+      case "restore":
+        await rewindTo(c, m.seq, true);
+        break;
+      case "undoAll":
+        await undoAll(c);
+        break;
+      case "openChange":
+        await openChange(c.beforeDocs, c.current, m.path);
         break;
       case "openFile":
         await openFile(m.path, m.line, c.current?.cwd ?? c.cwd, m.answer === true, m.column);

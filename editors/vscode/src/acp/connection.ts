@@ -54,6 +54,15 @@ export const CAPABILITIES: acp.ClientCapabilities = {
   plan: {},
 };
 
+/** What _dsh/session/rewind answers (docs/meta-dsh.md): paths. */
+export interface RewindResult {
+  restored: string[];
+  kept: string[];
+  notRestorable: string[];
+  failed: string[];
+  cancelled: boolean;
+}
+
 /** ACP's auth_required error code. */
 export const AUTH_REQUIRED = -32000;
 
@@ -218,9 +227,37 @@ export class AgentConnection {
     try {
       const r = await this.conn.agent.request(acp.methods.agent.session.prompt, { sessionId: s.id, prompt });
       if (r.stopReason === "cancelled") s.settleCancelled();
+      // the id the bridge gave the user message (docs/meta-dsh.md)
+      s.answered((r._meta as { dsh?: { userMessageId?: unknown } } | null | undefined)?.dsh?.userMessageId);
       return r.stopReason;
     } finally {
       s.setRunning(false);
+    }
+  }
+
+  /** The agent's rewind method, when it advertises one
+   * (agentCapabilities._meta.dsh.sessionRewind, docs/meta-dsh.md). */
+  get rewindMethod(): string | undefined {
+    const m = (this.capabilities?._meta as { dsh?: { sessionRewind?: { method?: unknown } } } | null | undefined)?.dsh?.sessionRewind?.method;
+    return typeof m === "string" && m.startsWith("_") ? m : undefined;
+  }
+
+  /** rewind asks the agent to rewind the session to before the turn of a
+   * message ({sessionId, toMessageId}); the session runs meanwhile (a
+   * conflict asks through a permission request). Rejects with the
+   * agent's error (an unknown id, a turn in progress). */
+  async rewind(s: SessionState, toMessageId: string): Promise<RewindResult> {
+    const method = this.rewindMethod;
+    if (!method) throw new Error("this agent cannot rewind a session");
+    // a rewind asked during a turn (the agent refuses it) leaves the turn running
+    const was = s.running;
+    if (!was) s.setRunning(true);
+    try {
+      const r = await this.conn.agent.request<Partial<RewindResult>>(method as `_${string}`, { sessionId: s.id, toMessageId });
+      const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
+      return { restored: list(r?.restored), kept: list(r?.kept), notRestorable: list(r?.notRestorable), failed: list(r?.failed), cancelled: r?.cancelled === true };
+    } finally {
+      if (!was) s.setRunning(false);
     }
   }
 

@@ -51,6 +51,8 @@ export interface TextBlock {
   seq: number;
   text: string;
   messageId?: string | null;
+  /** a user message's text as typed (text adds its attachments' names) */
+  input?: string;
 }
 
 /** One plan, pinned above the prompt: the v1 `plan` update's (id "") or
@@ -319,6 +321,31 @@ export class SessionState {
     } else {
       this.changed(call);
     }
+  }
+
+  /** answered names the user message a prompt's answer said it was
+   * (the bridge's _meta.dsh.userMessageId): the last user block, if it
+   * has no id yet. */
+  answered(messageId: unknown): void {
+    if (typeof messageId !== "string" || messageId === "") return;
+    for (let i = this.blocks.length - 1; i >= 0; i--) {
+      const b = this.blocks[i]!;
+      if (b.kind !== "user") continue;
+      if (!b.messageId) {
+        b.messageId = messageId;
+        this.changed(b);
+      }
+      return;
+    }
+  }
+
+  /** cut drops the blocks from index `from` up to (not including) `to`
+   * (default: the end) and their calls: the turns a rewind removed. A
+   * block added after `to` (a rewind's own conflict card) stays. */
+  cut(from: number, to = this.blocks.length): void {
+    if (from < 0 || from >= to) return;
+    for (const b of this.blocks.splice(from, to - from)) if (b.kind === "tool") this.calls.delete(b.id);
+    this.changed(null);
   }
 
   askPermission(req: PendingPermission): void {

@@ -3,7 +3,8 @@
 // functions, no `vscode` import: tested in plain Node.
 import { cardView } from "../acp/cards.js";
 import type { Block, SessionState } from "../acp/session.js";
-import type { BlockView, ChatItem, CommandView, HeaderView } from "./protocol.js";
+import { changedFiles, firstChangeTurn, rewindable } from "../acp/changes.js";
+import type { BlockView, ChangesView, ChatItem, CommandView, HeaderView } from "./protocol.js";
 
 /** chatTitle is the name a chat goes by: the agent's title, else its id's
  * end (a chat the agent has not named yet). */
@@ -18,8 +19,12 @@ export function chatItems(chats: Iterable<SessionState>): ChatItem[] {
 /** The output of a terminal by id, for a command's card. */
 export type TerminalOutput = (id: string) => { output: string } | undefined;
 
-export function blockView(b: Block, terminal: TerminalOutput): BlockView {
+/** blockView draws a block; canRewind: the agent rewinds sessions, so a
+ * user message with an id offers "Restore checkpoint". */
+export function blockView(b: Block, terminal: TerminalOutput, canRewind = false): BlockView {
   switch (b.kind) {
+    case "user":
+      return { seq: b.seq, kind: b.kind, text: b.text, restorable: canRewind && rewindable(b) ? true : undefined };
     case "tool":
       return { seq: b.seq, kind: "tool", card: cardView(b, terminal) };
     case "notice":
@@ -36,7 +41,21 @@ export function commandViews(s: SessionState): CommandView[] {
   });
 }
 
-export function headerView(s: SessionState, attachments: string[], chats: ChatItem[]): HeaderView {
+/** changesView is the changed-files list; rel names a path as the
+ * person reads it. Undefined when the session changed no file. */
+export function changesView(s: SessionState, canRewind: boolean, rel: (p: string) => string = (p) => p): ChangesView | undefined {
+  const files = changedFiles(s.blocks, s.cwd);
+  if (files.length === 0) return undefined;
+  return { files: files.map((f) => ({ ...f, label: rel(f.path) })), undoAll: canRewind && firstChangeTurn(s.blocks, s.cwd) !== undefined };
+}
+
+/** relativeTo names a path relative to cwd when inside it. */
+export function relativeTo(cwd: string): (p: string) => string {
+  const root = cwd.replace(/[\\/]+$/, "");
+  return (p) => (p.startsWith(root + "/") || p.startsWith(root + "\\") ? p.slice(root.length + 1) : p);
+}
+
+export function headerView(s: SessionState, attachments: string[], chats: ChatItem[], canRewind = false): HeaderView {
   const pickers: HeaderView["pickers"] = [];
   for (const o of s.configOptions ?? []) {
     if (o?.type !== "select" || !Array.isArray(o.options)) continue;
@@ -61,7 +80,7 @@ export function headerView(s: SessionState, attachments: string[], chats: ChatIt
     if (s.usage.cost) usage += ` · $${s.usage.cost.amount.toFixed(4)}`;
   }
   const plans = [...s.plans.values()].map((p) => ({ id: p.id, entries: p.entries.map((e) => ({ content: e.content, status: e.status, priority: e.priority })), markdown: p.markdown, uri: p.uri }));
-  return { sessionId: s.id, title: s.title, running: s.running, pickers, usage, attachments, plans, commands: commandViews(s), chats };
+  return { sessionId: s.id, title: s.title, running: s.running, pickers, usage, attachments, plans, commands: commandViews(s), chats, changes: changesView(s, canRewind, relativeTo(s.cwd)) };
 }
 
 /** relativeTime says when an ISO time was, against now, as a person

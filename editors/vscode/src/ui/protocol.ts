@@ -9,6 +9,15 @@ export interface BlockView {
   /** a notice block's notices, each a line of its details */
   items?: Array<{ severity: string; title: string; description?: string }>;
   card?: CardView;
+  /** a user message the agent can rewind to before ("Restore checkpoint") */
+  restorable?: boolean;
+}
+
+/** The files the session changed, pinned above the prompt. */
+export interface ChangesView {
+  files: Array<{ path: string; label: string; added: number; removed: number; created: boolean }>;
+  /** whether "Undo all" can rewind (the agent rewinds, the turn has an id) */
+  undoAll: boolean;
 }
 
 export interface Picker {
@@ -47,6 +56,7 @@ export interface HeaderView {
   plans: PlanView[];
   commands: CommandView[];
   chats: ChatItem[];
+  changes?: ChangesView;
 }
 
 export type ToWebview =
@@ -57,6 +67,8 @@ export type ToWebview =
   | { type: "signin"; terminal: boolean }
   | { type: "config"; tabSize: number }
   | { type: "focus" }
+  /** puts text in the prompt box (a restored message, to edit and resend) */
+  | { type: "fill"; text: string }
   | { type: "mentions"; query: string; paths: string[] }
   | { type: "highlighted"; id: number; lines: Array<Array<{ s: number; e: number; c: string }>> | null }
   | { type: "test"; op: "click"; selector: string; id: number }
@@ -73,6 +85,11 @@ export type FromWebview =
   | { type: "cancel" }
   | { type: "permission"; toolCallId: string; optionId: string }
   | { type: "openDiff"; toolCallId: string }
+  /** "Restore checkpoint" on the user message of that seq */
+  | { type: "restore"; seq: number }
+  | { type: "undoAll" }
+  /** a changed file's diff, before the session → now */
+  | { type: "openChange"; path: string }
   /** answer: the path is an answer's `path:line` reference (the model's
    * text), not a card's; column: 1-based, in characters */
   | { type: "openFile"; path: string; line?: number; answer?: boolean; column?: number }

@@ -5,6 +5,7 @@ import type { BlockView, ChatItem, FromWebview, HeaderView, ToWebview } from "..
 import { renderCard, slicer } from "./cards.js";
 import { highlighted } from "./answer.js";
 import { composer } from "./composer.js";
+import { changesPin } from "./changes.js";
 import { el } from "./dom.js";
 import { renderer, streamer } from "./stream.js";
 import { testHooks } from "./testhooks.js";
@@ -24,6 +25,8 @@ const scroller = el("main", "scroller");
 const transcript = el("div", "transcript");
 scroller.append(transcript);
 const box = composer(post);
+const changes = changesPin(post);
+box.footer.prepend(changes.node);
 app.append(header, banner, scroller, box.footer);
 
 /** What an empty chat offers: what the agent does, and prompts to start
@@ -104,6 +107,7 @@ function drawHeader(h: HeaderView | null, chats?: ChatItem[]): void {
   row.append(chatSel, newBtn, histBtn);
   header.append(row);
   box.update(h);
+  changes.draw(h?.changes);
   showEmpty();
   if (!h) return;
   const menu = el("div", "header-menu");
@@ -139,7 +143,14 @@ function drawBlock(b: BlockView): HTMLElement {
   node.dataset.seq = String(b.seq);
   switch (b.kind) {
     case "user": {
-      node.append(el("div", "who", "You"), el("div", "text", b.text ?? ""));
+      const who = el("div", "who", "You");
+      if (b.restorable) {
+        const restore = el("button", "secondary restore", "Restore checkpoint");
+        restore.title = "Undo this turn and the later ones (their file changes too), and put this message back in the box";
+        restore.addEventListener("click", () => post({ type: "restore", seq: b.seq }));
+        who.append(restore);
+      }
+      node.append(who, el("div", "text", b.text ?? ""));
       break;
     }
     case "agent": {
@@ -256,6 +267,9 @@ function apply(m: ToWebview): void {
     }
     case "focus":
       box.input.focus();
+      break;
+    case "fill":
+      box.fill(m.text);
       break;
     case "highlighted":
       highlighted(m.id, m.lines);

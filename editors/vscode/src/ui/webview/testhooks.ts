@@ -158,6 +158,12 @@ function pageState(transcript: HTMLElement, scroller: HTMLElement, composer: Com
     slash: composer.slashState(),
     slashAboveInput: ((p, i) => !!p && !!i && !p.classList.contains("hidden") && p.getBoundingClientRect().bottom <= i.getBoundingClientRect().top + 0.5)(document.querySelector<HTMLElement>(".slash"), input),
     input: (document.querySelector(".input") as HTMLTextAreaElement | null)?.value ?? null,
+    users: [...transcript.querySelectorAll(".block.user")].map((u) => ({ seq: Number((u as HTMLElement).dataset.seq), text: u.querySelector(".text")?.textContent ?? "", restore: !!u.querySelector("button.restore") })),
+    changes: ((p) => p && !p.classList.contains("hidden") ? {
+      summary: p.querySelector(".changes-summary")?.textContent ?? "",
+      undoAll: !!p.querySelector("button.undo-all"),
+      files: [...p.querySelectorAll<HTMLElement>(".changed-file")].map((f) => ({ path: f.dataset.path, text: f.textContent })),
+    } : null)(document.querySelector<HTMLElement>(".changes-pin")),
     focused: document.activeElement?.className ?? null,
   };
 }
