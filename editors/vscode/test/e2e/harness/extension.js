@@ -8,6 +8,7 @@ const fs = require("node:fs");
 const path = require("node:path");
 const features = require("./features.js");
 const diagnostics = require("./diagnostics.js");
+const checkpoints = require("./checkpoints.js");
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function waitFor(cond, ms, what) {
@@ -256,6 +257,8 @@ async function activate() {
     check("raw HTML shown as text", safe.html.imgs === 0 && safe.text.includes('<img src=x onerror="window.pwned=1">'), safe.html);
     check("no javascript: or file: link", safe.html.hrefs.every((h) => !/^(javascript|file):/i.test(h)) && safe.html.hrefs.includes("https://example.com"), safe.html.hrefs);
 
+
+    await checkpoints.run(t);
 
     // benchmarks, through the same view: a 5,000-line diff card, then
     // 10,000 streamed chunks; the page reports each frame's time

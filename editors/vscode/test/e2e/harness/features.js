@@ -182,6 +182,10 @@ async function reloaded(out) {
     }, 10000, "the last chat's turn in the page").catch((err) => (lastQ = lastQ ?? String(err), null));
     check("the last chat is back after a reload", !!back && !!page && page.page.chats.some((x) => x.id === lastId && x.selected),
       { current: c.current?.id, lastId, error: c.restoreError, blocks: back?.blocks.map((b) => `${b.kind}:${(b.text ?? "").slice(0, 40)}`), text: (lastQ?.text ?? lastQ)?.slice?.(0, 300) });
+    // the changed-files list comes back with the chat (from the replayed cards)
+    const ch = page?.page.changes;
+    check("the changed-files list is back after a reload", !!ch && ch.files.map((f) => f.path.split("/").pop()).sort().join() === "hello.txt,notes.txt" && ch.undoAll &&
+      page.page.users.some((u) => u.restore), { changes: ch, users: page?.page.users });
   } catch (err) {
     result.errors.push(String(err && err.stack || err));
   }
