@@ -31,14 +31,18 @@ async function run(t) {
   c.confirmRewind = async (text) => (asked.push(text), true);
   const errors = [];
   c.rewindError = (m) => errors.push(m);
-  /** turn types a prompt in the page and waits for its answer. */
+  /** turn types a prompt in the page and waits for its answer (a
+   * message's text in the page ends with its attachments' names). */
   const turn = async (text, done) => {
     await ask({ op: "type", text });
+    let last;
     return waitFor(async () => {
       if (s.running) return null;
-      const q = await ask({ op: "query" });
-      return q.text.includes(done) && q.page.users.some((u) => u.text === text && u.restore) ? q : null;
-    }, 30000, `the answer to "${text}"`);
+      const q = (last = await ask({ op: "query" }));
+      return q.text.includes(done) && q.page.users.some((u) => u.text.startsWith(text) && u.restore) ? q : null;
+    }, 30000, `the answer to "${text}"`).catch((err) => {
+      throw new Error(`${err.message}: ${JSON.stringify({ running: s.running, users: last?.page.users, text: last?.text.slice(-400), blocks: s.blocks.map((b) => `${b.kind}:${b.messageId ?? ""}:${(b.text ?? b.status ?? "").slice(0, 60)}`) })}`);
+    });
   };
 
   // a turn that edits ck-a.txt, then Restore checkpoint on its message
@@ -48,11 +52,11 @@ async function run(t) {
   const listed = one.page.changes;
   check("checkpoint: the changed-files list shows the file with +1 −1", listed && listed.files.length === 1 && listed.files[0].path === files.a &&
     /ck-a\.txt/.test(listed.files[0].text) && /\+1/.test(listed.files[0].text) && /−1/.test(listed.files[0].text) && listed.undoAll, listed);
-  const user = one.page.users.find((u) => u.text === MSG);
+  const user = one.page.users.find((u) => u.text.startsWith(MSG));
   await ask({ op: "click", selector: `.block.user[data-seq="${user.seq}"] button.restore` });
   const restored = await waitFor(async () => {
     const q = await ask({ op: "query" });
-    return !q.page.users.some((u) => u.text === MSG) && q.page.input === MSG ? q : null;
+    return !q.page.users.some((u) => u.text.startsWith(MSG)) && q.page.input === MSG ? q : null;
   }, 20000, "the restored checkpoint");
   check("Restore checkpoint asks first, naming the turn and the file", asked.length === 1 && asked[0].includes(MSG) && asked[0].includes("ck-a.txt"), asked);
   check("Restore checkpoint puts the file back to the byte", fs.readFileSync(files.a, "utf8") === BEFORE.a, fs.readFileSync(files.a, "utf8"));
@@ -70,7 +74,8 @@ async function run(t) {
   await ask({ op: "click", selector: `.changed-file[data-path="${files.b}"] a.changed-path` });
   const tab = await waitFor(() => vscode.window.tabGroups.all.flatMap((g) => g.tabs)
     .find((x) => x.input instanceof vscode.TabInputTextDiff && x.input.original.scheme === "dsh-before" && x.input.modified.fsPath === files.b), 10000, "the file's diff").catch(() => null);
-  const left = tab && (await vscode.workspace.openTextDocument(tab.input.original)).getText();
+  // the text handed to VS Code (a document normalises mixed line ends)
+  const left = tab && c.beforeDocs.provideTextDocumentContent(tab.input.original);
   check("a changed file opens its diff: before the session ↔ now", !!tab && left === BEFORE.b, { left, tabs: vscode.window.tabGroups.all.flatMap((g) => g.tabs).map((x) => x.label) });
   await t.shot("chat-checkpoints");
   if (tab) await vscode.window.tabGroups.close(tab);
