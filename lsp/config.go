@@ -21,12 +21,21 @@ type Server struct {
 	Extensions []string
 	// StartTimeout bounds its start and initial load (0: the manager's).
 	StartTimeout time.Duration
+	// Configuration answers workspace/configuration, by section; a
+	// section not named gets null (the server's defaults).
+	Configuration map[string]any
 }
 
 // Builtins are the servers dsh-bridge knows without settings.
 func Builtins() []Server {
 	return []Server{
-		{Language: "go", Command: []string{"gopls"}, Extensions: []string{".go"}},
+		// gopls computes the diagnostics of the packages a change does not
+		// open (the files that import it) diagnosticsDelay after the
+		// change, 1s by default (gopls's doc/settings.md, v0.23, read
+		// 2026-12-08): none would come within an edit's wait. 0s: with
+		// the changed file's.
+		{Language: "go", Command: []string{"gopls"}, Extensions: []string{".go"},
+			Configuration: map[string]any{"gopls": map[string]any{"diagnosticsDelay": "0s"}}},
 		{Language: "python", Command: []string{"pyright-langserver", "--stdio"}, Extensions: []string{".py", ".pyi"}},
 		{Language: "typescript", Command: []string{"typescript-language-server", "--stdio"},
 			Extensions: []string{".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"}},

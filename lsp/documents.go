@@ -12,22 +12,6 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/card"
 )
 
-// publish keeps a file's diagnostics.
-func (s *server) publish(p protocol.PublishDiagnosticsParams) {
-	path := uri.URI(p.URI).Filename()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	text := ""
-	if d := s.docs[path]; d != nil {
-		text = d.text
-	}
-	s.eventLocked()
-	if !s.loaded {
-		s.loaded, s.loadedAt = true, time.Now()
-	}
-	s.diags[path] = published{diags: convert(path, text, p.Diagnostics), version: int32(p.Version), seq: s.seq, at: time.Now()}
-}
-
 // sync sends path's text when it differs from what the server holds and
 // returns the event count after which a publication is newer than the
 // file's last change.
@@ -159,7 +143,7 @@ func (s *server) waitDiagnostics(ctx context.Context, path string, since uint64)
 		p, ok := s.diags[path]
 		d := s.docs[path]
 		fresh := ok && d != nil && p.seq > since && (p.version == 0 || p.version >= d.version)
-		busy, up, wake := len(s.progress) > 0, s.up, s.wake
+		busy, up, wake, pubAt := len(s.progress) > 0, s.up, s.wake, s.pubAt
 		s.mu.Unlock()
 		if !up {
 			return nil, fmt.Errorf("the %s language server stopped", s.cfg.Language)
@@ -173,7 +157,9 @@ func (s *server) waitDiagnostics(ctx context.Context, path string, since uint64)
 		if p.version == 0 {
 			quiet = 2 * s.m.opts.Quiet
 		}
-		settled := quiet - time.Since(p.at)
+		// Quiet counts from the last publication of any file: the files
+		// that import this one are published in the same pass.
+		settled := quiet - time.Since(later(p.at, pubAt))
 		if fresh && !busy && settled <= 0 {
 			return card.Problems(p.diags), nil
 		}
@@ -209,14 +195,19 @@ func (s *server) openPaths() []string {
 	return out
 }
 
-func (s *server) allDiagnostics() []card.Diagnostic {
+// allDiagnostics is every kept diagnostic, split into those of the
+// files the agent touched (held open) and the others.
+func (s *server) allDiagnostics() (touched, others []card.Diagnostic) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []card.Diagnostic
-	for _, p := range s.diags {
-		out = append(out, p.diags...)
+	for path, p := range s.diags {
+		if s.docs[path] != nil {
+			touched = append(touched, p.diags...)
+		} else {
+			others = append(others, p.diags...)
+		}
 	}
-	return out
+	return touched, others
 }
 
 // call sends a request to the running server, bounded by the wait.

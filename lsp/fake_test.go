@@ -15,17 +15,22 @@ import (
 	"go.uber.org/goleak"
 )
 
-var fakels string // the misbehaving server (internal/lsptest/fakels)
+var (
+	fakels    string // the misbehaving server (internal/lsptest/fakels)
+	hostilels string // the hostile one (testdata/hostilels)
+)
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "lsp-test")
 	if err != nil {
 		panic(err)
 	}
-	fakels = filepath.Join(dir, "fakels")
-	if out, err := exec.Command("go", "build", "-o", fakels, "../internal/lsptest/fakels").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building fakels: %v\n%s", err, out)
-		os.Exit(1)
+	fakels, hostilels = filepath.Join(dir, "fakels"), filepath.Join(dir, "hostilels")
+	for bin, src := range map[string]string{fakels: "../internal/lsptest/fakels", hostilels: "./testdata/hostilels"} {
+		if out, err := exec.Command("go", "build", "-o", bin, src).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", src, err, out)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

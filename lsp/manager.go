@@ -131,8 +131,12 @@ func (m *Manager) Touch(path string) { m.server(path) }
 // Changed tells path's server that the file holds text (didOpen the
 // first time, else didChange when the text differs, and didSave). With
 // wait it then waits, bounded, for the file's diagnostics newer than the
-// last change and returns them; without, it returns at once. The error
-// says why there are none: ErrNoServer, a server given up, or the bound.
+// last change and returns them, followed by the new problems the change
+// made in other files (those that import it) published during the wait:
+// in no more than a few files, a few each (maxOtherFiles,
+// maxOtherPerFile), compared with what was known of them before;
+// without, it returns at once. The error says why there are none:
+// ErrNoServer, a server given up, or the bound.
 func (m *Manager) Changed(ctx context.Context, path, text string, wait bool) ([]card.Diagnostic, error) {
 	s := m.server(path)
 	if s == nil {
@@ -140,12 +144,18 @@ func (m *Manager) Changed(ctx context.Context, path, text string, wait bool) ([]
 	}
 	var ds []card.Diagnostic
 	err := s.withConn(ctx, func() error {
+		s.mu.Lock()
+		before := s.othersLocked(path)
+		s.mu.Unlock()
 		since, err := s.sync(ctx, path, text)
 		if err != nil || !wait {
 			return err
 		}
-		ds, err = s.waitDiagnostics(ctx, path, since)
-		return err
+		if ds, err = s.waitDiagnostics(ctx, path, since); err != nil {
+			return err
+		}
+		ds = append(ds, s.newOthers(path, since, before)...)
+		return nil
 	})
 	return ds, err
 }
@@ -161,15 +171,19 @@ func (m *Manager) Open() []string {
 	return out
 }
 
-// All is every diagnostic the servers have published, by file (sorted
-// by path), errors and warnings only.
+// All is every error and warning the servers have published and kept
+// (files inside the roots, capped: see publish), the files the agent
+// touched first, each part by file (sorted by path).
 func (m *Manager) All() []card.Diagnostic {
-	var out []card.Diagnostic
+	var touched, others []card.Diagnostic
 	for _, s := range m.started() {
-		out = append(out, s.allDiagnostics()...)
+		t, o := s.allDiagnostics()
+		touched, others = append(touched, t...), append(others, o...)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return card.Problems(out)
+	for _, part := range [][]card.Diagnostic{touched, others} {
+		sort.SliceStable(part, func(i, j int) bool { return part[i].Path < part[j].Path })
+	}
+	return card.Problems(append(touched, others...))
 }
 
 func (m *Manager) started() []*server {

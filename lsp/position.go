@@ -85,7 +85,8 @@ func severityName(s protocol.DiagnosticSeverity) string {
 }
 
 // convert turns a publication's diagnostics of path (whose text, when
-// known, places the columns) into cards, in the server's order.
+// known, places the columns) into cards, in the server's order, their
+// texts cleaned and capped (cleanText).
 func convert(path, text string, in []protocol.Diagnostic) []card.Diagnostic {
 	out := make([]card.Diagnostic, 0, len(in))
 	for _, d := range in {
@@ -99,7 +100,7 @@ func convert(path, text string, in []protocol.Diagnostic) []card.Diagnostic {
 			code = fmt.Sprint(d.Code)
 		}
 		out = append(out, card.Diagnostic{Path: path, Line: line + 1, Column: col, Severity: severityName(d.Severity),
-			Message: strings.TrimSpace(d.Message), Source: d.Source, Code: code})
+			Message: cleanText(d.Message, maxMessageBytes), Source: cleanText(d.Source, maxFieldBytes), Code: cleanText(code, maxFieldBytes)})
 	}
 	return out
 }

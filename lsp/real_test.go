@@ -128,3 +128,35 @@ func init() {
 		slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	}
 }
+
+// TestManager_ImportersNewErrors: an edit of package a that renames the
+// function package b calls gets b's new error after a's own (none); the
+// edit that restores it gets none, in either file.
+func TestManager_ImportersNewErrors(t *testing.T) {
+	withServers(t)
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	write(t, dir, "go.mod", "module example.com/m\n\ngo 1.22\n")
+	const good = "package a\n\nfunc Hello() int { return 1 }\n"
+	const renamed = "package a\n\nfunc Hi() int { return 1 }\n"
+	a := write(t, dir, "a/a.go", good)
+	b := write(t, dir, "b/b.go", "package b\n\nimport \"example.com/m/a\"\n\nfunc B() int { return a.Hello() }\n")
+	m := New(Options{Roots: []string{dir}, Servers: Builtins(), Launch: Launcher{Env: append(os.Environ(), "GOFLAGS=-mod=mod")}})
+	defer m.Close()
+	ctx := context.Background()
+	if got, err := m.Changed(ctx, a, good, true); err != nil || len(got) != 0 {
+		t.Fatalf("the good file: %v, %s", err, messages(got))
+	}
+	for i, step := range []struct {
+		name, text, want string
+	}{
+		{"renamed", renamed, b + ":5:25: error: undefined: a.Hello"},
+		{"restored", good, ""},
+		{"renamed again", renamed, b + ":5:25: error: undefined: a.Hello"},
+	} {
+		write(t, dir, "a/a.go", step.text)
+		got, err := m.Changed(ctx, a, step.text, true)
+		if err != nil || messages(got) != step.want {
+			t.Errorf("edit %d (%s): %v, %q; want %q", i, step.name, err, messages(got), step.want)
+		}
+	}
+}

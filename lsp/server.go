@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os/exec"
 	"path/filepath"
@@ -60,9 +59,11 @@ type server struct {
 	conn     *jsonrpc2.Conn
 	cmd      *exec.Cmd
 	exited   chan struct{} // closed when cmd has exited
+	framing  *codec        // the current connection's reader
 	restarts int
 	docs     map[string]*doc
 	diags    map[string]published
+	pubAt    time.Time       // the last kept publication's
 	progress map[string]bool // open $/progress tokens
 	seq      uint64          // counts publications and progress events
 	wake     chan struct{}   // closed and renewed on every event
@@ -121,6 +122,9 @@ func (s *server) run(ctx context.Context) {
 			case <-s.exitedChan():
 			}
 			err = errors.New("it exited")
+		}
+		if e := s.framingFailure(); e != nil {
+			err = fmt.Errorf("it was stopped: it %v", e)
 		}
 		s.mu.Lock()
 		s.up, s.conn = false, nil
@@ -187,6 +191,18 @@ func (s *server) withConn(ctx context.Context, fn func() error) error {
 	}
 }
 
+// framingFailure is the protocol error that ended the current
+// connection, if one did.
+func (s *server) framingFailure() error {
+	s.mu.Lock()
+	f := s.framing
+	s.mu.Unlock()
+	if f == nil {
+		return nil
+	}
+	return f.failure()
+}
+
 func (s *server) exitedChan() <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -247,17 +263,26 @@ func (s *server) start(ctx context.Context) (retry bool, err error) {
 		s.down(cmd)
 		close(exited)
 	}()
-	conn := jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(pipe{stdout, stdin}, jsonrpc2.VSCodeObjectCodec{}),
+	framing := &codec{}
+	conn := jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(pipe{stdout, stdin}, framing),
 		jsonrpc2.HandlerWithError(s.handle))
-	go func() { // the connection ends with the process
+	go func() { // the connection ends with the process, and the process with the connection
 		select {
 		case <-exited:
 		case <-conn.DisconnectNotify():
+			// A message that broke the framing, or an output closed: the
+			// server can say nothing more, so it is stopped, seen down and
+			// restarted as after a crash.
+			select {
+			case <-exited:
+			default:
+				terminate(cmd, exited, 0)
+			}
 		}
 		conn.Close()
 	}()
 	s.mu.Lock()
-	s.cmd, s.exited, s.started, s.loaded = cmd, exited, time.Now(), false
+	s.cmd, s.exited, s.started, s.loaded, s.framing = cmd, exited, time.Now(), false, framing
 	s.mu.Unlock()
 	fail := func(e error) (bool, error) {
 		terminate(cmd, exited, time2s)
@@ -268,6 +293,10 @@ func (s *server) start(ctx context.Context) (retry bool, err error) {
 	defer cancel()
 	var result protocol.InitializeResult
 	if err := conn.Call(ictx, protocol.MethodInitialize, initializeParams{InitializeParams: s.initializeParams()}, &result); err != nil {
+		if e := framing.failure(); e != nil {
+			retry = true
+			return fail(fmt.Errorf("it %v during initialize", e))
+		}
 		select {
 		case <-exited:
 			retry = true
@@ -426,10 +455,18 @@ func (s *server) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Reque
 		return nil, nil
 	case protocol.MethodWorkspaceConfiguration:
 		var p struct {
-			Items []json.RawMessage `json:"items"`
+			Items []struct {
+				Section string `json:"section"`
+			} `json:"items"`
 		}
 		_ = json.Unmarshal(params, &p)
-		return make([]any, len(p.Items)), nil // no settings: the servers' defaults
+		out := make([]any, len(p.Items)) // null: the server's defaults
+		for i, it := range p.Items {
+			if c, ok := s.cfg.Configuration[it.Section]; ok {
+				out[i] = c
+			}
+		}
+		return out, nil
 	case protocol.MethodWorkspaceWorkspaceFolders:
 		return s.initializeParams().WorkspaceFolders, nil
 	case protocol.MethodWorkDoneProgressCreate, protocol.MethodClientRegisterCapability,
@@ -494,45 +531,4 @@ func (s *server) stop() {
 	if conn != nil {
 		conn.Close()
 	}
-}
-
-// pipe is the server's stdout and stdin as one stream.
-type pipe struct {
-	io.ReadCloser
-	w io.WriteCloser
-}
-
-func (p pipe) Write(b []byte) (int, error) { return p.w.Write(b) }
-func (p pipe) Close() error {
-	err := p.w.Close()
-	if e := p.ReadCloser.Close(); err == nil {
-		err = e
-	}
-	return err
-}
-
-// stderrLog forwards a server's stderr to the debug log, line by line.
-type stderrLog struct{ s *server }
-
-func (l stderrLog) Write(p []byte) (int, error) {
-	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
-		if line != "" {
-			l.s.m.opts.Log.Debug("language server stderr", "server", l.s.cfg.Language, "line", line)
-		}
-	}
-	return len(p), nil
-}
-
-func truncate(b []byte) string {
-	if len(b) > 300 {
-		return string(b[:300]) + "…"
-	}
-	return string(b)
-}
-
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
 }
