@@ -29,7 +29,15 @@
 // load (initialize answered, then no $/progress open and a quiet
 // period), then at most [DefaultWait] for a publication newer than the
 // change (of its version, when the server says it) followed by a quiet
-// period. No server for a file's language: it returns at once.
+// period, and adds the new problems other files (those that import it)
+// got meanwhile. No server for a file's language: it returns at once.
+//
+// A server is an adversary. Its diagnostics are kept only for plain file
+// URIs inside the roots, capped in files, per file and in length, their
+// texts cleaned of control characters (the tools judge each path again,
+// as a read). Its messages are read within bounds (a custom codec:
+// maxMessage, header lines); any framing or protocol error stops the
+// process, which is then restarted as after a crash.
 //
 // A server that exits is restarted with backoff (MaxRestarts times); a
 // program that is missing, a server that does not answer initialize

@@ -23,7 +23,10 @@
 //
 // With a [Checker] (the session's language servers, package lsp), edit
 // and write wait, bounded, for the changed file's diagnostics and add its
-// errors and warnings to their result and their diff card; read lets the
+// errors and warnings, and the new ones of the files that import it, to
+// their result and their diff card; every diagnostic shown (there, and
+// by the diagnostics tool) is of a file read may show without asking,
+// judged as read judges it (a server names any file it likes); read lets the
 // file's server start; bash sends the servers the open files it changed;
 // and two more read-only tools are registered: diagnostics and lsp
 // (definition, references, hover, document and workspace symbols).

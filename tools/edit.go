@@ -119,7 +119,7 @@ func newWrite(h Host, w *workspace.Workspace, chk Checker) (*registry.Tool, erro
 			if err := h.WriteTextFile(ctx, path, a.Content); err != nil {
 				return writeValue{}, writeError(path, err)
 			}
-			v.Diagnostics = afterChange(ctx, chk, path, a.Content)
+			v.Diagnostics = afterChange(ctx, chk, h, w, path, a.Content)
 			return v, nil
 		},
 		Render: func(_ writeArgs, v writeValue) ([]card.Content, error) {
@@ -293,7 +293,7 @@ func newEdit(h Host, w *workspace.Workspace, chk Checker) (*registry.Tool, error
 			if err := h.WriteTextFile(ctx, path, after); err != nil {
 				return editValue{}, writeError(path, err)
 			}
-			return editValue{Path: path, Before: before, After: after, Diagnostics: afterChange(ctx, chk, path, after)}, nil
+			return editValue{Path: path, Before: before, After: after, Diagnostics: afterChange(ctx, chk, h, w, path, after)}, nil
 		},
 		Render: func(a editArgs, v editValue) ([]card.Content, error) {
 			diags := diagnosticsBlock(v.Path, v.Diagnostics)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/dsh-bridge/dsh-bridge/card"
@@ -44,23 +45,82 @@ const (
 	maxCheckedFile      = 8 << 20 // a file the servers are sent, at most
 )
 
-// diagnosticsBlock is the text an edit's result gets for ds ("" none).
+// Caps of the other files' new problems in an edit's result (the lsp
+// package sends at most a few files, a few lines each).
+const (
+	maxOtherDiagnostics      = 15
+	maxOtherDiagnosticsBytes = 2 * 1024
+)
+
+// diagnosticsBlock is the text an edit's result gets for ds ("" none):
+// path's problems, then the new ones of other files.
 func diagnosticsBlock(path string, ds []card.Diagnostic) string {
-	if len(ds) == 0 {
-		return ""
+	own, others := splitDiags(path, ds)
+	out := ""
+	if len(own) > 0 {
+		out += "\n\nThe language server reports in " + path + ":\n" + card.DiagnosticsText(own, maxDiagnostics, maxDiagnosticsBytes)
 	}
-	return "\n\nThe language server reports in " + path + ":\n" + card.DiagnosticsText(ds, maxDiagnostics, maxDiagnosticsBytes)
+	if len(others) > 0 {
+		out += "\n\nNew problems in other files (they may import it):\n" + card.DiagnosticsText(others, maxOtherDiagnostics, maxOtherDiagnosticsBytes)
+	}
+	return out
 }
 
-// afterChange is the diagnostics of a file a tool has just written (nil
-// without a checker, or when no server checks the file, or none came in
-// time).
-func afterChange(ctx context.Context, chk Checker, path, text string) []card.Diagnostic {
+func splitDiags(path string, ds []card.Diagnostic) (own, others []card.Diagnostic) {
+	for _, d := range ds {
+		if d.Path == path {
+			own = append(own, d)
+		} else {
+			others = append(others, d)
+		}
+	}
+	return own, others
+}
+
+// afterChange is the diagnostics of a file a tool has just written, and
+// the new ones of other files, those read may show (nil without a
+// checker, or when no server checks the file, or none came in time).
+func afterChange(ctx context.Context, chk Checker, h Host, w *workspace.Workspace, path, text string) []card.Diagnostic {
 	if chk == nil {
 		return nil
 	}
 	ds, _ := chk.Changed(ctx, path, text, true)
-	return ds
+	return readable(h, w, ds)
+}
+
+// readable is the diagnostics of ds whose files read may show without
+// asking, judged as read judges a path: resolved (symlinks, ".."), in
+// the workspace's roots, and neither a process's secret nor refused by
+// the permission rules (what the guard of h holds to). A server names
+// the files it likes; only these are shown.
+func readable(h Host, w *workspace.Workspace, ds []card.Diagnostic) []card.Diagnostic {
+	seen := map[string]bool{}
+	var out []card.Diagnostic
+	for _, d := range ds {
+		ok, known := seen[d.Path]
+		if !known {
+			ok = readableFile(h, w, d.Path)
+			seen[d.Path] = ok
+		}
+		if ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func readableFile(h Host, w *workspace.Workspace, path string) bool {
+	if path == "" || !filepath.IsAbs(path) {
+		return false
+	}
+	real := w.Resolve(path)
+	if !w.ContainsResolved(real) {
+		return false
+	}
+	if g, ok := h.(guardedHost); ok {
+		return g.judge(real, false) == nil
+	}
+	return workspace.ProcessSecret(real) == nil
 }
 
 // recheck tells the servers of the open files a command may have
@@ -118,7 +178,7 @@ func newLSPTools(h Host, w *workspace.Workspace, chk Checker) ([]*registry.Tool,
 		Description: "The errors and warnings the language servers report: in one file (checked now), or, without file_path, in every file they have checked this session.",
 		Execute: func(ctx context.Context, a diagnosticsArgs, _ registry.RunContext) (diagnosticsValue, error) {
 			if strings.TrimSpace(a.FilePath) == "" {
-				return diagnosticsValue{Diagnostics: firstDiags(chk.All(), maxWorkspaceDiags)}, nil
+				return diagnosticsValue{Diagnostics: firstDiags(readable(h, w, chk.All()), maxWorkspaceDiags)}, nil
 			}
 			path := w.Abs(a.FilePath)
 			text, err := readChecked(ctx, h, path)
@@ -129,7 +189,8 @@ func newLSPTools(h Host, w *workspace.Workspace, chk Checker) ([]*registry.Tool,
 			if err != nil {
 				return diagnosticsValue{}, registry.NewError("LspError", "LSP_UNAVAILABLE", err.Error())
 			}
-			return diagnosticsValue{Path: path, Diagnostics: nonNil(ds)}, nil
+			own, _ := splitDiags(path, readable(h, w, ds))
+			return diagnosticsValue{Path: path, Diagnostics: nonNil(own)}, nil
 		},
 		Render: func(a diagnosticsArgs, v diagnosticsValue) ([]card.Content, error) {
 			if len(v.Diagnostics) == 0 {
