@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/lsp"
 	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
@@ -78,7 +79,14 @@ func TestDiagnostics_HostileServerShowsOnlyWhatReadShows(t *testing.T) {
 		}
 	}
 	own := filepath.Join(e.dir, "own.fake")
-	edit := wantOK(t, e.call("write", `{"file_path":"own.fake","content":"y\n"}`))
+	r := e.call("write", `{"file_path":"own.fake","content":"y\n"}`)
+	edit := wantOK(t, r)
+	var meta struct {
+		Diagnostics []card.Diagnostic `json:"diagnostics"`
+	}
+	if err := r.Meta.Decode(&meta); err != nil || len(meta.Diagnostics) != 2 || meta.Diagnostics[0].Path != own || meta.Diagnostics[1].Path != ok {
+		t.Errorf("the card's diagnostics: %v, %+v; want the file's own, then %s's", err, meta.Diagnostics, ok)
+	}
 	all := wantOK(t, e.call("diagnostics", `{}`))
 	one := wantOK(t, e.call("diagnostics", `{"file_path":"own.fake"}`))
 	for name, out := range map[string]string{"the write's result": edit, "the diagnostics tool": all, "the diagnostics tool for a file": one} {
