@@ -26,7 +26,7 @@ func hostile(t *testing.T, mode, arg string, r *reports) (m *Manager, dir, pids 
 		cmd = append(cmd, arg)
 	}
 	opts := Options{Roots: []string{dir}, Servers: []Server{{Language: "fake", Command: cmd, Extensions: []string{".fake"}}},
-		StartTimeout: 10 * time.Second, Wait: 10 * time.Second, Backoff: 10 * time.Millisecond, Launch: Launcher{Env: os.Environ()}}
+		StartTimeout: 20 * time.Second, Wait: time.Minute, Backoff: 10 * time.Millisecond, Launch: Launcher{Env: os.Environ()}}
 	if r != nil {
 		opts.Report = r.add
 	}
