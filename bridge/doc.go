@@ -41,7 +41,10 @@
 // before permission requests. session/load replays the complete turns as
 // session/updates — cards recomputed through the presenters from the durable
 // fields — and restores the model history and mode; a turn cut off by a
-// crash is voided. session/list, session/close and session/delete (a
+// crash is voided. A card's toolCallId is unique in the session: the
+// model's call id, or, when the model reused it (call_0 in every answer),
+// "<id>~<n>" (cardids.go); the history keeps the model's ids, the log
+// both, so a load shows the same cards. session/list, session/close and session/delete (a
 // live session ended first, then its log and title file removed) complete
 // the set.
 //

@@ -33,8 +33,9 @@ func (ss *Session) syncLog() {
 	}
 }
 
-// recordTurn logs one model response and the results of its tool calls.
-func (ss *Session) recordTurn(resp model.Response, results []registry.Result) {
+// recordTurn logs one model response and the results of its tool calls;
+// cards are its calls with their card ids (cardIDs).
+func (ss *Session) recordTurn(resp model.Response, cards []model.ToolCall, results []registry.Result) {
 	if resp.Text == "" && resp.Reasoning == "" && len(resp.ToolCalls) == 0 {
 		return
 	}
@@ -43,16 +44,20 @@ func (ss *Session) recordTurn(resp model.Response, results []registry.Result) {
 	ss.mu.Unlock()
 	e := store.Event{Kind: store.KindAssistant, Text: resp.Text, Reasoning: resp.Reasoning, MessageID: msgID}
 	if results != nil {
-		for _, tc := range resp.ToolCalls {
-			e.ToolCalls = append(e.ToolCalls, store.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
+		for i, tc := range resp.ToolCalls {
+			logged := store.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments}
+			if cards[i].ID != tc.ID {
+				logged.CardID = cards[i].ID
+			}
+			e.ToolCalls = append(e.ToolCalls, logged)
 		}
 	}
 	// The whole turn in one write.
 	events := []store.Event{e}
 	var contexts []store.Event
 	for i, r := range results {
-		events = append(events, ss.takeSubCalls(resp.ToolCalls[i].ID)...)
-		events = append(events, store.Event{Kind: store.KindToolResult, CallID: resp.ToolCalls[i].ID, Content: r.Content, IsError: r.IsError, Error: r.Error, Meta: r.Meta})
+		events = append(events, ss.takeSubCalls(cards[i].ID)...)
+		events = append(events, store.Event{Kind: store.KindToolResult, CallID: cards[i].ID, Content: r.Content, IsError: r.IsError, Error: r.Error, Meta: r.Meta})
 		for _, c := range r.AdditionalContexts {
 			contexts = append(contexts, store.Event{Kind: store.KindContext, Text: blocksText(c.Content)})
 		}
@@ -157,6 +162,7 @@ type restored struct {
 // they happened.
 func (ss *Session) rebuildHistory(turns []replayTurn) []model.Message {
 	var out []model.Message
+	modelID := map[string]string{} // a result's card id → its call's model id
 	for _, t := range turns {
 		for _, e := range t.events {
 			switch e.Kind {
@@ -178,10 +184,15 @@ func (ss *Session) rebuildHistory(turns []replayTurn) []model.Message {
 				m := model.Message{Role: "assistant", Content: e.Text, Reasoning: e.Reasoning}
 				for _, tc := range e.ToolCalls {
 					m.ToolCalls = append(m.ToolCalls, model.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
+					modelID[tc.Card()] = tc.ID
 				}
 				out = append(out, m)
 			case store.KindToolResult:
-				out = append(out, model.Message{Role: "tool", ToolCallID: e.CallID, Content: ss.resultText(registry.Result{Content: e.Content, IsError: e.IsError, Error: e.Error})})
+				id := e.CallID
+				if m, ok := modelID[id]; ok {
+					id = m
+				}
+				out = append(out, model.Message{Role: "tool", ToolCallID: id, Content: ss.resultText(registry.Result{Content: e.Content, IsError: e.IsError, Error: e.Error})})
 			}
 		}
 	}
@@ -206,8 +217,8 @@ func (ss *Session) replay(ctx context.Context, turns []replayTurn) {
 					s.notify(ctx, ss.id, contentChunk{SessionUpdate: "agent_message_chunk", Content: card.Text(e.Text), MessageID: e.MessageID})
 				}
 				for _, tc := range e.ToolCalls {
-					args[tc.ID] = tc
-					ss.announce(ctx, model.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
+					args[tc.Card()] = tc
+					ss.announce(ctx, model.ToolCall{ID: tc.Card(), Name: tc.Name, Arguments: tc.Arguments})
 				}
 			case store.KindCompaction:
 				if c := e.Compaction; c != nil {
@@ -305,6 +316,7 @@ func (s *Server) restore(ctx context.Context, r restoreSpec) (loadResult, error)
 		return loadResult{}, err
 	}
 	ss.guide.setClient(r.prompt, r.promptMode)
+	ss.cards.seen(r.events) // every card the log names keeps its id
 	if st.mode != "" {
 		_ = ss.setMode(st.mode)
 	}

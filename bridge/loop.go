@@ -229,6 +229,7 @@ func (ss *Session) turn(ctx context.Context) string {
 			}
 		}
 		msgID := ss.nextAgentMessage()
+		ans := newAnswerCards(&ss.cards) // the editor sees card ids, the history the model's
 		resp, err := s.cfg.Model.Complete(ctx, req, model.Handler{
 			OnText: func(d string) {
 				settle()
@@ -238,15 +239,15 @@ func (ss *Session) turn(ctx context.Context) string {
 				settle()
 				s.notify(ctx, ss.id, contentChunk{SessionUpdate: "agent_thought_chunk", Content: card.Text(d), MessageID: msgID})
 			},
-			OnToolCall: func(tc model.ToolCall) { settle(); ss.announceLive(ctx, tc) },
+			OnToolCall: func(tc model.ToolCall) { settle(); ss.announceLive(ctx, ans.announced(tc)) },
 		})
 		settle()
 		if ctx.Err() != nil {
 			if err == nil {
 				ss.account(ctx, resp, size, true) // a whole answer is paid for, cancelled or not
 			}
-			ss.commitAssistant(resp, nil)
-			ss.failUnfinished(ctx, append(resp.ToolCalls, resp.Announced...))
+			ss.commitAssistant(resp, nil, nil)
+			ss.failUnfinished(ctx, ans.cards(append(resp.ToolCalls, resp.Announced...)))
 			return stopCancelled
 		}
 		if err != nil {
@@ -258,13 +259,13 @@ func (ss *Session) turn(ctx context.Context) string {
 				refused = true // compact whatever it takes, then try once more
 				continue
 			}
-			ss.modelFailed(ctx, req.Model, listed, resp, err)
+			ss.modelFailed(ctx, req.Model, listed, resp, ans.cards(resp.Announced), err)
 			return stopEndTurn
 		}
 		refused = false
 		ss.account(ctx, resp, size, true)
 		if len(resp.ToolCalls) == 0 {
-			ss.commitAssistant(resp, nil)
+			ss.commitAssistant(resp, nil, nil)
 			switch resp.FinishReason {
 			case "length":
 				return stopMaxTokens
@@ -273,10 +274,11 @@ func (ss *Session) turn(ctx context.Context) string {
 			}
 			return stopEndTurn
 		}
-		results := ss.runTools(ctx, resp.ToolCalls)
-		ss.addInstructions(ctx, resp.ToolCalls, results)
+		cards := ans.cards(resp.ToolCalls)
+		results := ss.runTools(ctx, cards)
+		ss.addInstructions(ctx, cards, results)
 		ss.reportNewRepos(ctx)
-		ss.commitAssistant(resp, results)
+		ss.commitAssistant(resp, cards, results)
 		concluded := true
 		for _, r := range results {
 			concluded = concluded && !r.IsError && r.ConcludesTurn
@@ -291,12 +293,12 @@ func (ss *Session) turn(ctx context.Context) string {
 }
 
 // modelFailed ends a turn whose model request failed: what streamed is
-// kept (in the history and the log), calls announced before a cut are
-// failed, and the person reads what went wrong and what to do.
-func (ss *Session) modelFailed(ctx context.Context, modelID string, listed []string, resp model.Response, err error) {
+// kept (in the history and the log), calls announced before a cut (as
+// cards) are failed, and the person reads what went wrong and what to do.
+func (ss *Session) modelFailed(ctx context.Context, modelID string, listed []string, resp model.Response, announced []model.ToolCall, err error) {
 	ss.srv.log.Error("model request failed", "model", modelID, "err", err)
-	ss.commitAssistant(resp, nil)
-	ss.failUnfinished(ctx, resp.Announced)
+	ss.commitAssistant(resp, nil, nil)
+	ss.failUnfinished(ctx, announced)
 	var apiErr *model.APIError
 	var msg string
 	switch {
@@ -415,9 +417,10 @@ func (ss *Session) failUnfinished(ctx context.Context, tcs []model.ToolCall) {
 }
 
 // commitAssistant appends the assistant message and its tool results (in
-// model order) to the history, with additional contexts after them.
-func (ss *Session) commitAssistant(resp model.Response, results []registry.Result) {
-	ss.recordTurn(resp, results)
+// model order) to the history, with additional contexts after them; the
+// history keeps the model's call ids, the log their cards' too.
+func (ss *Session) commitAssistant(resp model.Response, cards []model.ToolCall, results []registry.Result) {
+	ss.recordTurn(resp, cards, results)
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if resp.Text == "" && len(resp.ToolCalls) == 0 {

@@ -81,6 +81,8 @@ type Session struct {
 	// agentMsg is the messageId of the assistant message being streamed.
 	agentMsg string
 	calls    map[string]*callInfo
+	// cards gives the model's calls their editors' ids (cardids.go).
+	cards cardIDs
 
 	// Code Mode: the tools_mode choice and its presentAs disposer, and the
 	// sub-calls of run_code calls, logged with their call's result.

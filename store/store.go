@@ -95,9 +95,21 @@ type Usage struct {
 
 // ToolCall is one tool call of an assistant event.
 type ToolCall struct {
-	ID        string `json:"id"`
+	ID        string `json:"id"` // the model's, as it sent it
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"` // raw, as the model wrote it
+	// CardID is the editor's toolCallId when it is not ID (the model
+	// reused ID in the session). The call's KindToolResult and the
+	// ParentCallID of its sub-calls name the card id.
+	CardID string `json:"cardId,omitempty"`
+}
+
+// Card is the call's card id: CardID, else ID.
+func (tc ToolCall) Card() string {
+	if tc.CardID != "" {
+		return tc.CardID
+	}
+	return tc.ID
 }
 
 // Event is one line of a session log.
