@@ -674,6 +674,7 @@ type update struct {
 	Kind          string          `json:"kind"`
 	Content       json.RawMessage `json:"content"`
 	Raw           json.RawMessage `json:"-"`
+	SessionID     string          `json:"-"` // the notification's
 }
 
 func (e *editor) decodedUpdates() []update {
@@ -682,12 +683,13 @@ func (e *editor) decodedUpdates() []update {
 	out := make([]update, 0, len(e.updates))
 	for _, p := range e.updates {
 		var n struct {
-			Update json.RawMessage `json:"update"`
+			SessionID string          `json:"sessionId"`
+			Update    json.RawMessage `json:"update"`
 		}
 		json.Unmarshal(p, &n)
 		var u update
 		json.Unmarshal(n.Update, &u)
-		u.Raw = n.Update
+		u.Raw, u.SessionID = n.Update, n.SessionID
 		out = append(out, u)
 	}
 	return out

@@ -62,17 +62,18 @@ var _ codemode.Observer = (*Session)(nil)
 func (ss *Session) SubCallStarted(outer registry.Execution, c pipeline.Call) {
 	view := ss.srv.presenter.Preview(context.Background(), c.Name, c.Args, ss.scope)
 	ss.mu.Lock()
-	ss.calls[c.CallID] = &callInfo{name: c.Name, args: c.Args, view: view, parent: outer.CallID}
+	session, parent := ss.placeSub(outer.CallID)
+	ss.calls[c.CallID] = &callInfo{name: c.Name, args: c.Args, view: view, parent: parent, session: session}
 	ss.mu.Unlock()
 	u := views.Call(ss.env, c.CallID, c.Name, view, c.Args, views.Pending)
-	views.SetParent(&u, outer.CallID)
-	ss.srv.notify(context.Background(), ss.id, u)
+	views.SetParent(&u, parent)
+	ss.srv.notify(context.Background(), ss.cardSession(c.CallID), u)
 }
 
 // SubCallState reports a sub-call that starts running.
 func (ss *Session) SubCallState(_ registry.Execution, id string, st pipeline.State) {
 	if st == pipeline.Running {
-		ss.srv.notify(context.Background(), ss.id, views.ToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: id, Status: views.InProgress})
+		ss.srv.notify(context.Background(), ss.cardSession(id), views.ToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: id, Status: views.InProgress})
 	}
 }
 

@@ -55,7 +55,10 @@
 // its scope maps to the session for approvals, its usage counts in the
 // session's cost, its calls are logged with the task's result (replayed
 // on load), and a client that advertises clientCapabilities.subagents
-// gets subagent_update and may session/cancel a child by its id. That
+// gets subagent_update and sees each child as a session of its own: the
+// child's cards, plans, permission requests and answer carry the child's
+// sessionId instead of nesting under the task card on the parent (live
+// and on load alike), and it may session/cancel a child by its id. That
 // cancel reaches a running child of a session open on this connection
 // only (a Server is one connection's): not another connection's, and not
 // one whose parent was closed or deleted, whose close ends it. A logged

@@ -205,6 +205,8 @@ func (ss *Session) replay(ctx context.Context, turns []replayTurn) {
 	s := ss.srv
 	for _, t := range turns {
 		args := map[string]store.ToolCall{}
+		answers := map[string]childAnswer{} // a task's child's answer, by the task's card id
+		children := map[string]string{}     // the task's child session, by the task's card id
 		for _, e := range t.events {
 			switch e.Kind {
 			case store.KindUser:
@@ -228,10 +230,15 @@ func (ss *Session) replay(ctx context.Context, turns []replayTurn) {
 			case store.KindCodeDispatch:
 				ss.replaySubCall(ctx, e)
 			case store.KindSubagent:
-				ss.replayChild(ctx, e)
+				if a, ok := ss.replayChild(ctx, e); ok {
+					answers[e.ParentCallID], children[e.ParentCallID] = a, e.SessionID
+				}
 			case store.KindClear:
 				ss.say(ctx, clearedText)
 			case store.KindToolResult:
+				if a, ok := answers[e.CallID]; ok {
+					ss.sayAsChild(ctx, children[e.CallID], a)
+				}
 				tc := args[e.CallID]
 				ss.finish(ctx, model.ToolCall{ID: e.CallID, Name: tc.Name, Arguments: tc.Arguments}, registry.ToolResult{Content: e.Content, IsError: e.IsError, Meta: e.Meta})
 			}

@@ -386,15 +386,18 @@ func (ss *Session) finish(ctx context.Context, tc model.ToolCall, r registry.Too
 	var call card.CallView
 	var args jsonv.Value
 	env := ss.env
-	parent := ""
+	parent, session := "", ss.id
 	if info != nil { // else no pending card: Result gives the raw one, without the arguments
 		call, args, env.TerminalID, parent = info.view, info.args, info.terminalID, info.parent
+		if info.session != "" {
+			session = info.session
+		}
 	}
 	view := ss.srv.presenter.Result(tc.Name, args, ss.scope, call, r)
 	u := views.Result(env, tc.ID, tc.Name, call, view, r.IsError, r.Content)
 	views.SetParent(&u, parent)
-	ss.srv.notify(ctx, ss.id, u)
-	ss.sendPlan(ctx, tc, r)
+	ss.srv.notify(ctx, session, u)
+	ss.sendPlan(ctx, session, tc, r)
 	if _, isRead := view.(*card.Read); isRead && !r.IsError {
 		// Syntax tokens follow the result, off the turn's hot path; the
 		// turn (or the load) waits for them before it answers.
@@ -402,7 +405,7 @@ func (ss *Session) finish(ctx context.Context, tc model.ToolCall, r registry.Too
 		go func() { // owned by the session: ss.tokens waits for it
 			defer ss.tokens.Done()
 			if u, ok := views.ReadTokens(ctx, env, tc.ID, view); ok {
-				ss.srv.notify(ctx, ss.id, u)
+				ss.srv.notify(ctx, session, u)
 			}
 		}()
 	}

@@ -74,7 +74,7 @@ func (s *Server) RequestApproval(ctx context.Context, req pipeline.ApprovalReque
 		toolCall.Content = append(toolCall.Content, views.TextItem(text))
 	}
 	params := map[string]any{
-		"sessionId": ss.id,
+		"sessionId": ss.cardSession(req.CallID), // a child's, for a subagents client's child session
 		"toolCall":  toolCall,
 		"options":   optionsFor(decision),
 	}

@@ -49,9 +49,9 @@ type planRemoved struct {
 }
 
 // sendPlan turns a finished todo_write call into the session's plan
-// update: the same for a live call and a replayed one, since the call's
-// arguments are the plan.
-func (ss *Session) sendPlan(ctx context.Context, tc model.ToolCall, r registry.ToolResult) {
+// update on session (the card's): the same for a live call and a
+// replayed one, since the call's arguments are the plan.
+func (ss *Session) sendPlan(ctx context.Context, session string, tc model.ToolCall, r registry.ToolResult) {
 	if tc.Name != plan.ToolName || r.IsError {
 		return
 	}
@@ -65,11 +65,11 @@ func (ss *Session) sendPlan(ctx context.Context, tc model.ToolCall, r registry.T
 	}
 	switch {
 	case ss.caps.Plan == nil:
-		ss.srv.notify(ctx, ss.id, planUpdate{SessionUpdate: "plan", Entries: entries})
+		ss.srv.notify(ctx, session, planUpdate{SessionUpdate: "plan", Entries: entries})
 	case len(entries) == 0:
-		ss.srv.notify(ctx, ss.id, planRemoved{SessionUpdate: "plan_removed", PlanID: planID})
+		ss.srv.notify(ctx, session, planRemoved{SessionUpdate: "plan_removed", PlanID: planID})
 	default:
-		ss.srv.notify(ctx, ss.id, planOpUpdate{SessionUpdate: "plan_update", Plan: planItems{Type: "items", PlanID: planID, Entries: entries}})
+		ss.srv.notify(ctx, session, planOpUpdate{SessionUpdate: "plan_update", Plan: planItems{Type: "items", PlanID: planID, Entries: entries}})
 	}
 }
 

@@ -105,6 +105,39 @@ type callInfo struct {
 	view       card.CallView
 	terminalID string // the editor terminal the call's command ran in
 	parent     string // the run_code call a sub-call belongs to
+	// session is the session the card's updates go on: a child's, for a
+	// child's call shown to a subagents client; "" is the session's own.
+	session string
+	// child is, on a task call whose child a subagents client sees as a
+	// session, that child's id: its calls' cards go on it.
+	child string
+}
+
+// cardSession is the session id the card id's updates and permission
+// requests go on.
+func (ss *Session) cardSession(id string) string {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if info := ss.calls[id]; info != nil && info.session != "" {
+		return info.session
+	}
+	return ss.id
+}
+
+// placeSub is where a sub-call of the call outer lives: the session its
+// card goes on and the card it nests under ("" none). A sub-call of a
+// task whose child is a session of its own is a top-level card of that
+// session; any other nests under its outer call, on the outer's session.
+// Called with ss.mu held.
+func (ss *Session) placeSub(outer string) (session, parent string) {
+	info := ss.calls[outer]
+	switch {
+	case info == nil:
+		return "", outer
+	case info.child != "":
+		return info.child, ""
+	}
+	return info.session, outer
 }
 
 func (ss *Session) currentMode() string {

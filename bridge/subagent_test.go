@@ -88,8 +88,8 @@ func finalOf(e *editor, id string) update {
 // TestBridge_Task: an explore child reads and greps (its own cards, nested
 // under the task's with parentToolCallId), is refused the edit it tries
 // (no prompt, the file kept), and its final answer is the task's result,
-// which the parent model reads in its next request; session/load replays
-// the same nesting.
+// which the parent model reads in its next request; session/load to a
+// subagents client replays the child as its own session.
 func TestBridge_Task(t *testing.T) {
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	state := t.TempDir()
@@ -174,12 +174,6 @@ func TestBridge_Task(t *testing.T) {
 	if _, err := second.call("session/load", map[string]any{"sessionId": s, "cwd": dir, "mcpServers": []any{}}); err != nil {
 		t.Fatalf("session/load: %+v", err)
 	}
-	replayed := nested(second)
-	for id, parent := range want {
-		if got, ok := replayed[id]; !ok || got != parent {
-			t.Errorf("replayed card %s: parent %q (announced %v), want %q", id, got, ok, parent)
-		}
-	}
 	if c := lastCost(second); liveCost == 0 || c != liveCost {
 		t.Errorf("the replayed cost %v, live %v: the child's requests must count in both", c, liveCost)
 	}
@@ -191,6 +185,18 @@ func TestBridge_Task(t *testing.T) {
 	}
 	if len(replayedSub) != 1 || replayedSub[0].Title != "Find TODOs" || replayedSub[0].State == nil || replayedSub[0].State.StopReason != "end_turn" {
 		t.Errorf("the replayed subagent_update: %+v", replayedSub)
+	}
+	// A subagents client gets the logged child's cards on its own session
+	// (TestBridge_TaskChildSessions), top-level there.
+	replayed := placement(t, second)
+	for id, parent := range want {
+		session := replayedSub[0].SessionID
+		if parent == "" {
+			session = s
+		}
+		if got := replayed[id]; got != session+"|" {
+			t.Errorf("replayed card %s on session|parent %q, want %q", id, got, session+"|")
+		}
 	}
 	again := cardsOf(second)
 	for _, k := range []string{"t1:task:1/result", "t1:task:2/result", "t1:task:3/result", "t1/result"} {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/codemode"
 	"github.com/dsh-bridge/dsh-bridge/commands"
 	"github.com/dsh-bridge/dsh-bridge/internal/folders"
@@ -78,6 +79,17 @@ func (ss *Session) childPrompt(scope *registry.Scope, a subagent.Agent) string {
 
 var _ subagent.Observer = (*Session)(nil)
 
+// A client that advertises clientCapabilities.subagents sees each child
+// as a session of its own (ACP v1 subagents, agentclientprotocol.com
+// /protocol/v1/draft/subagents and the "Subagent sessions are
+// stabilized" announcement of 2026-11-20, read 2026-12-08): after the
+// announcing subagent_update on the parent, the child's tool calls, their
+// updates, its plans, its answer (an agent_message_chunk) and its
+// session/request_permission carry the child's sessionId, as ordinary
+// session updates, not nested by _meta.dsh.parentToolCallId; the task
+// card and its progress stay on the parent. Every other client gets the
+// child's cards on the parent, nested under the task's.
+
 // ChildStarted makes the child's scope the session's (approvals), its id
 // cancellable, and announces it: a subagent_update for a client that
 // takes them, the task card's progress for every client.
@@ -90,6 +102,9 @@ func (ss *Session) ChildStarted(c *subagent.Child) {
 	ss.mu.Lock()
 	ss.subCalls[c.TaskCallID] = append(ss.subCalls[c.TaskCallID], store.Event{
 		Kind: store.KindSubagent, ParentCallID: c.TaskCallID, SessionID: c.SessionID, Title: c.Title, Name: c.Agent.Name})
+	if info := ss.calls[c.TaskCallID]; info != nil && ss.caps.Subagents != nil {
+		info.child = c.SessionID
+	}
 	ss.mu.Unlock()
 	if ss.caps.Subagents != nil {
 		s.notify(context.Background(), ss.id, subagent.Announce(c))
@@ -109,18 +124,19 @@ func (ss *Session) ChildCall(c *subagent.Child, tc model.ToolCall) {
 	args := registry.CallArgs([]byte(tc.Arguments))
 	view := ss.srv.presenter.Preview(context.Background(), tc.Name, args, c.Scope)
 	ss.mu.Lock()
-	ss.calls[tc.ID] = &callInfo{name: tc.Name, args: args, view: view, parent: c.TaskCallID}
+	session, parent := ss.placeSub(c.TaskCallID)
+	ss.calls[tc.ID] = &callInfo{name: tc.Name, args: args, view: view, parent: parent, session: session}
 	ss.mu.Unlock()
 	u := views.Call(ss.env, tc.ID, tc.Name, view, args, views.Pending)
-	views.SetParent(&u, c.TaskCallID)
-	ss.srv.notify(context.Background(), ss.id, u)
+	views.SetParent(&u, parent)
+	ss.srv.notify(context.Background(), ss.cardSession(tc.ID), u)
 	ss.taskProgress(c)
 }
 
 // ChildState reports a child's call that starts running.
 func (ss *Session) ChildState(_ *subagent.Child, id string, st pipeline.State) {
 	if st == pipeline.Running {
-		ss.srv.notify(context.Background(), ss.id, views.ToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: id, Status: views.InProgress})
+		ss.srv.notify(context.Background(), ss.cardSession(id), views.ToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: id, Status: views.InProgress})
 	}
 }
 
@@ -151,26 +167,49 @@ func (ss *Session) ChildEnded(c *subagent.Child, o subagent.Outcome) {
 	delete(s.byScope, c.Scope)
 	delete(s.children, c.SessionID)
 	s.mu.Unlock()
+	answer := childAnswer{id: newMessageID(), text: o.Answer}
 	ss.mu.Lock()
 	evs := ss.subCalls[c.TaskCallID]
 	if i := slices.IndexFunc(evs, func(e store.Event) bool { return e.Kind == store.KindSubagent && e.SessionID == c.SessionID }); i >= 0 {
 		evs[i].StopReason = o.Stop
+		evs[i].Text, evs[i].MessageID = answer.text, answer.id
 	}
 	ss.mu.Unlock()
 	if ss.caps.Subagents != nil {
+		ss.sayAsChild(context.Background(), c.SessionID, answer)
 		s.notify(context.Background(), ss.id, subagent.Ended(c.SessionID, o))
 	}
 }
 
+// childAnswer is a child's last text and its message id.
+type childAnswer struct{ id, text string }
+
+// sayAsChild sends a child's answer on the child's session.
+func (ss *Session) sayAsChild(ctx context.Context, child string, a childAnswer) {
+	if a.text != "" {
+		ss.srv.notify(ctx, child, contentChunk{SessionUpdate: "agent_message_chunk", Content: card.Text(a.text), MessageID: a.id})
+	}
+}
+
 // replayChild shows a logged child to a client that takes subagent_update:
-// its whole state at once, ended.
-func (ss *Session) replayChild(ctx context.Context, e store.Event) {
+// its whole state at once, ended; the child's calls that follow in the
+// log go on its session, as they did live, and its answer (returned, for
+// the replay to send before the task's result) too.
+func (ss *Session) replayChild(ctx context.Context, e store.Event) (childAnswer, bool) {
 	if ss.caps.Subagents == nil {
-		return
+		return childAnswer{}, false
 	}
-	if u, ok := subagent.Replayed(e.SessionID, e.Title, e.Name, e.StopReason); ok {
-		ss.srv.notify(ctx, ss.id, u)
+	u, ok := subagent.Replayed(e.SessionID, e.Title, e.Name, e.StopReason)
+	if !ok {
+		return childAnswer{}, false
 	}
+	ss.srv.notify(ctx, ss.id, u)
+	ss.mu.Lock()
+	if info := ss.calls[e.ParentCallID]; info != nil {
+		info.child = u.SessionID
+	}
+	ss.mu.Unlock()
+	return childAnswer{id: e.MessageID, text: e.Text}, true
 }
 
 // runningChild is a running subagent and the session it is a child of.

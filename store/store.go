@@ -52,7 +52,8 @@ const (
 	// the model's history.
 	KindCodeDispatch = "tool/code-dispatch"
 	// KindSubagent is a task call's child session (SessionID, Title, the
-	// agent as Name, StopReason), logged with the child's calls — each a
+	// agent as Name, StopReason, its answer as Text with its MessageID),
+	// logged with the child's calls — each a
 	// KindCodeDispatch event whose ParentCallID is the task's — right
 	// before the task's result. Log-only, like them.
 	KindSubagent = "subagent"
