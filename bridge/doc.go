@@ -46,7 +46,8 @@
 // "<id>~<n>" (cardids.go); the history keeps the model's ids, the log
 // both, so a load shows the same cards. session/list, session/close and session/delete (a
 // live session ended first, then its log and title file removed) complete
-// the set.
+// the set. session/fork copies a log's history into a new session (whole,
+// or up to and including a messageId: fork.go); it never touches files.
 //
 // # Subagents
 //

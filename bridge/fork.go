@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/dsh-bridge/dsh-bridge/acp"
 	"github.com/dsh-bridge/dsh-bridge/store"
 )
 
@@ -15,8 +16,11 @@ import (
 // additionalDirectories (when non-empty, the fork's whole list),
 // mcpServers, systemPrompt; the answer is {sessionId, modes?,
 // configOptions?}, advertised by sessionCapabilities.fork: {}.
+// MessageID forks at a message (forkAtMessage), advertised by
+// sessionCapabilities.fork.atMessageId.
 type forkParams struct {
 	SessionID             string             `json:"sessionId"`
+	MessageID             string             `json:"messageId"`
 	Cwd                   string             `json:"cwd"`
 	AdditionalDirectories []string           `json:"additionalDirectories"`
 	MCPServers            []json.RawMessage  `json:"mcpServers"`
@@ -64,7 +68,11 @@ func (s *Server) forkSession(ctx context.Context, p forkParams) (newSessionResul
 		return newSessionResult{}, err
 	}
 	copied := events[1:]
-	if _, _, running := completeTurns(events); running {
+	if p.MessageID != "" {
+		if copied, err = forkAtMessage(events, p.MessageID); err != nil {
+			return newSessionResult{}, err
+		}
+	} else if _, _, running := completeTurns(events); running {
 		// A turn still running (or cut off) stays the parent's.
 		copied = append(copied[:len(copied):len(copied)], store.Event{Kind: store.KindAbandoned})
 	}
@@ -86,4 +94,64 @@ func (s *Server) forkSession(ctx context.Context, p forkParams) (newSessionResul
 		return newSessionResult{}, err
 	}
 	return newSessionResult{SessionID: id, Modes: res.Modes, ConfigOptions: res.ConfigOptions}, nil
+}
+
+// forkAtMessage is what a fork at message id copies of a log (events,
+// header first): every event up to and including that message, then a
+// turn end. The draft RFD "Forking sessions at a specific message"
+// (agent-client-protocol PR #629, docs/rfds/session-fork-at-message.mdx
+// at 54fe2717, 2026-03-03, read 2026-12-08) adds an optional messageId to
+// session/fork, advertised by fork: {atMessageId: true}; its semantics
+// are inclusive — the fork holds every message up to and including that
+// one — and the agent starts no new answer. (A later revision of that
+// PR names fork points by a forkId instead, and PR #941, closed, forked
+// before the message; we follow the messageId draft.) A user message's
+// fork ends with it, unanswered: its next prompt follows it. An
+// assistant message's fork keeps its calls' results (so the history
+// stays well formed) and ends there. The message must be one of the
+// session's current history (not rewound away): an unknown id is
+// invalid params. A fork is of history only: the workspace's files are
+// not touched, whatever later turns of the parent changed; the turns'
+// checkpoints come with them, as a whole fork's do.
+func forkAtMessage(events []store.Event, id string) ([]store.Event, error) {
+	if turns, _, _ := completeTurns(events); turnOf(turns, id) < 0 {
+		return nil, acp.InvalidParams("session/fork: no message %q in this session's history", id)
+	}
+	cut := -1
+	for i, e := range events {
+		if e.MessageID == id && (e.Kind == store.KindUser || e.Kind == store.KindAssistant) {
+			cut = i + 1
+			if e.Kind == store.KindAssistant {
+				for cut < len(events) && belongsToAnswer(events[cut].Kind) {
+					cut++
+				}
+			}
+			break
+		}
+	}
+	kept := map[string]bool{} // the copied turns' user message ids
+	out := make([]store.Event, 0, cut)
+	for _, e := range events[1:cut] {
+		if e.Kind == store.KindUser {
+			kept[e.MessageID] = true
+		}
+		out = append(out, e)
+	}
+	for _, e := range events[cut:] { // a turn's changes may be logged after it
+		if e.Kind == store.KindCheckpoint && kept[e.MessageID] {
+			out = append(out, e)
+		}
+	}
+	return append(out, store.Event{Kind: store.KindTurnEnd, StopReason: stopEndTurn}), nil
+}
+
+// belongsToAnswer reports whether an event of kind, right after an
+// assistant message, is part of it: its calls' results and what they
+// logged with them.
+func belongsToAnswer(kind string) bool {
+	switch kind {
+	case store.KindToolResult, store.KindCodeDispatch, store.KindSubagent, store.KindContext:
+		return true
+	}
+	return false
 }

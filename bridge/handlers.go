@@ -242,7 +242,7 @@ func (s *Server) sessionCapabilities() map[string]any {
 	if s.cfg.StateDir != "" {
 		c["list"] = map[string]any{}
 		c["resume"] = map[string]any{}
-		c["fork"] = map[string]any{}
+		c["fork"] = map[string]any{"atMessageId": true} // fork.go: forkAtMessage
 		c["delete"] = map[string]any{}
 	}
 	return c

@@ -199,7 +199,7 @@ func TestRewind_FileChangedSinceIsAsked(t *testing.T) {
 func TestRewind_ExtensionMethod(t *testing.T) {
 	h := setup(t, nil, conflictTurns()...)
 	raw, rerr := h.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}})
-	if rerr != nil || !strings.Contains(string(raw), `"sessionRewind":{"method":"_dsh/session/rewind"}`) || !strings.Contains(string(raw), `"fork":{}`) {
+	if rerr != nil || !strings.Contains(string(raw), `"sessionRewind":{"method":"_dsh/session/rewind"}`) || !strings.Contains(string(raw), `"fork":{"atMessageId":true}`) {
 		t.Fatalf("initialize %s %+v", raw, rerr)
 	}
 	h.file("a.txt", "one\n")
