@@ -53,6 +53,9 @@ func (r *run) dispatch() {
 	if r.data != nil {
 		ctx = context.WithValue(ctx, dataKey{}, r.data)
 	}
+	if r.grant != nil {
+		ctx = context.WithValue(ctx, grantKey{}, r.grant)
+	}
 	res := step(0, ctx)
 	if wrapperErr != nil {
 		r.final(fromError(wrapperErr))
@@ -75,6 +78,13 @@ type dataKey struct{}
 // context carry it, unless a wrapper replaces its context with one not
 // derived from the context it received.
 func DecisionData(ctx context.Context) any { return ctx.Value(dataKey{}) }
+
+type grantKey struct{}
+
+// ApprovalGrant returns what the approval of the call ctx runs granted
+// ([Approval].Grant; nil when the call was not asked about or was granted
+// as asked), carried as [DecisionData] is.
+func ApprovalGrant(ctx context.Context) any { return ctx.Value(grantKey{}) }
 
 func abortedFor(bodyInvoked bool) registry.Result {
 	if bodyInvoked {

@@ -7,7 +7,8 @@
 //
 // [Pipeline.Execute] materializes the arguments once as lossless JSON, then
 // runs the pre-execute waterfall ([PreListener]: allow, deny, or ask through
-// the [Approver]), the monotonic [Guard]s, the around-dispatch [Wrapper]s
+// the [Approver]; a [DetailedApprover] may grant part of a call, which its
+// wrappers and body read with [ApprovalGrant]), the monotonic [Guard]s, the around-dispatch [Wrapper]s
 // with the tool body at their base, the post-execute waterfall
 // ([PostListener]), the tool's FinalizeContent (exactly once, on every
 // path), and the result [Observer]s. Failures before dispatch that the

@@ -44,6 +44,7 @@ type run struct {
 	stage  stage
 	result registry.Result
 	data   any // the allowing pre-execute decision's Data
+	grant  any // what the approval granted (Approval.Grant)
 
 	// Written by the body through the RunContext; read after it returns.
 	mu          sync.Mutex
@@ -173,18 +174,28 @@ func (r *run) resolveAsk(ask PreDecision) (d PreDecision, cancelled bool, err er
 	if r.exec.Scope == nil {
 		return DenyCall(`tool "` + name + `" requires approval, but the call has no agent to route it through`), false, nil
 	}
-	var outcome ApprovalOutcome
+	var answer Approval
 	err = protect(func() error {
-		outcome = r.p.approver.RequestApproval(r.ctx, ApprovalRequest{Exec: r.exec, ToolName: name, CallID: r.exec.CallID, Reason: reason, Data: ask.Data})
+		req := ApprovalRequest{Exec: r.exec, ToolName: name, CallID: r.exec.CallID, Reason: reason, Data: ask.Data}
+		if d, ok := r.p.approver.(DetailedApprover); ok {
+			answer = d.RequestApprovalDetail(r.ctx, req)
+		} else {
+			answer.Outcome = r.p.approver.RequestApproval(r.ctx, req)
+		}
 		return nil
 	})
 	if err != nil {
-		outcome = Unavailable // a failing approval channel is no channel
+		answer = Approval{Outcome: Unavailable} // a failing approval channel is no channel
 	}
+	outcome := answer.Outcome
 	switch outcome {
 	case AllowedOnce:
+		r.grant = answer.Grant
 		return PreDecision{Kind: Allow, Data: ask.Data}, false, nil
 	case Rejected:
+		if answer.Reason != "" {
+			return DenyCall(answer.Reason), false, nil
+		}
 		return DenyCall(`the user rejected tool "` + name + `"`), false, nil
 	case Cancelled:
 		return DenyCall(`approval for tool "` + name + `" was cancelled`), true, nil

@@ -393,3 +393,61 @@ func TestPolicy_DecisionDataTravelsWithTheCall(t *testing.T) {
 		})
 	}
 }
+
+// detailed is a fake DetailedApprover answering with a fixed Approval.
+type detailed struct {
+	approver
+	answer Approval
+}
+
+func (d *detailed) RequestApprovalDetail(ctx context.Context, req ApprovalRequest) Approval {
+	d.RequestApproval(ctx, req)
+	return d.answer
+}
+
+// TestPolicy_ApprovalDetailTravels: a DetailedApprover's grant reaches the
+// wrapper and the body beside the decision's data, and its reason is the
+// refusal's text; a plain approval grants nothing.
+func TestPolicy_ApprovalDetailTravels(t *testing.T) {
+	type hunks struct{ n int }
+	for _, tc := range []struct {
+		name      string
+		approver  Approver
+		wantGrant any
+		wantError string // "" : the call runs
+	}{
+		{"a grant", &detailed{answer: Approval{Outcome: AllowedOnce, Grant: hunks{1}}}, hunks{1}, ""},
+		{"allowed as asked", &detailed{answer: Approval{Outcome: AllowedOnce}}, nil, ""},
+		{"a plain approver", &approver{outcome: AllowedOnce}, nil, ""},
+		{"a refusal's reason", &detailed{answer: Approval{Outcome: Rejected, Reason: "hunk 3 is out of range"}}, nil, "Error: hunk 3 is out of range"},
+		{"a refusal without one", &detailed{answer: Approval{Outcome: Rejected}}, nil, `Error: the user rejected tool "t"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, WithApprover(tc.approver))
+			var inBody, inWrapper, data any
+			ran := false
+			e.tool("t", func(ctx context.Context, a jsonv.Value, _ registry.RunContext) (jsonv.Value, error) {
+				ran, inBody, data = true, ApprovalGrant(ctx), DecisionData(ctx)
+				return a, nil
+			})
+			e.p.OnPreExecute(nil, func(context.Context, registry.Execution, func() (PreDecision, error)) (PreDecision, error) {
+				return PreDecision{Kind: Ask, Data: "judged"}, nil
+			})
+			e.p.WrapExecute(nil, func(ctx context.Context, _ registry.Execution, next func(context.Context) registry.Result) (registry.Result, error) {
+				inWrapper = ApprovalGrant(ctx)
+				return next(ctx), nil
+			})
+			res := e.call(context.Background(), "t", `{}`)
+			if tc.wantError != "" {
+				if ran || !res.IsError || len(res.Content) == 0 || res.Content[0].TextValue() != tc.wantError {
+					t.Fatalf("ran=%v, result %+v, want the failure %q", ran, res, tc.wantError)
+				}
+				return
+			}
+			wantSuccess(t, res)
+			if inBody != tc.wantGrant || inWrapper != tc.wantGrant || data != "judged" {
+				t.Errorf("body read %v, wrapper %v (data %v), want %v and the decision's data", inBody, inWrapper, data, tc.wantGrant)
+			}
+		})
+	}
+}

@@ -136,6 +136,24 @@ type Approver interface {
 	RequestApproval(ctx context.Context, req ApprovalRequest) ApprovalOutcome
 }
 
+// Approval is an answer that says more than its outcome: what the person
+// granted of an allowed call (Grant, carried to the call's wrappers and
+// body, [ApprovalGrant]; the asking decision's Data travels as well), or
+// why a call is refused (Reason, replacing the rejection's default text).
+type Approval struct {
+	Outcome ApprovalOutcome
+	Grant   any    // AllowedOnce only; nil grants the call as asked
+	Reason  string // Rejected only; empty means the default text
+}
+
+// A DetailedApprover is an Approver that can answer with an [Approval].
+// When the pipeline's approver is one, the pipeline asks through
+// RequestApprovalDetail, with RequestApproval's contract, instead.
+type DetailedApprover interface {
+	Approver
+	RequestApprovalDetail(ctx context.Context, req ApprovalRequest) Approval
+}
+
 // State is a call's progress through a batch.
 type State uint8
 
