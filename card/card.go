@@ -159,6 +159,11 @@ type Diff struct {
 	Title     string         `json:"title"`
 	Diffs     []FileDiff     `json:"diffs"`
 	Locations []FileLocation `json:"locations,omitempty"`
+	// Proposal says the diffs are the call's change against the file as
+	// it was read when the call was announced (a live preview), so their
+	// hunks are exactly what the call proposes to apply; a card of the
+	// arguments alone is no proposal. Not part of the wire card.
+	Proposal bool `json:"-"`
 }
 
 // GenericResult is the default completed card; nil Content means "show the

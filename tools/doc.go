@@ -31,5 +31,10 @@
 // and two more read-only tools are registered: diagnostics and lsp
 // (definition, references, hover, document and workspace symbols).
 //
+// A partial approval ([HunkSelection], in the call's context) makes edit
+// and write apply only the hunks the person accepted of the change their
+// pending card proposed, to the file as it is then, and tell the model
+// which hunks were rejected.
+//
 // Parallel-safe: read and web_fetch. Everything else is exclusive.
 package tools

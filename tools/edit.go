@@ -27,6 +27,8 @@ type writeValue struct {
 	// Diagnostics are the language server's errors and warnings in the
 	// file after the write.
 	Diagnostics []card.Diagnostic `json:"diagnostics,omitempty"`
+	// Partial is set when the person approved some of the proposed hunks.
+	Partial *partialValue `json:"partial,omitempty"`
 }
 
 type editArgs struct {
@@ -43,6 +45,8 @@ type editValue struct {
 	// Diagnostics are the language server's errors and warnings in the
 	// file after the edit.
 	Diagnostics []card.Diagnostic `json:"diagnostics,omitempty"`
+	// Partial is set when the person approved some of the proposed hunks.
+	Partial *partialValue `json:"partial,omitempty"`
 }
 
 // appliedDiffs returns the change as one FileDiff per hunk (with its
@@ -103,6 +107,7 @@ func newWrite(h Host, w *workspace.Workspace, chk Checker) (*registry.Tool, erro
 			}
 			path := w.Abs(a.FilePath)
 			v := writeValue{Path: path, Operation: "create", After: a.Content}
+			sel, partial := hunkSelectionFrom(ctx)
 			info, err := h.Stat(ctx, path)
 			switch {
 			case err == nil && !info.Mode().IsRegular():
@@ -113,21 +118,31 @@ func newWrite(h Host, w *workspace.Workspace, chk Checker) (*registry.Tool, erro
 					return writeValue{}, ioError(err, fmt.Sprintf("cannot write %q: %v", path, err))
 				}
 				v.Operation, v.Before = "update", &before
+				if partial {
+					if v.After, v.Partial, err = applySelection(sel, path, before); err != nil {
+						return writeValue{}, err
+					}
+				}
 			case !errors.Is(err, fs.ErrNotExist):
 				return writeValue{}, ioError(err, fmt.Sprintf("cannot write %q: %v", path, err))
+			case partial: // the file the hunks were proposed for is gone
+				return writeValue{}, fsError("FS_STALE_VERSION", fmt.Sprintf("the approved hunks no longer apply to %q: the file no longer exists; nothing was written", path))
 			}
-			if err := h.WriteTextFile(ctx, path, a.Content); err != nil {
+			if err := h.WriteTextFile(ctx, path, v.After); err != nil {
 				return writeValue{}, writeError(path, err)
 			}
-			v.Diagnostics = afterChange(ctx, chk, h, w, path, a.Content)
+			v.Diagnostics = afterChange(ctx, chk, h, w, path, v.After)
 			return v, nil
 		},
 		Render: func(_ writeArgs, v writeValue) ([]card.Content, error) {
-			body := "Created file"
+			body, partial := "Created file", ""
 			if v.Operation == "update" {
 				body = "Updated file"
 			}
-			return []card.Content{card.Text(envelope(v.Path, body) + diagnosticsBlock(v.Path, v.Diagnostics))}, nil
+			if v.Partial != nil {
+				partial = "\n" + v.Partial.text(v.Path)
+			}
+			return []card.Content{card.Text(envelope(v.Path, body) + partial + diagnosticsBlock(v.Path, v.Diagnostics))}, nil
 		},
 		PresentationMeta: func(_ writeArgs, v writeValue, _ jsonv.Value) (jsonv.Value, error) {
 			diffs := []card.FileDiff{}
@@ -283,6 +298,17 @@ func newEdit(h Host, w *workspace.Workspace, chk Checker) (*registry.Tool, error
 			if err != nil {
 				return editValue{}, ioError(err, fmt.Sprintf("cannot edit %q: %v", path, err))
 			}
+			if sel, ok := hunkSelectionFrom(ctx); ok {
+				after, partial, err := applySelection(sel, path, before)
+				if err != nil {
+					return editValue{}, err
+				}
+				if err := h.WriteTextFile(ctx, path, after); err != nil {
+					return editValue{}, writeError(path, err)
+				}
+				diags := afterChange(ctx, chk, h, w, path, after)
+				return editValue{Path: path, Before: before, After: after, Partial: partial, Diagnostics: diags}, nil
+			}
 			after, n := ApplyLiteralEdit(before, a.OldString, a.NewString, a.ReplaceAll)
 			switch {
 			case n == 0:
@@ -297,6 +323,9 @@ func newEdit(h Host, w *workspace.Workspace, chk Checker) (*registry.Tool, error
 		},
 		Render: func(a editArgs, v editValue) ([]card.Content, error) {
 			diags := diagnosticsBlock(v.Path, v.Diagnostics)
+			if v.Partial != nil {
+				return []card.Content{card.Text(v.Partial.text(v.Path) + diags)}, nil
+			}
 			if a.ReplaceAll {
 				return []card.Content{card.Text("The file " + v.Path + " has been updated. All occurrences were successfully replaced." + diags)}, nil
 			}

@@ -77,7 +77,7 @@ func previewEdit(ctx context.Context, h Host, w *workspace.Workspace, a editArgs
 	if n == 0 || (n > 1 && !a.ReplaceAll) {
 		return nil
 	}
-	return &card.Diff{Title: "Edit " + a.FilePath, Diffs: proposedDiffs(a.FilePath, before, after), Locations: []card.FileLocation{{Path: a.FilePath}}}
+	return &card.Diff{Title: "Edit " + a.FilePath, Diffs: proposedDiffs(a.FilePath, before, after), Locations: []card.FileLocation{{Path: a.FilePath}}, Proposal: true}
 }
 
 // previewWrite is write's live pending card over an existing file: its
@@ -90,5 +90,5 @@ func previewWrite(ctx context.Context, h Host, w *workspace.Workspace, a writeAr
 	if !ok {
 		return nil
 	}
-	return &card.Diff{Title: "Write " + a.FilePath, Diffs: proposedDiffs(a.FilePath, before, a.Content), Locations: []card.FileLocation{{Path: a.FilePath}}}
+	return &card.Diff{Title: "Write " + a.FilePath, Diffs: proposedDiffs(a.FilePath, before, a.Content), Locations: []card.FileLocation{{Path: a.FilePath}}, Proposal: true}
 }

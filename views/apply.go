@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dsh-bridge/dsh-bridge/card"
 	"go.lsp.dev/protocol"
 )
 
@@ -102,4 +103,25 @@ func ApplyEdits(text string, edits []protocol.TextEdit) (string, error) {
 	}
 	b.WriteString(text[pos:])
 	return b.String(), nil
+}
+
+// ProposedHunks returns the hunks a pending diff card proposes for its
+// one file, in the order and with the line numbers of the card's
+// `changes` (its entries' hunks one after the other), and the file's
+// absolute path. ok is false unless the card is a [card.Diff] proposal
+// (card.Diff.Proposal) of a single file with at least one hunk and none
+// left out (no truncated change).
+func ProposedHunks(env Env, view card.CallView) (path string, hunks []Hunk, ok bool) {
+	d, isDiff := view.(*card.Diff)
+	if !isDiff || d == nil || !d.Proposal || len(d.Diffs) == 0 {
+		return "", nil, false
+	}
+	for _, fc := range changes(env, d.Diffs) {
+		if fc.Truncated || (path != "" && fc.Path != path) {
+			return "", nil, false
+		}
+		path = fc.Path
+		hunks = append(hunks, fc.Hunks...)
+	}
+	return path, hunks, len(hunks) > 0
 }
