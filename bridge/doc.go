@@ -19,7 +19,10 @@
 // (edits inside the workspace run too), plan (a guard refuses edits and
 // commands without asking) and bypassPermissions (nothing asks; guards
 // still refuse). An ask becomes session/request_permission with the same
-// toolCallId as the announced tool_call and its card content.
+// toolCallId as the announced tool_call and its card content. A proposal
+// (an edit's or a write's pending diff of the file) may be approved in
+// part: the answer's _meta.dsh.hunks grants the tool those hunks alone
+// (docs/meta-dsh.md, partialApproval), and remembers nothing.
 //
 // The session remembers "always allow" and "always reject" itself, since
 // many clients do not: the key is the tool's permission key — edits by tool

@@ -251,7 +251,8 @@ func (s *Server) sessionCapabilities() map[string]any {
 // agentMeta is agentCapabilities._meta: dsh-bridge's extension methods
 // (docs/meta-dsh.md), only those that work (rewinding needs the store).
 func (s *Server) agentMeta() map[string]any {
-	dsh := map[string]any{"version": views.MetaVersion}
+	// A permission request's answer may accept some hunks of an edit.
+	dsh := map[string]any{"version": views.MetaVersion, "partialApproval": map[string]any{"hunks": true}}
 	if s.cfg.StateDir != "" {
 		dsh["sessionRewind"] = map[string]any{"method": rewindMethod}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/permission"
 	"github.com/dsh-bridge/dsh-bridge/pipeline"
 	"github.com/dsh-bridge/dsh-bridge/registry"
+	"github.com/dsh-bridge/dsh-bridge/tools"
 	"github.com/dsh-bridge/dsh-bridge/views"
 )
 
@@ -47,11 +48,23 @@ func optionsFor(d permission.Decision) []permissionOption {
 // request is open resolves as Cancelled; a failed request as Unavailable;
 // an unknown option as Rejected.
 func (s *Server) RequestApproval(ctx context.Context, req pipeline.ApprovalRequest) pipeline.ApprovalOutcome {
+	return s.RequestApprovalDetail(ctx, req).Outcome
+}
+
+// RequestApprovalDetail implements pipeline.DetailedApprover: RequestApproval,
+// and a partial approval. The request of a call whose pending card is a
+// proposal (views.ProposedHunks) says how many hunks it proposes
+// (_meta.dsh.partialApproval.hunks); an allowing answer with
+// _meta.dsh.hunks grants those hunks alone (a tools.HunkSelection), an
+// empty list rejects, and a list that is no selection of the proposal's
+// hunks refuses the call with the reason. An "always" answer with a list
+// remembers nothing.
+func (s *Server) RequestApprovalDetail(ctx context.Context, req pipeline.ApprovalRequest) pipeline.Approval {
 	s.mu.Lock()
 	ss := s.byScope[req.Exec.Scope]
 	s.mu.Unlock()
 	if ss == nil {
-		return pipeline.Unavailable
+		return pipeline.Approval{Outcome: pipeline.Unavailable}
 	}
 	tool := s.reg.Get(req.ToolName, ss.scope)
 	decision, ok := req.Data.(permission.Decision) // the asking policy's
@@ -78,23 +91,41 @@ func (s *Server) RequestApproval(ctx context.Context, req pipeline.ApprovalReque
 		"toolCall":  toolCall,
 		"options":   optionsFor(decision),
 	}
+	path, hunks, proposal := views.ProposedHunks(ss.env, view)
+	if proposal {
+		params["_meta"] = map[string]any{"dsh": map[string]any{"partialApproval": map[string]any{"hunks": len(hunks)}}}
+	}
 	var resp permissionResponse
 	var raw json.RawMessage
 	if err := s.conn.Call(ctx, "session/request_permission", params, &raw); err != nil {
 		if ctx.Err() != nil {
-			return pipeline.Cancelled
+			return pipeline.Approval{Outcome: pipeline.Cancelled}
 		}
 		s.log.Warn("session/request_permission failed", "err", err)
-		return pipeline.Unavailable
+		return pipeline.Approval{Outcome: pipeline.Unavailable}
 	}
 	if json.Unmarshal(raw, &resp) != nil {
-		return pipeline.Rejected
+		return pipeline.Approval{Outcome: pipeline.Rejected}
 	}
+	selected := resp.hunks()
+	outcome := s.outcome(ctx, ss, decision, resp, selected == nil)
+	if outcome != pipeline.AllowedOnce || selected == nil {
+		return pipeline.Approval{Outcome: outcome}
+	}
+	return grantHunks(req.ToolName, path, hunks, selected)
+}
+
+// outcome is the answer's outcome; remember says whether an "always"
+// option is remembered.
+func (s *Server) outcome(ctx context.Context, ss *Session, decision permission.Decision, resp permissionResponse, remember bool) pipeline.ApprovalOutcome {
 	if resp.Outcome.Outcome == "cancelled" {
 		return pipeline.Cancelled
 	}
 	if ctx.Err() != nil {
 		return pipeline.Cancelled
+	}
+	if !remember && resp.Outcome.OptionID == "allow_always" {
+		return pipeline.AllowedOnce
 	}
 	switch resp.Outcome.OptionID {
 	case "allow_once":
@@ -106,4 +137,30 @@ func (s *Server) RequestApproval(ctx context.Context, req pipeline.ApprovalReque
 		ss.policy.Remember(decision.Keys, false)
 	}
 	return pipeline.Rejected
+}
+
+// grantHunks is an allowing answer that accepted the hunks selected (the
+// response's raw _meta.dsh.hunks) of the proposal's hunks of path: a grant
+// of those alone, a rejection for none, a refusal naming what is wrong
+// with a selection that is none of the proposal (no proposal, not a list
+// of indices, an index out of range or given twice).
+func grantHunks(tool, path string, hunks []views.Hunk, selected json.RawMessage) pipeline.Approval {
+	refuse := func(why string) pipeline.Approval {
+		return pipeline.Approval{Outcome: pipeline.Rejected, Reason: `the editor's partial approval of tool "` + tool + `" was refused, and nothing was done: ` + why}
+	}
+	if len(hunks) == 0 {
+		return refuse("the call proposed no hunks to choose from")
+	}
+	var accepted []int
+	if json.Unmarshal(selected, &accepted) != nil {
+		return refuse("_meta.dsh.hunks is not a list of hunk indices")
+	}
+	if len(accepted) == 0 {
+		return pipeline.Approval{Outcome: pipeline.Rejected, Reason: `the user rejected every hunk of tool "` + tool + `"`}
+	}
+	sel, err := tools.NewHunkSelection(path, hunks, accepted)
+	if err != nil {
+		return refuse(err.Error())
+	}
+	return pipeline.Approval{Outcome: pipeline.AllowedOnce, Grant: sel}
 }

@@ -70,9 +70,13 @@ func callScope(exec registry.Execution, own *registry.Scope) *registry.Scope {
 
 // judgedWrapper hands the call's judgement to its host: a file the call
 // opens must be one the decision saw, or lie in the workspace. A call
-// the policy never decided runs as judged on nothing.
+// the policy never decided runs as judged on nothing. A partial approval's
+// hunks go to the tool.
 func judgedWrapper(ctx context.Context, _ registry.Execution, next func(context.Context) registry.Result) (registry.Result, error) {
 	d, _ := pipeline.DecisionData(ctx).(permission.Decision)
+	if sel, ok := pipeline.ApprovalGrant(ctx).(tools.HunkSelection); ok {
+		ctx = tools.WithHunkSelection(ctx, sel) // the hunks the person accepted
+	}
 	return next(workspace.WithJudged(ctx, d.Judged)), nil
 }
 

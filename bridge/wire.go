@@ -211,6 +211,22 @@ type permissionResponse struct {
 		Outcome  string `json:"outcome"`
 		OptionID string `json:"optionId"`
 	} `json:"outcome"`
+	// Meta may carry _meta.dsh.hunks: the hunks accepted of a proposal
+	// (docs/meta-dsh.md). Malformed _meta is ignored, as the schema says.
+	Meta json.RawMessage `json:"_meta,omitempty"`
+}
+
+// hunks is the response's _meta.dsh.hunks, raw; nil when absent or null.
+func (r permissionResponse) hunks() json.RawMessage {
+	var m struct {
+		Dsh struct {
+			Hunks json.RawMessage `json:"hunks"`
+		} `json:"dsh"`
+	}
+	if len(r.Meta) == 0 || json.Unmarshal(r.Meta, &m) != nil || string(m.Dsh.Hunks) == "null" {
+		return nil
+	}
+	return m.Dsh.Hunks
 }
 
 // sessionNotification is the params of session/update.
