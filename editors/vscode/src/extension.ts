@@ -50,6 +50,10 @@ export function activate(ctx: vscode.ExtensionContext): Api {
     // the diff editor's title bar, on a proposal opened with "Open diff"
     vscode.commands.registerCommand("dshBridge.acceptProposal", (uri?: vscode.Uri) => c.review.answer("allow_once", uri)),
     vscode.commands.registerCommand("dshBridge.rejectProposal", (uri?: vscode.Uri) => c.review.answer("reject_once", uri)),
+    vscode.commands.registerCommand("dshBridge.applySelectedHunks", (uri?: vscode.Uri) => c.review.applySelected(uri)),
+    // the CodeLenses on a proposal's hunks
+    vscode.commands.registerCommand("dshBridge.acceptHunk", (uri: vscode.Uri, i: number) => c.review.choose(uri, i, true)),
+    vscode.commands.registerCommand("dshBridge.rejectHunk", (uri: vscode.Uri, i: number) => c.review.choose(uri, i, false)),
     vscode.commands.registerCommand("dshBridge.addSelection", () => {
       const ed = vscode.window.activeTextEditor;
       if (!ed || ed.selection.isEmpty) return;

@@ -16,6 +16,8 @@ export interface DiffLine {
 export interface Hunk {
   header: string;
   lines: DiffLine[];
+  /** a pending proposal's hunk the person rejected (not to be applied) */
+  rejected?: boolean;
 }
 export interface DiffFile {
   path: string;
@@ -210,6 +212,11 @@ export function cardView(call: ToolCallBlock, terminals?: (id: string) => { outp
       ? fromChanges(call.dsh.changes)
       : proposed.map((d) => ({ path: d.path, isNew: d.oldText === null, hunks: hunksOf(d.oldText ?? "", d.newText), truncated: false }));
     v.diff = { files, proposed };
+    if (call.permission && call.rejectedHunks?.length) {
+      // the person's choice so far, numbered as the request offered them
+      let k = 0;
+      for (const f of files) for (const h of f.hunks) h.rejected = call.rejectedHunks.includes(k++);
+    }
     v.diagnostics = diagnosticsOf(call.dsh, card);
   } else if (type === "read") {
     v.type = "read";

@@ -155,15 +155,21 @@ export class AgentConnection {
     session.apply({ sessionUpdate: "tool_call_update", ...p.toolCall });
     return new Promise((resolve) => {
       let done = false;
+      const offered = (p._meta as any)?.dsh?.partialApproval?.hunks;
       const req: PendingPermission = {
         session,
         toolCallId: p.toolCall.toolCallId,
         options: p.options,
-        respond: (optionId) => {
+        hunks: Number.isInteger(offered) && offered > 0 ? offered : undefined,
+        respond: (optionId, hunks) => {
           if (done) return;
           done = true;
           session.settlePermission(p.toolCall.toolCallId, optionId);
-          resolve(optionId === undefined ? { outcome: { outcome: "cancelled" } } : { outcome: { outcome: "selected", optionId } });
+          if (optionId === undefined) return resolve({ outcome: { outcome: "cancelled" } });
+          const answer: acp.RequestPermissionResponse = { outcome: { outcome: "selected", optionId } };
+          // docs/meta-dsh.md, partialApproval: the hunks accepted
+          if (hunks && req.hunks) answer._meta = { dsh: { hunks } };
+          resolve(answer);
         },
       };
       session.askPermission(req);

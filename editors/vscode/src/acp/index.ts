@@ -4,6 +4,7 @@ export { SessionState, contentText, unpackTokens, type PendingPermission } from 
 export { beforeSession, changedFiles, confirmText, firstChangeTurn, rewindable, rewindScope, type ChangedFile } from "./changes.js";
 export { cardView, hunksOf, proposedDiffs, tokenClass } from "./cards.js";
 export { diagnosticsOf, utf16Column } from "./diagnostics.js";
+export { HunkChoice, answerFor, offeredHunks, type ProposedHunk } from "./hunks.js";
 export { findProgram } from "./program.js";
 export { shellSpans } from "./shell.js";
 export { Terminals, cut } from "../host/terminals.js";

@@ -11,8 +11,12 @@ export interface PendingPermission {
   session: SessionState;
   toolCallId: string;
   options: acp.PermissionOption[];
-  /** Answers the agent, at most once; undefined answers "cancelled". */
-  respond(optionId: string | undefined): void;
+  /** how many hunks the request lets the person choose among
+   * (_meta.dsh.partialApproval.hunks); absent: the call is answered whole */
+  hunks?: number;
+  /** Answers the agent, at most once; undefined answers "cancelled".
+   * hunks, with an allowing option, accepts those hunks only. */
+  respond(optionId: string | undefined, hunks?: number[]): void;
 }
 
 export type Spans = Array<{ start: number; end: number; type: string }> | null;
@@ -44,6 +48,8 @@ export interface ToolCallBlock {
   terminalId?: string;
   permission?: PendingPermission;
   decision?: string;
+  /** the hunks the person rejected of a pending proposal (hunks.ts) */
+  rejectedHunks?: number[];
 }
 
 export interface TextBlock {
@@ -361,6 +367,16 @@ export class SessionState {
     if (call) {
       call.permission = undefined;
       call.decision = optionId;
+      this.changed(call);
+    }
+  }
+
+  /** chooseHunks records the hunks the person rejected so far of a
+   * pending proposal, for its card. */
+  chooseHunks(toolCallId: string, rejected: number[]): void {
+    const call = this.calls.get(toolCallId);
+    if (call) {
+      call.rejectedHunks = rejected;
       this.changed(call);
     }
   }

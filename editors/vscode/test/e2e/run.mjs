@@ -35,8 +35,10 @@ const dirs = { ext: path.join(tmp, "extensions"), data: path.join(tmp, "data"), 
 for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
 // The greeting on line 6: a pending edit's card must say so (-3,7 +3,7).
 fs.writeFileSync(path.join(dirs.ws, "hello.txt"), "# hi\n\none\ntwo\nthree\nhello world\nfour\nfive\nsix\nend\n");
-// The second edit is approved from the diff editor's title bar.
-fs.writeFileSync(path.join(dirs.ws, "notes.txt"), "alpha\nbeta\n");
+// The second edit (two hunks: beta and omega) is answered from the diff
+// editor: its omega hunk rejected by its CodeLens, the rest applied from
+// the title bar.
+fs.writeFileSync(path.join(dirs.ws, "notes.txt"), "alpha\nbeta\nx1\nx2\nx3\nx4\nx5\nx6\nx7\nx8\nomega\nend\n");
 // Go with tabs and an underscore: the read card must show both right.
 fs.writeFileSync(path.join(dirs.ws, "main.go"), "package main\n\nfunc main() {\n\tfor _, p := range []string{\"a\"} {\n\t\tprintln(p)\n\t}\n}\n");
 // A workspace that tries to choose the binary, its environment and the

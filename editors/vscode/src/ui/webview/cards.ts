@@ -93,8 +93,8 @@ function diffBody(v: CardView, post: Post): HTMLElement {
     });
     body.append(path);
     for (const h of f.hunks) {
-      body.append(el("div", "hunk", h.header));
-      const table = el("div", "diff-lines");
+      body.append(el("div", h.rejected ? "hunk rejected" : "hunk", h.rejected ? `${h.header}  (rejected: not to be applied)` : h.header));
+      const table = el("div", h.rejected ? "diff-lines rejected" : "diff-lines");
       diffRows(h.lines, table);
       body.append(table);
     }

@@ -126,13 +126,24 @@ async function activate() {
           const tab = await waitFor(() => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.path.endsWith("notes.txt")), 10000, "the second diff editor");
           // (VS Code hands the manifest back with its when clauses' strings quoted)
           const editorTitle = ext.packageJSON.contributes.menus["editor/title"].map((m) => `${m.command}|${m.when.replaceAll("'", "")}`);
-          check("Accept and Reject are in the diff editor's title bar of a proposal", editorTitle.includes("dshBridge.acceptProposal|isInDiffEditor && resourceScheme == dsh-proposed") &&
-            editorTitle.includes("dshBridge.rejectProposal|isInDiffEditor && resourceScheme == dsh-proposed"), editorTitle);
-          // another call's proposal open before it: Accept answers the call
-          // of the diff editor it is in
+          check("Accept all, Apply selected and Reject are in the diff editor's title bar of a proposal", ["acceptProposal", "applySelectedHunks", "rejectProposal"].every((k) => editorTitle.includes(`dshBridge.${k}|isInDiffEditor && resourceScheme == dsh-proposed`)), editorTitle);
+          check("CodeLenses show in diff editors", vscode.workspace.getConfiguration("diffEditor").get("codeLens") === true);
+          // each hunk has its CodeLenses on the proposed side: reject the second
+          const lenses = async () => ((await vscode.commands.executeCommand("vscode.executeCodeLensProvider", tab.input.modified)) ?? []).map((l) => ({ line: l.range.start.line, title: l.command?.title, command: l.command }));
+          const before = await lenses();
+          check("each hunk has its state and an action", JSON.stringify(before.map((l) => `${l.line}:${l.title}`)) === JSON.stringify(["1:Hunk 1 of 2: accepted", "1:Reject hunk", "10:Hunk 2 of 2: accepted", "10:Reject hunk"]), before);
+          const reject2 = before.find((l) => l.line === 10 && l.title === "Reject hunk");
+          if (reject2) await vscode.commands.executeCommand(reject2.command.command, ...reject2.command.arguments);
+          const after = await lenses();
+          check("a rejected hunk's lens says so and offers Accept", after.some((l) => l.title === "Hunk 2 of 2: rejected") && after.some((l) => l.line === 10 && l.title === "Accept hunk"), after);
+          await sleep(200);
+          const card = await ask({ op: "query" });
+          check("the card marks the rejected hunk", JSON.stringify(card).includes("(rejected: not to be applied)"), card.cards.find((x) => x.id === "edit_2"));
+          // another call's proposal open before it: Apply selected answers
+          // the call of the diff editor it is in
           c.review.tabs = new Map([["another-call", { session: s, uris: ["dsh-proposed:/another/file.txt"] }], ...c.review.tabs]);
-          const answered = await vscode.commands.executeCommand("dshBridge.acceptProposal", tab.input.modified);
-          check("Accept in the diff editor approves that call", answered === true && s.calls.get("edit_2")?.decision === "allow_once", { answered, decision: s.calls.get("edit_2")?.decision });
+          const answered = await vscode.commands.executeCommand("dshBridge.applySelectedHunks", tab.input.modified);
+          check("Apply selected in the diff editor approves that call's chosen hunks", answered === true && s.calls.get("edit_2")?.decision === "allow_once", { answered, decision: s.calls.get("edit_2")?.decision });
           return false;
         }
         if (waiting?.type === "terminal") {
@@ -164,7 +175,7 @@ async function activate() {
     const term = after.cards.find((x) => x.type === "terminal");
     check("terminal card shows the output", term && /hello ACP/.test(term.terminal ?? ""), term);
     check("the turn's text shown", /Done: hello\.txt now greets ACP\./.test(after.text), after.text.slice(-300));
-    check("the edit accepted in the diff editor is on disk", fs.readFileSync(path.join(ws, "notes.txt"), "utf8") === "alpha\ngamma\n", fs.readFileSync(path.join(ws, "notes.txt"), "utf8"));
+    check("the edit's accepted hunk alone is on disk", fs.readFileSync(path.join(ws, "notes.txt"), "utf8") === "alpha\ngamma\nx1\nx2\nx3\nx4\nx5\nx6\nx7\nx8\nomega\nend\n", fs.readFileSync(path.join(ws, "notes.txt"), "utf8"));
     result.finalCards = after.cards.map((x) => ({ type: x.type, status: x.status }));
     // undo in the editor restores the text
     await vscode.window.showTextDocument(doc, { preview: false });
