@@ -129,7 +129,9 @@ async function activate() {
           check("Accept all, Apply selected and Reject are in the diff editor's title bar of a proposal", ["acceptProposal", "applySelectedHunks", "rejectProposal"].every((k) => editorTitle.includes(`dshBridge.${k}|isInDiffEditor && resourceScheme == dsh-proposed`)), editorTitle);
           check("CodeLenses show in diff editors", vscode.workspace.getConfiguration("diffEditor").get("codeLens") === true);
           // each hunk has its CodeLenses on the proposed side: reject the second
-          const lenses = async () => ((await vscode.commands.executeCommand("vscode.executeCodeLensProvider", tab.input.modified)) ?? []).map((l) => ({ line: l.range.start.line, title: l.command?.title, command: l.command }));
+          // (the provider command can refuse a document still loading: ask again)
+          const lensesOnce = async () => ((await vscode.commands.executeCommand("vscode.executeCodeLensProvider", tab.input.modified)) ?? []).map((l) => ({ line: l.range.start.line, title: l.command?.title, command: l.command }));
+          const lenses = () => waitFor(() => lensesOnce().catch(() => undefined), 10000, "the proposal's CodeLenses");
           const before = await lenses();
           check("each hunk has its state and an action", JSON.stringify(before.map((l) => `${l.line}:${l.title}`)) === JSON.stringify(["1:Hunk 1 of 2: accepted", "1:Reject hunk", "10:Hunk 2 of 2: accepted", "10:Reject hunk"]), before);
           const reject2 = before.find((l) => l.line === 10 && l.title === "Reject hunk");
