@@ -108,7 +108,7 @@ func rootOf(w *workspace.Workspace, path string) searchRoot {
 // shown is p, a path the search found under r.Real, under r.Path.
 func (r searchRoot) shown(p string) string {
 	rel, err := filepath.Rel(r.Real, p)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+	if err != nil || safepath.Escapes(rel) {
 		return p
 	}
 	return filepath.Join(r.Path, rel)
@@ -306,7 +306,7 @@ func relPath(w *workspace.Workspace, p string) string {
 	shown := p
 	if !filepath.IsAbs(p) {
 		shown = filepath.ToSlash(filepath.Clean(p))
-	} else if rel, err := filepath.Rel(w.Cwd(), p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+	} else if rel, err := filepath.Rel(w.Cwd(), p); err == nil && !safepath.Escapes(rel) {
 		shown = filepath.ToSlash(rel)
 	}
 	if !utf8.ValidString(shown) {

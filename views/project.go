@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dsh-bridge/dsh-bridge/card"
+	"github.com/dsh-bridge/dsh-bridge/internal/safepath"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
 )
 
@@ -50,7 +51,7 @@ func (e Env) relTitle(title, path string) string {
 		return title
 	}
 	rel, err := filepath.Rel(e.Cwd, path)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || strings.Contains(rel, "/../") {
+	if err != nil || safepath.Escapes(rel) {
 		return title
 	}
 	return strings.ReplaceAll(title, path, rel)

@@ -8,6 +8,9 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -76,6 +79,7 @@ func checkWire(t *testing.T, def string, msg any) {
 	if err := acpSchema(t, def).Validate(doc); err != nil {
 		t.Errorf("not a valid ACP %s:\n%s\n%v", def, b, err)
 	}
+	b = unixSpelling(b)
 	golden := filepath.Join("testdata", filepath.FromSlash(t.Name())+".golden")
 	if *update {
 		os.MkdirAll(filepath.Dir(golden), 0o755)
@@ -93,21 +97,48 @@ func checkWire(t *testing.T, def string, msg any) {
 	}
 }
 
+// osPath is the Unix path p as this platform spells it: on Windows
+// "/work/x" is C:\work\x (where "/work/x" is not absolute), elsewhere p.
+func osPath(p string) string {
+	if runtime.GOOS != "windows" {
+		return p
+	}
+	return "C:" + filepath.FromSlash(p)
+}
+
+// osPaths is s with each Unix path in it under /work spelled by osPath.
+func osPaths(s string) string {
+	return regexp.MustCompile(`/work/\S*`).ReplaceAllStringFunc(s, osPath)
+}
+
+// unixSpelling maps the JSON of a projection made with osPath's paths back
+// to the goldens' Unix spelling: on Windows C:\ (JSON C:\\) becomes /
+// and every other backslash a slash (no golden holds a backslash of its
+// own). The goldens then prove the projection on Windows is Linux's,
+// paths apart.
+func unixSpelling(b []byte) []byte {
+	if runtime.GOOS != "windows" {
+		return b
+	}
+	s := strings.ReplaceAll(string(b), `C:\\`, "/")
+	return []byte(strings.ReplaceAll(s, `\\`, "/"))
+}
+
 func notification(u ToolCallUpdate) any {
 	return map[string]any{"sessionId": "sess_1", "update": u}
 }
 
 func ptr[T any](v T) *T { return &v }
 
-const cwd = "/work/project"
+var cwd = osPath("/work/project")
 
 func TestProject(t *testing.T) {
 	plain := Env{Cwd: cwd}
 	zed := Env{Cwd: cwd, TerminalOutput: true}
 	editorTerm := Env{Cwd: cwd, TerminalID: "term-7"}
 	cards := Env{Cwd: cwd, Cards: true} // renders _meta.dsh itself
-	args := jsonv.MustParse(`{"file_path":"/work/project/src/main.go"}`)
-	readCall := &card.Generic{Title: "Read /work/project/src/main.go (10 - 12)", Kind: card.KindRead, Locations: []card.FileLocation{{Path: "/work/project/src/main.go", Line: 10}}}
+	args := jsonv.MustParse(`{"file_path":` + strconv.Quote(osPath("/work/project/src/main.go")) + `}`)
+	readCall := &card.Generic{Title: "Read " + osPath("/work/project/src/main.go") + " (10 - 12)", Kind: card.KindRead, Locations: []card.FileLocation{{Path: osPath("/work/project/src/main.go"), Line: 10}}}
 	term := &card.Terminal{Title: "go test ./...", Description: "Run the tests", Cwd: "sub"}
 	goLines := []card.ReadFileLine{{Number: 10, Text: "func main() {"}, {Number: 11, Text: "\tfmt.Println(\"héllo 😀\")"}, {Number: 12, Text: "}"}}
 
@@ -119,11 +150,11 @@ func TestProject(t *testing.T) {
 		{"generic_read_relative_title", plain, readCall},
 		{"generic_fallback", plain, &card.Generic{Title: "mystery", Kind: card.KindOther, RawInput: jsonv.MustParse(`{"a":[1,2]}`)}},
 		{"generic_string_raw_input", plain, &card.Generic{Title: "Grep TODO", Kind: card.KindSearch, RawInput: "TODO"}},
-		{"generic_outside_workspace_title_kept", plain, &card.Generic{Title: "Read /etc/passwd", Kind: card.KindRead, Locations: []card.FileLocation{{Path: "/etc/passwd"}}}},
+		{"generic_outside_workspace_title_kept", plain, &card.Generic{Title: "Read " + osPath("/etc/passwd"), Kind: card.KindRead, Locations: []card.FileLocation{{Path: osPath("/etc/passwd")}}}},
 		{"terminal_zed_meta", zed, term},
 		{"terminal_editor_terminal", editorTerm, term},
 		{"terminal_plain", plain, term},
-		{"diff_new_file", plain, &card.Diff{Title: "Write /work/project/new.txt", Diffs: []card.FileDiff{{Path: "/work/project/new.txt", NewText: "hello\n"}}, Locations: []card.FileLocation{{Path: "/work/project/new.txt"}}}},
+		{"diff_new_file", plain, &card.Diff{Title: "Write " + osPath("/work/project/new.txt"), Diffs: []card.FileDiff{{Path: osPath("/work/project/new.txt"), NewText: "hello\n"}}, Locations: []card.FileLocation{{Path: osPath("/work/project/new.txt")}}}},
 		{"diff_edit_relative_path", plain, &card.Diff{Title: "Edit src/a.go", Diffs: []card.FileDiff{{Path: "src/a.go", OldText: ptr("a\nb\nc\n"), NewText: "a\nB\nc\n"}}}},
 		{"diff_empty", plain, &card.Diff{Title: "Edit nothing", Diffs: nil}},
 	}
@@ -148,17 +179,17 @@ func TestProject(t *testing.T) {
 		{"terminal_editor_terminal", editorTerm, term, &card.TerminalResult{Output: "ok\n", ExitCode: exit0}, false},
 		{"terminal_plain_exit_code", plain, term, &card.TerminalResult{Output: "FAIL ```tricky```\n\n", ExitCode: exit2}, false},
 		{"terminal_plain_no_output", plain, term, &card.TerminalResult{}, false},
-		{"diff_applied", plain, nil, &card.DiffResult{Diffs: []card.FileDiff{{Path: "/work/project/a.go", OldText: ptr("x\ny\n"), NewText: "x\nz\n"}}}, false},
-		{"diff_new_file", plain, nil, &card.DiffResult{Title: "Write /work/project/n.txt", Diffs: []card.FileDiff{{Path: "/work/project/n.txt", NewText: "new\n"}}}, false},
+		{"diff_applied", plain, nil, &card.DiffResult{Diffs: []card.FileDiff{{Path: osPath("/work/project/a.go"), OldText: ptr("x\ny\n"), NewText: "x\nz\n"}}}, false},
+		{"diff_new_file", plain, nil, &card.DiffResult{Title: "Write " + osPath("/work/project/n.txt"), Diffs: []card.FileDiff{{Path: osPath("/work/project/n.txt"), NewText: "new\n"}}}, false},
 		{"diff_empty", plain, nil, &card.DiffResult{}, false},
 		{"search_matches_truncated", plain, nil, &card.SearchMatches{Title: "Grep TODO", Files: []card.SearchFileMatches{{Path: "a.go", Matches: []card.SearchLineMatch{{LineNumber: 3, Line: "// TODO x"}, {LineNumber: 9, Line: "// TODO y"}}}, {Path: "b/c.go", Matches: []card.SearchLineMatch{{LineNumber: 1, Line: "TODO"}}}}, Truncated: true, Total: 400}, false},
 		{"search_matches_none", plain, nil, &card.SearchMatches{Files: []card.SearchFileMatches{}}, false},
 		{"search_paths", plain, nil, &card.SearchPaths{Title: "Glob **/*.go", Paths: []string{"a.go", "b/c.go"}, Total: 2}, false},
-		{"read_go", plain, readCall, &card.Read{Title: "Read /work/project/src/main.go", Path: "/work/project/src/main.go", Offset: 10, Lines: goLines, TotalLines: 40, Lang: "go"}, false},
-		{"read_unknown_language", plain, readCall, &card.Read{Path: "/work/project/notes.zzz", Offset: 1, Lines: []card.ReadFileLine{{Number: 1, Text: "plain"}}, TotalLines: 1}, false},
-		{"read_empty_window", plain, readCall, &card.Read{Path: "/work/project/empty.txt", Offset: 1, Lines: []card.ReadFileLine{}, TotalLines: 0}, false},
-		{"read_go_card_client", cards, readCall, &card.Read{Title: "Read /work/project/src/main.go", Path: "/work/project/src/main.go", Offset: 10, Lines: goLines, TotalLines: 40, Lang: "go"}, false},
-		{"read_empty_window_card_client", cards, readCall, &card.Read{Path: "/work/project/empty.txt", Offset: 1, Lines: []card.ReadFileLine{}, TotalLines: 0}, false},
+		{"read_go", plain, readCall, &card.Read{Title: "Read " + osPath("/work/project/src/main.go"), Path: osPath("/work/project/src/main.go"), Offset: 10, Lines: goLines, TotalLines: 40, Lang: "go"}, false},
+		{"read_unknown_language", plain, readCall, &card.Read{Path: osPath("/work/project/notes.zzz"), Offset: 1, Lines: []card.ReadFileLine{{Number: 1, Text: "plain"}}, TotalLines: 1}, false},
+		{"read_empty_window", plain, readCall, &card.Read{Path: osPath("/work/project/empty.txt"), Offset: 1, Lines: []card.ReadFileLine{}, TotalLines: 0}, false},
+		{"read_go_card_client", cards, readCall, &card.Read{Title: "Read " + osPath("/work/project/src/main.go"), Path: osPath("/work/project/src/main.go"), Offset: 10, Lines: goLines, TotalLines: 40, Lang: "go"}, false},
+		{"read_empty_window_card_client", cards, readCall, &card.Read{Path: osPath("/work/project/empty.txt"), Offset: 1, Lines: []card.ReadFileLine{}, TotalLines: 0}, false},
 		{"search_matches_card_client", cards, nil, &card.SearchMatches{Title: "Grep TODO", Files: []card.SearchFileMatches{{Path: "a.go", Matches: []card.SearchLineMatch{{LineNumber: 3, Line: "// TODO x"}}}}, Truncated: true, Total: 400}, false},
 		{"search_paths_card_client", cards, nil, &card.SearchPaths{Title: "Glob **/*.go", Paths: []string{"a.go", "b/c.go"}, Total: 2}, false},
 		{"web_search", plain, nil, &card.WebSearch{Title: "go generics", Answer: "Generics landed in Go 1.18.", Sources: []card.WebSource{{URL: "https://go.dev/blog/intro-generics", Title: "An Introduction To Generics", Snippet: "…", PublishedAt: "2022-03-22"}}, Truncated: true}, false},
@@ -172,7 +203,7 @@ func TestProject(t *testing.T) {
 	}
 
 	t.Run("tokens/read_go", func(t *testing.T) {
-		view := &card.Read{Title: "Read /work/project/src/main.go", Path: "/work/project/src/main.go", Offset: 10, Lines: goLines, TotalLines: 40, Lang: "go"}
+		view := &card.Read{Title: "Read " + osPath("/work/project/src/main.go"), Path: osPath("/work/project/src/main.go"), Offset: 10, Lines: goLines, TotalLines: 40, Lang: "go"}
 		if _, ok := ReadTokens(context.Background(), plain, "call_1", view); ok {
 			t.Error("tokens without a tokenizer")
 		}
@@ -192,9 +223,9 @@ func TestProject(t *testing.T) {
 			t.Errorf("the tokens update carries %+v", m)
 		}
 		for _, v := range []card.ResultView{
-			&card.Read{Path: "/work/project/notes.zzz", Offset: 1, Lines: []card.ReadFileLine{{Number: 1, Text: "plain"}}},
-			&card.Read{Path: "/work/project/a.go", Offset: 1, Lines: []card.ReadFileLine{}},
-			&card.Read{Path: "/work/project/broken.go", Offset: 1, Lines: []card.ReadFileLine{{Number: 1, Text: "func"}}},
+			&card.Read{Path: osPath("/work/project/notes.zzz"), Offset: 1, Lines: []card.ReadFileLine{{Number: 1, Text: "plain"}}},
+			&card.Read{Path: osPath("/work/project/a.go"), Offset: 1, Lines: []card.ReadFileLine{}},
+			&card.Read{Path: osPath("/work/project/broken.go"), Offset: 1, Lines: []card.ReadFileLine{{Number: 1, Text: "func"}}},
 			&card.GenericResult{},
 		} {
 			if _, ok := ReadTokens(context.Background(), env, "call_1", v); ok {
@@ -246,7 +277,7 @@ func TestProject(t *testing.T) {
 		env  Env
 		view card.CallView
 	}{
-		{"diff", plain, &card.Diff{Title: "Edit /work/project/a.go", Diffs: []card.FileDiff{{Path: "/work/project/a.go", OldText: ptr("a\n"), NewText: "b\n"}}}},
+		{"diff", plain, &card.Diff{Title: "Edit " + osPath("/work/project/a.go"), Diffs: []card.FileDiff{{Path: osPath("/work/project/a.go"), OldText: ptr("a\n"), NewText: "b\n"}}}},
 		{"terminal_zed", zed, term},
 	}
 	for _, tc := range perms {
@@ -280,13 +311,20 @@ func TestProject_Rules(t *testing.T) {
 		}
 	})
 	t.Run("title relativization needs a segment, not a prefix", func(t *testing.T) {
+		// Paths in Unix spelling, each given as the platform spells it:
+		// on Windows "Read ..\other" would name a file outside.
 		for _, tc := range []struct{ title, path, want string }{
 			{"Read /work/project/a.go", "/work/project/a.go", "Read a.go"},
 			{"Read /work/projectX/a.go", "/work/projectX/a.go", "Read /work/projectX/a.go"},
 			{"Read /work/project/..x/a", "/work/project/..x/a", "Read ..x/a"},
 			{"Read /work/other", "/work/other", "Read /work/other"},
+			{"Read /work/other/b", "/work/other/b", "Read /work/other/b"},
 			{"Copy /work/project/a to /work/project/a.bak", "/work/project/a", "Copy a to a.bak"},
 		} {
+			tc.title, tc.want, tc.path = osPaths(tc.title), osPaths(tc.want), osPath(tc.path)
+			if !strings.Contains(tc.want, osPath("/work")) {
+				tc.want = filepath.FromSlash(tc.want) // made relative
+			}
 			if got := (Env{Cwd: cwd}).relTitle(tc.title, tc.path); got != tc.want {
 				t.Errorf("relTitle(%q) = %q, want %q", tc.title, got, tc.want)
 			}

@@ -16,7 +16,7 @@ import (
 func TestPackedTokens(t *testing.T) {
 	env := Env{Cwd: cwd, Tokenizer: &keywordTokenizer{}, PackedTokens: true}
 	goLines := []card.ReadFileLine{{Number: 10, Text: "func main() {"}, {Number: 11, Text: "\tfmt.Println(\"héllo 😀\")"}, {Number: 12, Text: "}"}}
-	read := &card.Read{Path: "/work/project/src/main.go", Offset: 10, Lines: goLines, TotalLines: 40, Lang: "go"}
+	read := &card.Read{Path: osPath("/work/project/src/main.go"), Offset: 10, Lines: goLines, TotalLines: 40, Lang: "go"}
 	prog := &card.Generic{Title: "Run code", Kind: card.KindExecute, RawInput: "const x = 1\nreturn x", Lang: "typescript"}
 	r, ok1 := ReadTokens(context.Background(), env, "call_1", read)
 	p, ok2 := ProgramTokens(context.Background(), env, "call_2", prog)
@@ -47,7 +47,7 @@ func TestPackedTokens(t *testing.T) {
 // (the bridge's *highlight.Client) is asked for them packed.
 func TestPackedTokens_ByTheTokenizer(t *testing.T) {
 	lines := []card.ReadFileLine{{Number: 1, Text: "package main"}, {Number: 2, Text: ""}, {Number: 3, Text: "func main() { println(\"héllo 😀\", 0x1F) }"}}
-	read := &card.Read{Path: "/work/project/main.go", Offset: 1, Lines: lines, TotalLines: 3}
+	read := &card.Read{Path: osPath("/work/project/main.go"), Offset: 1, Lines: lines, TotalLines: 3}
 	p := &packingTokenizer{}
 	if _, ok := ReadTokens(context.Background(), Env{Cwd: cwd, Tokenizer: p, PackedTokens: true}, "c", read); !ok || p.packed != 1 || p.keywordTokenizer.last.path == "" {
 		t.Errorf("a packing tokenizer: ok %v, packed %d times, asked for spans %+v", ok, p.packed, p.keywordTokenizer.last)

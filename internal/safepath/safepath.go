@@ -160,6 +160,23 @@ func Within(path, dir string) bool {
 		strings.HasPrefix(path, dir) && (len(path) == len(dir) || path[len(dir)] == filepath.Separator)
 }
 
+// Escapes reports whether rel, a path filepath.Rel returned, climbs out of
+// its base: it is ".." or starts with ".." and a separator. A name that
+// merely begins with two dots ("..x") stays inside.
+func Escapes(rel string) bool { return escapes(rel, filepath.Separator) }
+
+// escapes is Escapes for the platform whose separator is sep (Windows
+// accepts "/" too).
+func escapes(rel string, sep byte) bool {
+	if rel == ".." {
+		return true
+	}
+	if len(rel) < 3 || rel[:2] != ".." {
+		return false
+	}
+	return rel[2] == sep || rel[2] == '/'
+}
+
 // under reports whether path is one of dirs or inside one ("/" holds
 // nothing here: a folder of the whole disk would leave no program to run).
 func under(path string, dirs []string) bool {

@@ -126,6 +126,33 @@ func TestWithin(t *testing.T) {
 	}
 }
 
+func TestEscapes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rel  string
+		sep  byte
+		want bool
+	}{
+		{"parent", "..", '/', true},
+		{"above", "../x", '/', true},
+		{"name with two dots", "..x/a", '/', false},
+		{"inside", "a/b", '/', false},
+		{"here", ".", '/', false},
+		{"windows parent", "..", '\\', true},
+		{"windows above", `..\other`, '\\', true},
+		{"windows above with slash", "../other", '\\', true},
+		{"windows name with two dots", `..x\a`, '\\', false},
+		{"windows inside", `src\a.go`, '\\', false},
+		{"backslash is a name on unix", `..\x`, '/', false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := escapes(tc.rel, tc.sep); got != tc.want {
+				t.Errorf("escapes(%q, %q) = %v, want %v", tc.rel, tc.sep, got, tc.want)
+			}
+		})
+	}
+}
+
 // TestCandidates: on Windows a program's name is tried as os/exec tries
 // it there, %PATHEXT%'s extensions appended (rg finds rg.exe), the name
 // alone first only when it has an extension; elsewhere the name is the
