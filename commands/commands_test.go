@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dsh-bridge/dsh-bridge/commands"
+	"github.com/dsh-bridge/dsh-bridge/internal/fsprobe"
 	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
@@ -71,9 +72,7 @@ func TestLoad(t *testing.T) {
 	write(t, filepath.Join(cmds, "secret.md"), "Denied.")
 	write(t, filepath.Join(cmds, "bad name.md"), "x")
 	write(t, filepath.Join(outside, "out.md"), "Outside.")
-	if err := os.Symlink(filepath.Join(outside, "out.md"), filepath.Join(cmds, "linked.md")); err != nil {
-		t.Fatal(err)
-	}
+	linked := fsprobe.Symlink(t, filepath.Join(outside, "out.md"), filepath.Join(cmds, "linked.md"))
 	w, err := workspace.New(ws)
 	if err != nil {
 		t.Fatal(err)
@@ -111,11 +110,17 @@ func TestLoad(t *testing.T) {
 			msgs = append(msgs, p.Error())
 		}
 		all := strings.Join(msgs, "\n")
-		for _, w := range []string{"big.md", "denied", "outside the workspace", "bad name", "built-in"} {
+		for _, w := range []string{"big.md", "denied", "bad name", "built-in"} {
 			if !strings.Contains(all, w) {
 				t.Errorf("no problem mentions %q:\n%s", w, all)
 			}
 		}
+		t.Run("a link out of the workspace", func(t *testing.T) {
+			fsprobe.NeedLinks(t, linked)
+			if !strings.Contains(all, "outside the workspace") {
+				t.Errorf("no problem mentions the link out of the workspace:\n%s", all)
+			}
+		})
 	})
 	t.Run("untrusted workspace", func(t *testing.T) {
 		got, _ := commands.Load(commands.Source{UserDir: user, Workspace: w, Trusted: false, Check: check})
