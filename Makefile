@@ -191,25 +191,32 @@ vet:
 deadcode: deps
 	internal/devtools/deadcode/check.sh $(DEADCODE)
 
-# deps-wine installs Wine and mingw-w64, and makes the Wine prefix the
-# Windows tests run in (internal/wine/prefix.sh: once; quick after).
+# deps-wine installs Wine and mingw-w64, makes the Wine prefix the
+# Windows tests run in (internal/wine/prefix.sh: once; quick after), and
+# puts a real Windows ripgrep beside it (internal/wine/ripgrep.sh: npm's
+# @vscode/ripgrep-win32-x64, version and sha256 pinned there).
 WINE_PREFIX ?= $(HOME)/.cache/dsh-bridge/wine
+WINE_RG ?= $(HOME)/.cache/dsh-bridge/wine-rg/rg.exe
 deps-wine:
-	$(call apt,wine:wine64 x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64)
+	$(call apt,wine:wine64 x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64 npm:npm)
 	internal/wine/prefix.sh $(WINE_PREFIX)
+	internal/wine/ripgrep.sh $(dir $(WINE_RG))
 
 # test-wine runs the Windows test binaries of the packages that need no
 # kernel sandbox under Wine (internal/wine/test.sh), then one ACP session
 # of the Windows dsh-bridge.exe under Wine (internal/wine's
 # TestWineSession, which fails rather than skips once DSH_WINE_PREFIX is
 # set; -count=1: the binaries it builds are invisible to the test cache).
-# WINE_SKIP are the tests Wine cannot run: TestRepoRisks makes its
-# repositories with git, and the prefix has no git.exe (ROUGH_EDGES.md).
-WINE_PKGS := jsonv registry pipeline card store internal/winjob internal/fsprobe workspace permission
-WINE_SKIP := ^TestRepoRisks$$
+# WINE_SKIP are the tests Wine cannot run (ROUGH_EDGES.md, "Windows and
+# Wine"): TestRepoRisks (workspace), TestGitPreimages (checkpoint) and
+# TestIgnore_AgreesWithGit (tools) make repositories with git or run it,
+# and the prefix has no git.exe.
+WINE_PKGS := jsonv registry pipeline card store internal/winjob internal/fsprobe workspace permission \
+	views model checkpoint subagent instructions plan ask commands prompt
+WINE_SKIP := ^(TestRepoRisks|TestGitPreimages|TestIgnore_AgreesWithGit)$$
 test-wine: deps-wine
-	WINEPREFIX=$(WINE_PREFIX) WINE_TEST_FLAGS='-test.skip=$(WINE_SKIP)' internal/wine/test.sh $(WINE_PKGS)
-	DSH_WINE_PREFIX=$(WINE_PREFIX) $(GO) test -count=1 -timeout 10m -run '^TestWineSession$$' ./internal/wine/
+	WINEPREFIX=$(WINE_PREFIX) DSH_WINE_RG=$(WINE_RG) WINE_TEST_FLAGS='-test.skip=$(WINE_SKIP)' internal/wine/test.sh $(WINE_PKGS)
+	DSH_WINE_PREFIX=$(WINE_PREFIX) DSH_WINE_RG=$(WINE_RG) $(GO) test -count=1 -timeout 10m -run '^TestWineSession$$' ./internal/wine/
 
 # bench reproduces BENCHMARKS.md.
 bench: deps deps-lsp

@@ -31,11 +31,16 @@ func winPath(p string) string { return `Z:` + strings.ReplaceAll(p, "/", `\`) }
 // edit of a CRLF file, checked on disk from Linux; a grep, through the
 // native walker (no rg.exe on the bridge's PATH yet); a read of
 // Z:\etc\passwd, which asks and, refused, fails; a command whose child
-// would outlive it, ended by the command's Job Object; then, once an
-// rg.exe (testdata/fakerg: Debian has no Windows ripgrep) is in a folder
+// would outlive it, ended by the command's Job Object; then, once a real
+// Windows ripgrep (DSH_WINE_RG, put there by ripgrep.sh) is in a folder
 // of the bridge's PATH, a grep through it, found as "rg" with
 // %PATHEXT%; and a command still running when the bridge is killed,
 // whose process ends with the bridge.
+//
+// Which engine answered a grep shows in one file: src/rgonly.txt, named
+// in the workspace's .rgignore, which ripgrep reads and the native
+// walker does not (it reads .gitignore and .ignore): the first grep
+// finds it, the second must not.
 func TestWineSession(t *testing.T) {
 	prefix := os.Getenv("DSH_WINE_PREFIX")
 	if prefix == "" {
@@ -48,12 +53,16 @@ func TestWineSession(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(prefix, "drive_c/windows/system32/bcryptprimitives.dll")); err != nil {
 		t.Fatalf("the prefix %s lacks its bcryptprimitives.dll (internal/wine/prefix.sh makes it): %v", prefix, err)
 	}
+	rg := os.Getenv("DSH_WINE_RG")
+	if _, err := os.Stat(rg); rg == "" || err != nil {
+		t.Fatalf("DSH_WINE_RG names no Windows ripgrep (%q; internal/wine/ripgrep.sh puts one): %v", rg, err)
+	}
 	dir := t.TempDir()
 	bin := buildWindows(t, dir)
 	outlive := filepath.Join(bin, "outlive.exe")
 	// rgbin is on the bridge's PATH (WINEPATH) from the start, empty until
-	// the second prompt; rgLog is where the fake ripgrep notes each run.
-	rgbin, rgLog := filepath.Join(dir, "rgbin"), filepath.Join(dir, "rg.log")
+	// the second prompt.
+	rgbin := filepath.Join(dir, "rgbin")
 	if err := os.Mkdir(rgbin, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -76,9 +85,11 @@ func TestWineSession(t *testing.T) {
 
 	ws := filepath.Join(dir, "ws")
 	files := map[string]string{
-		"notes.txt":    "hello from Linux\n",
-		"crlf.txt":     "hello world\r\nsecond line\r\n",
-		"src/find.txt": "one\nthe needle is here\nthree\n",
+		"notes.txt":      "hello from Linux\n",
+		"crlf.txt":       "hello world\r\nsecond line\r\n",
+		"src/find.txt":   "one\nthe needle is here\nthree\n",
+		"src/rgonly.txt": "a needle only the native walker shows\n",
+		".rgignore":      "rgonly.txt\n",
 	}
 	for name, content := range files {
 		p := filepath.Join(ws, name)
@@ -116,7 +127,7 @@ func TestWineSession(t *testing.T) {
 	}
 
 	e := startBridge(t, wine, filepath.Join(bin, "dsh-bridge.exe"), prefix, dir, scriptPath,
-		"WINEPATH="+winPath(rgbin), "DSH_FAKE_RG_LOG="+winPath(rgLog))
+		"WINEPATH="+winPath(rgbin))
 	e.onPermission = func(title string) string {
 		if strings.Contains(title, "passwd") {
 			return "reject"
@@ -177,15 +188,20 @@ func TestWineSession(t *testing.T) {
 		}
 	})
 	t.Run("the first grep walked the tree itself", func(t *testing.T) {
-		if _, err := os.Stat(rgLog); err == nil {
-			t.Errorf("a ripgrep ran before rg.exe was on the PATH")
-		}
-		if out := e.toolOutput("grep_1"); !strings.Contains(out, "the needle is here") {
+		out := e.toolOutput("grep_1")
+		if !strings.Contains(out, "the needle is here") {
 			t.Errorf("the native grep found nothing: %s", out)
+		}
+		if !strings.Contains(out, "rgonly.txt") {
+			t.Errorf("the first grep skipped the file only .rgignore names: ripgrep ran before rg.exe was on the PATH: %s", out)
 		}
 	})
 	// From here rg.exe is in a folder of the bridge's PATH.
-	if err := os.Rename(filepath.Join(dir, "rgbuild", "rg.exe"), filepath.Join(rgbin, "rg.exe")); err != nil {
+	exe, err := os.ReadFile(rg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(rgbin, "rg.exe"), exe, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Run("killing the bridge ends its command", func(t *testing.T) {
@@ -203,12 +219,12 @@ func TestWineSession(t *testing.T) {
 		}
 	})
 	t.Run("the second grep ran rg.exe", func(t *testing.T) {
-		log, err := os.ReadFile(rgLog)
-		if err != nil || !strings.Contains(string(log), "--regexp=needle") {
-			t.Errorf("rg.exe did not run for grep_2 (log %q, %v)", log, err)
-		}
-		if out := e.toolOutput("grep_2"); !strings.Contains(out, "the needle is here") {
+		out := e.toolOutput("grep_2")
+		if !strings.Contains(out, "the needle is here") {
 			t.Errorf("the grep through rg.exe found nothing: %s", out)
+		}
+		if strings.Contains(out, "rgonly.txt") {
+			t.Errorf("the second grep shows the file .rgignore names: rg.exe did not run: %s", out)
 		}
 	})
 	if v := e.violations(); len(v) > 0 {
@@ -225,7 +241,6 @@ func buildWindows(t *testing.T, dir string) string {
 	for _, args := range [][]string{
 		{"-o", bin + "/", "./cmd/dsh-bridge", "./cmd/dsh-highlight", "./cmd/dsh-code", "./cmd/dsh-markdown"},
 		{"-o", filepath.Join(bin, "outlive.exe"), "./internal/wine/testdata/outlive"},
-		{"-o", filepath.Join(dir, "rgbuild", "rg.exe"), "./internal/wine/testdata/fakerg"}, // not next to the bridge
 	} {
 		cmd := exec.Command("go", append([]string{"build"}, args...)...)
 		cmd.Dir = "../.."

@@ -1,7 +1,9 @@
 #!/bin/sh
 # test.sh PKG…: builds the Windows (amd64) test binaries of the packages
 # and runs each under Wine in its package's folder. WINEPREFIX must name a
-# prefix made by prefix.sh. Exits non-zero when any binary fails.
+# prefix made by prefix.sh; DSH_WINE_RG, when set, names a Windows rg.exe
+# (ripgrep.sh puts one) whose folder goes on the binaries' PATH. Exits
+# non-zero when any binary fails.
 #
 # The binaries are built with an overlay of one file of Go's standard
 # library: Wine 8.0 answers the delete Go tries first (POSIX semantics,
@@ -35,6 +37,9 @@ go test -c $overlay -o "$out/" $pkgs
 # here: there is no Go toolchain under Wine.
 go build -o "$out/helpers/" ./cmd/dsh-highlight ./cmd/dsh-code ./cmd/dsh-markdown
 export DSH_TEST_HELPERS="Z:$out/helpers"
+if [ -n "${DSH_WINE_RG:-}" ]; then
+	export WINEPATH="Z:$(dirname "$DSH_WINE_RG")"
+fi
 
 failed=
 for p in "$@"; do
