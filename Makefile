@@ -212,7 +212,7 @@ deps-wine:
 # TestIgnore_AgreesWithGit (tools) make repositories with git or run it,
 # and the prefix has no git.exe.
 WINE_PKGS := jsonv registry pipeline card store internal/winjob internal/fsprobe workspace permission \
-	views model checkpoint subagent instructions plan ask commands prompt
+	views model tools checkpoint subagent instructions plan ask commands prompt
 WINE_SKIP := ^(TestRepoRisks|TestGitPreimages|TestIgnore_AgreesWithGit)$$
 test-wine: deps-wine
 	WINEPREFIX=$(WINE_PREFIX) DSH_WINE_RG=$(WINE_RG) WINE_TEST_FLAGS='-test.skip=$(WINE_SKIP)' internal/wine/test.sh $(WINE_PKGS)

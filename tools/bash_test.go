@@ -1,3 +1,9 @@
+//go:build unix
+
+// The bash tool's tests in bash syntax, with Unix programs (sleep, kill,
+// head): Windows without Git's bash runs commands with cmd.exe, and
+// bash_windows_test.go tests that.
+
 package tools
 
 import (
@@ -11,15 +17,7 @@ import (
 
 	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/internal/proctest"
-	"github.com/dsh-bridge/dsh-bridge/jsonv"
 )
-
-func mustArgs(s string) jsonv.Value { return jsonv.MustParse(s) }
-
-func bashArgsJSON(cmd string, extra string) string {
-	q := fmt.Sprintf("%q", cmd)
-	return `{"command":` + q + `,"description":"test"` + extra + `}`
-}
 
 func TestBash(t *testing.T) {
 	for _, h := range hosts {
@@ -56,32 +54,6 @@ func TestBash(t *testing.T) {
 						t.Errorf("pwd %q", got)
 					}
 				})
-			}
-		})
-	}
-}
-
-// TestBash_TimeoutCap pins the timeout a command runs with at the cap's
-// edge: asking for more than BashMaxTimeout gets BashMaxTimeout.
-func TestBash_TimeoutCap(t *testing.T) {
-	e := newEnv(t, LocalHost{})
-	for _, tc := range []struct {
-		name  string
-		extra string
-		want  int64
-	}{
-		{"default", "", BashDefaultTimeout.Milliseconds()},
-		{"under the cap", `,"timeoutMs":599999`, 599999},
-		{"exactly at the cap", `,"timeoutMs":600000`, BashMaxTimeout.Milliseconds()},
-		{"one past the cap", `,"timeoutMs":600001`, BashMaxTimeout.Milliseconds()},
-		{"an hour", `,"timeoutMs":3600000`, BashMaxTimeout.Milliseconds()},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r := e.call("bash", bashArgsJSON("true", tc.extra))
-			wantOK(t, r)
-			v, _ := r.Value.Get("timeoutMs")
-			if got, _ := v.Int(); got != tc.want {
-				t.Errorf("ran with timeoutMs %d, want %d", got, tc.want)
 			}
 		})
 	}
@@ -284,5 +256,51 @@ func TestJobs_DieWithTheSession(t *testing.T) {
 	}
 	if _, err := jobs.Start(context.Background(), "true", e.dir); err != ErrJobsClosed {
 		t.Errorf("start after close: %v", err)
+	}
+}
+
+// TestBash_OutputCapEdge: a stream of exactly BashOutputCap bytes comes
+// back whole and unmarked; one byte more is truncated to the cap, with
+// the whole stream in the spill file.
+func TestBash_OutputCapEdge(t *testing.T) {
+	e := newEnv(t, LocalHost{})
+	for _, tc := range []struct {
+		name      string
+		n         int
+		truncated bool
+	}{
+		{"exactly at the cap", BashOutputCap, false},
+		{"one past the cap", BashOutputCap + 1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := e.call("bash", bashArgsJSON(fmt.Sprintf("head -c %d /dev/zero | tr '\\0' a", tc.n), ""))
+			got := wantOK(t, r)
+			var v foregroundValue
+			if err := r.Value.Decode(&v); err != nil {
+				t.Fatal(err)
+			}
+			if v.Stdout.SpillPath != "" {
+				defer os.Remove(v.Stdout.SpillPath)
+			}
+			if v.Stdout.Truncated != tc.truncated {
+				t.Errorf("got truncated %v, want %v", v.Stdout.Truncated, tc.truncated)
+			}
+			if want := strings.Repeat("a", min(tc.n, BashOutputCap)); v.Stdout.Text != want {
+				t.Errorf("got %d bytes of output, want %d", len(v.Stdout.Text), len(want))
+			}
+			if marked := strings.Contains(got, "[output truncated; full output: "); marked != tc.truncated {
+				t.Errorf("got the truncation marker %v, want %v (%d bytes)", marked, tc.truncated, len(got))
+			}
+			if !tc.truncated {
+				if got != strings.Repeat("a", tc.n) {
+					t.Errorf("got a rendering of %d bytes, want the %d bytes of output alone", len(got), tc.n)
+				}
+				return
+			}
+			data, err := os.ReadFile(v.Stdout.SpillPath)
+			if err != nil || len(data) != tc.n {
+				t.Errorf("spill file %q: %d bytes, %v; want %d", v.Stdout.SpillPath, len(data), err, tc.n)
+			}
+		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +22,9 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
+
+// workspacePaths are the paths below $WORKSPACE in a model-facing text.
+var workspacePaths = regexp.MustCompile(`\$WORKSPACE[^\s<>"]*`)
 
 func TestMain(m *testing.M) {
 	sandbox.Main(sandbox.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}) // this test binary is also the sandbox helper
@@ -212,10 +216,15 @@ func wantErr(t *testing.T, r registry.Result, code, msg string) {
 }
 
 // golden compares got with testdata/<test name>.golden (refreshed with
-// -update), after replacing the workspace path with $WORKSPACE.
+// -update), after replacing the workspace path with $WORKSPACE and, on
+// Windows, the separators of the paths below it with "/": one golden for
+// every platform, paths apart.
 func (e *env) golden(got string) {
 	e.t.Helper()
 	got = strings.ReplaceAll(got, e.dir, "$WORKSPACE")
+	if filepath.Separator != '/' {
+		got = workspacePaths.ReplaceAllStringFunc(got, filepath.ToSlash)
+	}
 	name := e.t.Name()
 	for _, h := range hosts { // one golden for both hosts
 		name = strings.Replace(name, "/"+h.name+"/", "/", 1)

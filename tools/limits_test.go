@@ -4,58 +4,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/dsh-bridge/dsh-bridge/card"
 )
-
-// TestBash_OutputCapEdge: a stream of exactly BashOutputCap bytes comes
-// back whole and unmarked; one byte more is truncated to the cap, with
-// the whole stream in the spill file.
-func TestBash_OutputCapEdge(t *testing.T) {
-	e := newEnv(t, LocalHost{})
-	for _, tc := range []struct {
-		name      string
-		n         int
-		truncated bool
-	}{
-		{"exactly at the cap", BashOutputCap, false},
-		{"one past the cap", BashOutputCap + 1, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r := e.call("bash", bashArgsJSON(fmt.Sprintf("head -c %d /dev/zero | tr '\\0' a", tc.n), ""))
-			got := wantOK(t, r)
-			var v foregroundValue
-			if err := r.Value.Decode(&v); err != nil {
-				t.Fatal(err)
-			}
-			if v.Stdout.SpillPath != "" {
-				defer os.Remove(v.Stdout.SpillPath)
-			}
-			if v.Stdout.Truncated != tc.truncated {
-				t.Errorf("got truncated %v, want %v", v.Stdout.Truncated, tc.truncated)
-			}
-			if want := strings.Repeat("a", min(tc.n, BashOutputCap)); v.Stdout.Text != want {
-				t.Errorf("got %d bytes of output, want %d", len(v.Stdout.Text), len(want))
-			}
-			if marked := strings.Contains(got, "[output truncated; full output: "); marked != tc.truncated {
-				t.Errorf("got the truncation marker %v, want %v (%d bytes)", marked, tc.truncated, len(got))
-			}
-			if !tc.truncated {
-				if got != strings.Repeat("a", tc.n) {
-					t.Errorf("got a rendering of %d bytes, want the %d bytes of output alone", len(got), tc.n)
-				}
-				return
-			}
-			data, err := os.ReadFile(v.Stdout.SpillPath)
-			if err != nil || len(data) != tc.n {
-				t.Errorf("spill file %q: %d bytes, %v; want %d", v.Stdout.SpillPath, len(data), err, tc.n)
-			}
-		})
-	}
-}
 
 // TestWebFetch_CapEdges: a text of exactly FetchMaxText bytes and an HTML
 // body of exactly FetchMaxBytes are complete; one byte more of either is

@@ -1,3 +1,7 @@
+//go:build linux
+
+// Tests of the Linux sandbox (Landlock and namespaces).
+
 package tools
 
 import (

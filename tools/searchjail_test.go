@@ -1,3 +1,9 @@
+//go:build linux
+
+// Tests of ripgrep and the native walker against a tree swapped under
+// them: ripgrep confined by the Linux sandbox, symlinks swapped in, a
+// ripgrep that is a shell script.
+
 package tools
 
 import (

@@ -1,3 +1,8 @@
+//go:build unix
+
+// File names that are not UTF-8 exist on Unix only: Windows names are
+// UTF-16.
+
 package tools
 
 import (
