@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -22,18 +23,11 @@ import (
 var helperBin string
 
 func TestMain(m *testing.M) {
+	runFake()
 	proctest.MainWithHelper(m, "../cmd/dsh-highlight", "dsh-highlight", func(bin string) { helperBin = bin })
 }
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
-
-// script writes an executable shell script standing in for the helper.
-func script(t *testing.T, body string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "fake-highlight")
-	proctest.WriteExec(t, p, []byte("#!/bin/sh\n"+body+"\n"))
-	return p
-}
 
 // pid is the running helper's; the test fails when there is none (a
 // signal to pid 0 would reach the test's whole process group).
@@ -191,20 +185,11 @@ func TestClient(t *testing.T) {
 	})
 
 	t.Run("helpers that break the protocol", func(t *testing.T) {
-		for _, tc := range []struct {
-			name, body string
-		}{
-			{"missing", ""},
-			{"wrong protocol line", "echo 'dsh-highlight 2'; cat >/dev/null"},
-			{"exits at once", "exit 3"},
-			{"garbage answer", "echo 'dsh-highlight 1'; head -c 1 >/dev/null; printf '\\001\\011'; cat >/dev/null"},
-			{"overlapping spans", "echo 'dsh-highlight 1'; head -c 1 >/dev/null; printf '\\001\\000\\001\\001k\\001\\002\\000\\005\\000\\002\\001\\000'; cat >/dev/null"},
-			{"span starting past the limit", "echo 'dsh-highlight 1'; head -c 1 >/dev/null; printf '\\001\\000\\001\\001k\\001\\001\\200\\200\\200\\200\\200\\040\\001\\000'; cat >/dev/null"},
-		} {
-			t.Run(tc.name, func(t *testing.T) {
+		for _, name := range []string{"missing", "wrong protocol line", "exits at once", "garbage answer", "overlapping spans", "span starting past the limit"} {
+			t.Run(name, func(t *testing.T) {
 				path := filepath.Join(t.TempDir(), "none")
-				if tc.body != "" {
-					path = script(t, tc.body)
+				if name != "missing" {
+					path = fake(t, name)
 				}
 				fds := openFDs(t)
 				c := New(Options{Path: path, Log: quiet})
@@ -236,7 +221,7 @@ func TestClient(t *testing.T) {
 	})
 
 	t.Run("an endless first line is refused at once", func(t *testing.T) {
-		c := New(Options{Path: script(t, "head -c 200000 /dev/zero | tr '\\0' a; exec sleep 60"), Log: quiet})
+		c := New(Options{Path: fake(t, "an endless first line"), Log: quiet})
 		defer c.Close()
 		start := time.Now()
 		if _, err := c.Tokens(ctx, "/w/a.py", "", []string{"a = 1"}); !errors.Is(err, ErrUnavailable) {
@@ -249,7 +234,8 @@ func TestClient(t *testing.T) {
 
 	t.Run("a text that brings the helper down is not sent again", func(t *testing.T) {
 		starts := filepath.Join(t.TempDir(), "starts")
-		c := New(Options{Path: script(t, "echo start >> "+starts+"; echo 'dsh-highlight 1'; head -c 1 >/dev/null; exit 1"), Log: quiet})
+		t.Setenv(fakeStartsVar, starts)
+		c := New(Options{Path: fake(t, "crashes on a text"), Log: quiet})
 		defer c.Close()
 		count := func() int {
 			b, _ := os.ReadFile(starts)
@@ -267,7 +253,7 @@ func TestClient(t *testing.T) {
 	})
 
 	t.Run("a helper that does not answer is killed at the timeout", func(t *testing.T) {
-		c := New(Options{Path: script(t, "echo 'dsh-highlight 1'; exec sleep 60"), Log: quiet, Timeout: 200 * time.Millisecond})
+		c := New(Options{Path: fake(t, "never answers"), Log: quiet, Timeout: 200 * time.Millisecond})
 		defer c.Close()
 		start := time.Now()
 		if _, err := c.Tokens(ctx, "/w/a.py", "", []string{"a = 1"}); !errors.Is(err, ErrUnavailable) {
@@ -287,7 +273,7 @@ func TestClient(t *testing.T) {
 	})
 
 	t.Run("a cancelled request returns at once", func(t *testing.T) {
-		c := New(Options{Path: script(t, "echo 'dsh-highlight 1'; exec sleep 60"), Log: quiet})
+		c := New(Options{Path: fake(t, "never answers"), Log: quiet})
 		defer c.Close()
 		cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 		defer cancel()
@@ -324,11 +310,17 @@ func TestClient(t *testing.T) {
 
 func TestLocate(t *testing.T) {
 	dir, temp := t.TempDir(), t.TempDir()
-	onPath := filepath.Join(dir, "dsh-highlight")
+	exe := "dsh-highlight"
+	if runtime.GOOS == "windows" {
+		exe += ".exe" // found as dsh-highlight through %PATHEXT%
+	}
+	onPath := filepath.Join(dir, exe)
 	if err := os.WriteFile(onPath, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("TMPDIR", temp) // dir is not in the temp folder
+	t.Setenv("TMP", temp)    // nor on Windows
+	t.Setenv("TEMP", temp)
 	t.Setenv("PATH", dir)
 	t.Run("PATH", func(t *testing.T) {
 		os.Unsetenv("DSH_HIGHLIGHTER")
@@ -338,7 +330,7 @@ func TestLocate(t *testing.T) {
 	})
 	t.Run("not from the temp folder on PATH, which commands may write", func(t *testing.T) {
 		os.Unsetenv("DSH_HIGHLIGHTER")
-		planted := filepath.Join(temp, "dsh-highlight")
+		planted := filepath.Join(temp, exe)
 		if err := os.WriteFile(planted, []byte("#!/bin/sh\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -373,14 +365,4 @@ func TestFenceLanguage(t *testing.T) {
 			t.Errorf("FenceLanguage(%q, %q) = %q, want %q", tc.path, tc.lang, got, tc.want)
 		}
 	}
-}
-
-// openFDs counts this process's open descriptors.
-func openFDs(t *testing.T) int {
-	t.Helper()
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return len(ents)
 }
