@@ -2,15 +2,15 @@ package lsp
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dsh-bridge/dsh-bridge/internal/proctest"
 
 	"go.uber.org/goleak"
 )
@@ -21,20 +21,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "lsp-test")
-	if err != nil {
-		panic(err)
-	}
-	fakels, hostilels = filepath.Join(dir, "fakels"), filepath.Join(dir, "hostilels")
-	for bin, src := range map[string]string{fakels: "../internal/lsptest/fakels", hostilels: "./testdata/hostilels"} {
-		if out, err := exec.Command("go", "build", "-o", bin, src).CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", src, err, out)
-			os.Exit(1)
-		}
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	proctest.MainWithHelpers(m,
+		proctest.Helper{Pkg: "../internal/lsptest/fakels", Name: "fakels", Use: func(bin string) { fakels = bin }},
+		proctest.Helper{Pkg: "./testdata/hostilels", Name: "hostilels", Use: func(bin string) { hostilels = bin }})
 }
 
 // alive reports whether any pid listed in file still runs.

@@ -6,7 +6,7 @@
 # from the registry 2026-12-08), fetched with npm pack and checked
 # against the tarball's sha256 below before anything is unpacked.
 set -eu
-dir=$1
+dir=${1%/}
 version=1.18.0
 sha256=725006b9662fa0f73cb0dc7d62b666524b80cfe125214ca75dab5293ef9e4203
 stamp=$dir/rg.exe.$version

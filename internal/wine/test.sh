@@ -35,7 +35,7 @@ for p in "$@"; do pkgs="$pkgs ./$p"; done
 go test -c $overlay -o "$out/" $pkgs
 # The helpers some packages' tests start (proctest.MainWithHelper), built
 # here: there is no Go toolchain under Wine.
-go build -o "$out/helpers/" ./cmd/dsh-highlight ./cmd/dsh-code ./cmd/dsh-markdown
+go build -o "$out/helpers/" ./cmd/dsh-highlight ./cmd/dsh-code ./cmd/dsh-markdown ./internal/lsptest/fakels ./lsp/testdata/hostilels
 export DSH_TEST_HELPERS="Z:$out/helpers"
 if [ -n "${DSH_WINE_RG:-}" ]; then
 	export WINEPATH="Z:$(dirname "$DSH_WINE_RG")"
