@@ -1,9 +1,10 @@
 // Package wine holds what runs the Windows builds under Wine (Debian's
 // wine64 8.0) in make test-wine: prefix.sh makes the prefix, with a
 // bcryptprimitives.dll of its own (dll/prng.c) that Go's Windows runtime
-// needs; test.sh runs packages' Windows test binaries; and this
-// package's one test, TestWineSession, drives one ACP session of the
-// Windows dsh-bridge.exe over stdio with a scripted model.
+// needs; ripgrep.sh puts a real Windows rg.exe beside it; test.sh runs
+// packages' Windows test binaries; and this package's one test,
+// TestWineSession, drives one ACP session of the Windows dsh-bridge.exe
+// over stdio with a scripted model.
 //
 // TestWineSession runs when DSH_WINE_PREFIX names a prefix made by
 // prefix.sh (make test-wine sets it) and is skipped otherwise, so that
@@ -13,11 +14,11 @@
 // What Wine proves: the Windows build starts and speaks ACP over pipes;
 // Windows paths (Z:\…, Wine's map of /) are taken as the session's
 // workspace and resolved in it; the file layer reads, edits in place
-// keeping CRLF, and walks the tree for grep without ripgrep; a path
-// outside the workspace goes to the permission policy; commands run with
-// cmd.exe; and a Job Object with JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE ends
-// a process a command left behind, when the command ends and when the
-// bridge is killed.
+// keeping CRLF; grep walks the tree itself without ripgrep and runs the
+// real rg.exe once one is on the PATH; a path outside the workspace
+// goes to the permission policy; commands run with cmd.exe; and a Job
+// Object with JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE ends a process a command
+// left behind, when the command ends and when the bridge is killed.
 //
 // What it does not prove: Wine is not Windows. Its Job Objects are
 // partial (limits other than kill-on-close, accounting and completion
