@@ -211,13 +211,14 @@ deps-wine:
 # Wine"): TestRepoRisks (workspace), TestGitPreimages (checkpoint) and
 # TestIgnore_AgreesWithGit (tools) make repositories with git or run it,
 # and the prefix has no git.exe; TestManager_RealServers (lsp) runs gopls,
-# pyright and typescript-language-server, and the prefix has none (nor a
+# pyright and typescript-language-server, as TestManager_ImportersNewErrors
+# runs gopls, and the prefix has none (nor a
 # Windows Node for the last two).
 WINE_PKGS := jsonv registry pipeline card store internal/winjob internal/fsprobe workspace permission \
 	views model tools checkpoint subagent instructions plan ask commands prompt highlight \
 	highlight/chromatok lsp acp internal/folders internal/credentials internal/bufpool \
 	internal/batchwrite internal/heapgoal
-WINE_SKIP := ^(TestRepoRisks|TestGitPreimages|TestIgnore_AgreesWithGit|TestManager_RealServers)$$
+WINE_SKIP := ^(TestRepoRisks|TestGitPreimages|TestIgnore_AgreesWithGit|TestManager_RealServers|TestManager_ImportersNewErrors)$$
 test-wine: deps-wine
 	WINEPREFIX=$(WINE_PREFIX) DSH_WINE_RG=$(WINE_RG) WINE_TEST_FLAGS='-test.skip=$(WINE_SKIP)' internal/wine/test.sh $(WINE_PKGS)
 	DSH_WINE_PREFIX=$(WINE_PREFIX) DSH_WINE_RG=$(WINE_RG) $(GO) test -count=1 -timeout 10m -run '^TestWineSession$$' ./internal/wine/

@@ -33,7 +33,17 @@ func hostile(t *testing.T, mode, arg string, r *reports) (m *Manager, dir, pids 
 	return New(opts), dir, pids
 }
 
-func fileURI(p string) string { return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String() }
+// fileURI is p's file URI; a Windows path's drive gets the leading
+// slash a URI's path needs (file:///C:/x, not file://C:/x).
+func fileURI(p string) string { return (&url.URL{Scheme: "file", Path: uriSlashed(p)}).String() }
+
+func uriSlashed(p string) string {
+	s := filepath.ToSlash(p)
+	if !strings.HasPrefix(s, "/") {
+		s = "/" + s
+	}
+	return s
+}
 
 // TestManager_HostileDiagnosticsKeptInTheRoots: of what a server
 // publishes for any URI it likes, only the files inside the workspace's
@@ -44,7 +54,7 @@ func TestManager_HostileDiagnosticsKeptInTheRoots(t *testing.T) {
 	list := filepath.Join(t.TempDir(), "publish.json")
 	m, dir, _ := hostile(t, "publish", list, nil)
 	defer m.Close()
-	slashed := filepath.ToSlash(dir)
+	slashed := uriSlashed(dir)
 	inside := filepath.Join(dir, "inside.fake")
 	uris := map[string]string{
 		"an absolute path outside":       "file:///etc/passwd",

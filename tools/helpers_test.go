@@ -23,13 +23,20 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
+// hostilels is the built lsp/testdata/hostilels, a language server that
+// publishes what it should not.
+var hostilels string
+
 // workspacePaths are the paths below $WORKSPACE in a model-facing text.
 var workspacePaths = regexp.MustCompile(`\$WORKSPACE[^\s<>"]*`)
 
 func TestMain(m *testing.M) {
 	sandbox.Main(sandbox.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}) // this test binary is also the sandbox helper
 	// web_fetch converts HTML in the real dsh-markdown, built once here.
-	proctest.MainWithHelper(m, "../cmd/dsh-markdown", "dsh-markdown", func(bin string) { os.Setenv("DSH_MARKDOWN", bin) })
+	// The diagnostics tests' hostile language server is built here too.
+	proctest.MainWithHelpers(m,
+		proctest.Helper{Pkg: "../cmd/dsh-markdown", Name: "dsh-markdown", Use: func(bin string) { os.Setenv("DSH_MARKDOWN", bin) }},
+		proctest.Helper{Pkg: "../lsp/testdata/hostilels", Name: "hostilels", Use: func(bin string) { hostilels = bin }})
 }
 
 // touchMarkdownSources opens dsh-markdown's sources inside a test: it is
