@@ -157,23 +157,7 @@ func (a *redAgent) handle(m redMsg) {
 			a.mu.Unlock()
 		}
 	case m.Method != "":
-		var res any = map[string]any{}
-		if m.Method == "session/request_permission" {
-			a.mu.Lock()
-			a.asked = append(a.asked, m.Params)
-			answer := a.Answer
-			a.mu.Unlock()
-			var opt string
-			if answer != nil {
-				opt = answer(m.Params)
-			} else {
-				opt = redAllow(m.Params)
-			}
-			res = map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": opt}}
-		}
-		a.wmu.Lock()
-		a.enc.Encode(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": res})
-		a.wmu.Unlock()
+		go a.respond(m) // an answer may wait; the read loop must not
 	default:
 		a.mu.Lock()
 		ch := a.calls[string(*m.ID)]
@@ -183,6 +167,27 @@ func (a *redAgent) handle(m redMsg) {
 			ch <- m
 		}
 	}
+}
+
+// respond answers one of the bridge's calls.
+func (a *redAgent) respond(m redMsg) {
+	var res any = map[string]any{}
+	if m.Method == "session/request_permission" {
+		a.mu.Lock()
+		a.asked = append(a.asked, m.Params)
+		answer := a.Answer
+		a.mu.Unlock()
+		var opt string
+		if answer != nil {
+			opt = answer(m.Params)
+		} else {
+			opt = redAllow(m.Params)
+		}
+		res = map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": opt}}
+	}
+	a.wmu.Lock()
+	a.enc.Encode(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": res})
+	a.wmu.Unlock()
 }
 
 // redAllow is the first allow_once option of a permission request.
