@@ -322,6 +322,9 @@ func (s *Server) restore(ctx context.Context, r restoreSpec) (loadResult, error)
 		}
 		return loadResult{}, err
 	}
+	for _, e := range r.events {
+		ss.noteMessageIDs(e.MessageID) // a prompt reusing one gets a new id
+	}
 	ss.guide.setClient(r.prompt, r.promptMode)
 	ss.cards.seen(r.events) // every card the log names keeps its id
 	if st.mode != "" {

@@ -177,7 +177,9 @@ func (s *Server) openSession(id, cwd string, dirs []string) (*Session, error) {
 		if blobs, err := checkpoint.OpenStore(filepath.Join(st.Dir(), "checkpoints")); err != nil {
 			s.log.Error("the checkpoint store is unavailable; turns will not be undoable", "err", err)
 		} else {
-			ss.blobs, ss.ckpt = blobs, checkpoint.NewRecorder(blobs, ws.Roots())
+			// The state folder (logs, blobs) may lie in the workspace
+			// (a home folder opened): it is never the turns' change.
+			ss.blobs, ss.ckpt = blobs, checkpoint.NewRecorder(blobs, ws.Roots(), st.Dir())
 		}
 	}
 	host := &editorHost{session: ss, LocalHost: tools.LocalHost{Sandbox: ss.sandbox, Scrub: ss.settings.ScrubEnv}}

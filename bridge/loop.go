@@ -81,7 +81,7 @@ func (s *Server) prompt(ctx context.Context, p promptParams) (promptResult, erro
 		}
 		text = c.Expand(args)
 	}
-	msgID := userMessageID(p.MessageID)
+	msgID := ss.claimMessageID(p.MessageID)
 	ss.history.Append(model.Message{Role: "user", Content: text})
 	ss.record(store.Event{Kind: store.KindUser, Text: text, MessageID: msgID})
 	first := ss.provisionalTitle(text)

@@ -43,6 +43,7 @@ func userMessageID(client string) string {
 // its log event gets.
 func (ss *Session) nextAgentMessage() string {
 	id := newMessageID()
+	ss.noteMessageIDs(id)
 	ss.mu.Lock()
 	ss.agentMsg = id
 	ss.mu.Unlock()
@@ -95,6 +96,9 @@ func (s *Server) rewindSession(ctx context.Context, p rewindParams) (rewindResul
 		return rewindResult{}, err
 	}
 	tctx, end, err := ss.beginTurn(ctx)
+	if errors.Is(err, ErrBusy) {
+		return rewindResult{}, ErrRewindBusy
+	}
 	if err != nil {
 		return rewindResult{}, err
 	}
@@ -153,15 +157,7 @@ func (ss *Session) rewindTo(ctx context.Context, turns []replayTurn, k int) rewi
 			res.Kept = append(res.Kept, c.Path)
 		}
 	}
-	// A path is judged by its folder: the restore renames over (or
-	// removes) the name itself, a symbolic link included, never its
-	// target.
-	restored, failed := checkpoint.Apply(ss.blobs, steps, func(p string) error {
-		if !ss.ws.ContainsResolved(filepath.Join(ss.ws.Resolve(filepath.Dir(p)), filepath.Base(p))) {
-			return fmt.Errorf("%s is outside the workspace now", p)
-		}
-		return nil
-	})
+	restored, failed := checkpoint.Apply(ss.blobs, steps, ss.restorable)
 	res.Restored = append(res.Restored, restored...)
 	for p, err := range failed {
 		ss.srv.log.Warn("a file could not be restored", "session", ss.id, "path", p, "err", err)

@@ -69,11 +69,14 @@ type Session struct {
 	// is being written.
 	history model.History
 
-	mu     sync.Mutex
-	mode   string
-	model  modelState
-	mcp    mcpNotices
-	cancel context.CancelFunc // the running turn's; nil when idle
+	mu   sync.Mutex
+	mode string
+	// messageIDs are the ids every message of the session has had, its
+	// log's included (claimMessageID).
+	messageIDs map[string]bool
+	model      modelState
+	mcp        mcpNotices
+	cancel     context.CancelFunc // the running turn's; nil when idle
 	// arrived holds a cancel for every session/prompt that has arrived
 	// and not yet been answered, so that a session/cancel reaches a
 	// prompt whose handler has not started its turn yet.

@@ -84,11 +84,13 @@ func (s *Store) Get(hash string) ([]byte, error) {
 	return b, nil
 }
 
-// Image is what a path held at one moment: nothing (Absent), an unknown
-// content (Unknown: a command changed it and no pre-image was taken), or
-// a content by its hash with its permission bits.
+// Image is what a path held at one moment: nothing (Absent), a folder
+// (Dir: its files are paths of their own), an unknown content (Unknown:
+// a command changed it and no pre-image was taken), or a content by its
+// hash with its permission bits.
 type Image struct {
 	Absent  bool   `json:"absent,omitempty"`
+	Dir     bool   `json:"dir,omitempty"`
 	Unknown bool   `json:"unknown,omitempty"`
 	Hash    string `json:"hash,omitempty"`
 	Mode    uint32 `json:"mode,omitempty"`
@@ -99,7 +101,7 @@ func (a Image) Same(b Image) bool {
 	if a.Unknown || b.Unknown {
 		return false
 	}
-	return a.Absent == b.Absent && a.Hash == b.Hash
+	return a.Absent == b.Absent && a.Dir == b.Dir && a.Hash == b.Hash
 }
 
 // Change is one path a turn changed: what it held before the turn's
@@ -114,14 +116,15 @@ type Change struct {
 // Unknown (a rewind reports it and leaves it).
 const MaxImageBytes = 256 << 20
 
-// current is what path holds now: its hash and mode, or Absent; with
-// keep, the content is stored too (a pre-image). A path that is not a
-// regular file (a folder, a device, a FIFO a command put there: opened
+// current is what path holds now: its hash and mode, or Absent (also
+// when a folder on its way is a file now), or Dir; with keep, the
+// content is stored too (a pre-image). A path that is not a regular
+// file or a folder (a device, a FIFO a command put there: opened
 // without waiting, then judged) or is larger than MaxImageBytes is
 // Unknown.
 func current(s *Store, path string, keep bool) (Image, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return Image{Absent: true}, nil
 	}
 	if err != nil {
@@ -131,6 +134,9 @@ func current(s *Store, path string, keep bool) (Image, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return Image{}, err
+	}
+	if fi.IsDir() {
+		return Image{Dir: true}, nil
 	}
 	if !fi.Mode().IsRegular() || fi.Size() > MaxImageBytes {
 		return Image{Unknown: true}, nil

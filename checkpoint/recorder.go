@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"os"
 	"path/filepath"
 	"sync"
 )
@@ -12,6 +13,7 @@ import (
 type Recorder struct {
 	store *Store
 	roots []string
+	skip  []string // resolved folders never walked nor recorded
 
 	mu  sync.Mutex
 	cur *turn // nil outside a turn
@@ -20,6 +22,18 @@ type Recorder struct {
 	// rewind's Wait may meet a turn's end starting another.
 	pending int
 	idle    *sync.Cond
+	// last is, per path a turn changed, what the turn left and the
+	// file's fingerprint then (under mu): a later turn's command that
+	// changes the path, still so fingerprinted when that turn began,
+	// had that content as its pre-image.
+	last map[string]link
+}
+
+// link is what a turn left at a path: its image (the content stored)
+// and the fingerprint the file had with it.
+type link struct {
+	fp  entry
+	img Image
 }
 
 // turn is what a recorder knows of one turn.
@@ -27,17 +41,23 @@ type turn struct {
 	changes  []Change
 	index    map[string]int
 	base     Snapshot      // set before ready closes
+	indexes  gitIndexes    // git's index of each repository root as the turn began; set before ready closes
 	ready    chan struct{} // closed once base is taken
 	commands bool          // a command started in this turn
 	err      error         // the first failure to take a pre-image
 }
 
-// NewRecorder records into store the changes under roots.
-func NewRecorder(store *Store, roots []string) *Recorder {
-	r := &Recorder{store: store}
+// NewRecorder records into store the changes under roots, except in
+// or under skip (the session's state folder: its logs) and the store's
+// own folder, which are never walked nor recorded.
+func NewRecorder(store *Store, roots []string, skip ...string) *Recorder {
+	r := &Recorder{store: store, last: map[string]link{}}
 	r.idle = sync.NewCond(&r.mu)
 	for _, root := range roots {
 		r.roots = append(r.roots, resolve(root))
+	}
+	for _, s := range append(skip, store.dir) {
+		r.skip = append(r.skip, resolve(s))
 	}
 	return r
 }
@@ -70,9 +90,10 @@ func (r *Recorder) Begin() {
 	r.mu.Unlock()
 	go func() { // owned by the recorder: pending counts it
 		defer r.settle()
-		snap := Walk(r.roots)
+		snap := Walk(r.roots, r.skip...)
+		indexes := readIndexes(r.roots)
 		r.mu.Lock()
-		t.base = snap
+		t.base, t.indexes = snap, indexes
 		r.mu.Unlock()
 		close(t.ready)
 	}()
@@ -93,6 +114,9 @@ func (r *Recorder) BeforeWrite(path string) {
 		return
 	}
 	path = resolve(path)
+	if within(path, r.skip) {
+		return
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	t := r.cur
@@ -104,7 +128,11 @@ func (r *Recorder) BeforeWrite(path string) {
 	}
 	if t.commands {
 		if changed, existed := changedSince(t.base, path); changed {
-			t.add(Change{Path: path, Before: Image{Absent: !existed, Unknown: existed}})
+			before, ok := r.linked(t, path)
+			if !ok {
+				before = Image{Absent: !existed, Unknown: existed}
+			}
+			t.add(Change{Path: path, Before: before})
 			return
 		}
 	}
@@ -163,19 +191,29 @@ func (r *Recorder) End(done func([]Change, error)) {
 	r.mu.Unlock()
 	go func() { // owned by the recorder: pending counts it
 		defer r.settle()
-		d := Compare(t.base, Walk(r.roots))
+		d := Compare(t.base, Walk(r.roots, r.skip...))
 		for _, p := range d.Created {
 			if _, seen := t.index[p]; !seen {
 				t.add(Change{Path: p, Before: Image{Absent: true}})
 			}
 		}
-		var changed []string
+		var changed, unlinked []string
+		known := map[string]Image{}
+		r.mu.Lock()
 		for _, p := range append(d.Modified, d.Removed...) {
 			if _, seen := t.index[p]; !seen {
 				changed = append(changed, p)
+				if img, ok := r.linked(t, p); ok {
+					known[p] = img
+				} else {
+					unlinked = append(unlinked, p)
+				}
 			}
 		}
-		known := gitPreimages(r.store, r.roots, t.base, changed)
+		r.mu.Unlock()
+		for p, img := range gitPreimages(r.store, r.roots, t.base, t.indexes, unlinked) {
+			known[p] = img
+		}
 		for _, p := range changed {
 			before, ok := known[p]
 			if !ok {
@@ -187,21 +225,61 @@ func (r *Recorder) End(done func([]Change, error)) {
 	}()
 }
 
-// results are a finished turn's changes with their results.
+// linked is the pre-image of path at the turn's start when the last
+// turn that changed it left it so and it was still so fingerprinted
+// when this turn began (under mu).
+func (r *Recorder) linked(t *turn, path string) (Image, bool) {
+	l, ok := r.last[path]
+	if !ok {
+		return Image{}, false
+	}
+	if b, ok := t.base[path]; !ok || b != l.fp {
+		return Image{}, false
+	}
+	return l.img, true
+}
+
+// results are a finished turn's changes with their results; each
+// result that is a regular file is stored and remembered with its
+// fingerprint, for the next turns' links.
 func (r *Recorder) results(t *turn) []Change {
 	var out []Change
 	for _, c := range t.changes {
-		after, err := current(r.store, c.Path, false)
-		if err != nil {
-			after = Image{Unknown: true}
-		}
+		after, fp, linkable := r.result(c.Path)
 		c.After = after
+		r.mu.Lock()
+		if linkable {
+			r.last[c.Path] = link{fp: fp, img: after}
+		} else {
+			delete(r.last, c.Path)
+		}
+		r.mu.Unlock()
 		if c.Before.Same(after) && c.Before.Mode == after.Mode {
 			continue
 		}
 		out = append(out, c)
 	}
 	return out
+}
+
+// result is what path holds at a turn's end, stored, and its
+// fingerprint; linkable when the file is a regular file whose
+// fingerprint did not move while it was read.
+func (r *Recorder) result(path string) (img Image, fp entry, linkable bool) {
+	before, err1 := os.Lstat(path)
+	img, err := current(r.store, path, true)
+	if err != nil {
+		if img, err = current(nil, path, false); err != nil {
+			return Image{Unknown: true}, entry{}, false
+		}
+		return img, entry{}, false
+	}
+	after, err2 := os.Lstat(path)
+	if err1 != nil || err2 != nil || !before.Mode().IsRegular() || img.Hash == "" {
+		return img, entry{}, false
+	}
+	fp = fingerprint(after)
+	return img, fp, fingerprint(before) == fp
 }
 
 // Wait waits for the ends still running: once it returns, every ended

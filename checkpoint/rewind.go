@@ -71,11 +71,13 @@ func Plan(turns [][]Change, now func(path string) Image) Rewind {
 }
 
 // unbroken reports whether each change of a chain started from what the
-// one before it left. A command's change (Unknown before) continues the
-// chain: it ran in a turn being undone.
+// one before it left. A missing link (a command's change with no
+// pre-image: Unknown before) breaks the chain: what the path held
+// between the two turns is not known, so someone else's change there
+// cannot be ruled out.
 func unbroken(chain []Change) bool {
 	for k := 1; k < len(chain); k++ {
-		if b := chain[k].Before; !b.Unknown && !b.Same(chain[k-1].After) {
+		if b := chain[k].Before; !b.Same(chain[k-1].After) {
 			return false
 		}
 	}
@@ -117,15 +119,36 @@ func restore(store *Store, s Step, check func(string) error) error {
 			return fmt.Errorf("%w: %v", ErrRefused, err)
 		}
 	}
-	if s.Target.Absent {
+	fi, err := os.Lstat(s.Path)
+	isDir := err == nil && fi.IsDir()
+	switch {
+	case s.Target.Absent && isDir:
+		return removeEmptyTree(s.Path)
+	case s.Target.Absent:
 		if err := os.Remove(s.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 		return nil
+	case s.Target.Dir:
+		if isDir {
+			return nil
+		}
+		if err := os.Remove(s.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return os.MkdirAll(s.Path, 0o755)
 	}
 	data, err := store.Get(s.Target.Hash)
 	if err != nil {
 		return err
+	}
+	if isDir {
+		// A folder the turn made where the file was: its files were
+		// undone first (newest change first), so it goes if nothing but
+		// empty folders is left in it.
+		if err := removeEmptyTree(s.Path); err != nil {
+			return err
+		}
 	}
 	dir := filepath.Dir(s.Path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -145,6 +168,35 @@ func restore(store *Store, s Step, check func(string) error) error {
 	if err := os.Rename(tmp.Name(), s.Path); err != nil {
 		os.Remove(tmp.Name())
 		return err
+	}
+	return nil
+}
+
+// ErrNotEmpty means a folder stands where a rewind restores a file, and
+// holds files: they are someone's, so the folder stays.
+var ErrNotEmpty = errors.New("checkpoint: a folder with files in it is in the way")
+
+// removeEmptyTree removes dir and the folders in it when none holds
+// anything but folders; else it removes nothing and fails.
+func removeEmptyTree(dir string) error {
+	var dirs []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return fmt.Errorf("%w: %s", ErrNotEmpty, p)
+		}
+		dirs = append(dirs, p)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for i := len(dirs) - 1; i >= 0; i-- { // the deepest first
+		if err := os.Remove(dirs[i]); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -1,0 +1,12 @@
+package checkpoint
+
+import "syscall"
+
+// statExtra is the change time (ns) and inode number of a Darwin stat.
+func statExtra(sys any) (ctime int64, ino uint64) {
+	st, ok := sys.(*syscall.Stat_t)
+	if !ok {
+		return 0, 0
+	}
+	return st.Ctimespec.Sec*1e9 + st.Ctimespec.Nsec, st.Ino
+}
