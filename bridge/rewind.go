@@ -78,7 +78,8 @@ type rewindResult struct {
 	// Kept were changed by someone else since, and kept as they are.
 	Kept []string `json:"kept,omitempty"`
 	// NotRestorable were changed by a command whose pre-image was never
-	// taken; Failed could not be written (or are outside the workspace).
+	// taken; Failed could not be written (or lead elsewhere now, or into
+	// the state folder).
 	NotRestorable []string `json:"notRestorable,omitempty"`
 	Failed        []string `json:"failed,omitempty"`
 	// Cancelled: the person cancelled; nothing was changed.
