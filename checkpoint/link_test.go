@@ -98,3 +98,21 @@ func TestSkipsStateFolder(t *testing.T) {
 		t.Errorf("a.txt = %q", b)
 	}
 }
+
+// TestCommandOutputNotStored: the result of a file a command made is
+// not kept in the store (a build's output would fill it); the result of
+// a file the turn wrote is (a later turn's link needs it).
+func TestCommandOutputNotStored(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	st, _ := OpenStore(filepath.Join(t.TempDir(), "blobs"))
+	r := NewRecorder(st, []string{dir})
+	recordTurn(t, r, map[string]string{filepath.Join(dir, "w"): "written"}, func() {
+		must(t, os.WriteFile(filepath.Join(dir, "made"), []byte("build output"), 0o644))
+	})
+	if _, err := st.Get(Hash([]byte("build output"))); err == nil {
+		t.Error("a command's new file was stored")
+	}
+	if _, err := st.Get(Hash([]byte("written"))); err != nil {
+		t.Errorf("a written file's result was not stored: %v", err)
+	}
+}

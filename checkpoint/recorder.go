@@ -40,11 +40,12 @@ type link struct {
 type turn struct {
 	changes  []Change
 	index    map[string]int
-	base     Snapshot      // set before ready closes
-	indexes  gitIndexes    // git's index of each repository root as the turn began; set before ready closes
-	ready    chan struct{} // closed once base is taken
-	commands bool          // a command started in this turn
-	err      error         // the first failure to take a pre-image
+	written  map[string]bool // the paths BeforeWrite saw
+	base     Snapshot        // set before ready closes
+	indexes  gitIndexes      // git's index of each repository root as the turn began; set before ready closes
+	ready    chan struct{}   // closed once base is taken
+	commands bool            // a command started in this turn
+	err      error           // the first failure to take a pre-image
 }
 
 // NewRecorder records into store the changes under roots, except in
@@ -83,7 +84,7 @@ func (r *Recorder) Begin() {
 		return
 	}
 	r.Wait()
-	t := &turn{index: map[string]int{}, ready: make(chan struct{})}
+	t := &turn{index: map[string]int{}, written: map[string]bool{}, ready: make(chan struct{})}
 	r.mu.Lock()
 	r.cur = t
 	r.pending++
@@ -123,6 +124,7 @@ func (r *Recorder) BeforeWrite(path string) {
 	if t == nil {
 		return
 	}
+	t.written[path] = true
 	if _, seen := t.index[path]; seen {
 		return
 	}
@@ -239,13 +241,15 @@ func (r *Recorder) linked(t *turn, path string) (Image, bool) {
 	return l.img, true
 }
 
-// results are a finished turn's changes with their results; each
-// result that is a regular file is stored and remembered with its
-// fingerprint, for the next turns' links.
+// results are a finished turn's changes with their results. The result
+// of a path the turn wrote, or whose content before it the turn has,
+// when a regular file, is stored and remembered with its fingerprint,
+// for the next turns' links; a file a command made is not (a build's
+// output would fill the store).
 func (r *Recorder) results(t *turn) []Change {
 	var out []Change
 	for _, c := range t.changes {
-		after, fp, linkable := r.result(c.Path)
+		after, fp, linkable := r.result(c.Path, t.written[c.Path] || c.Before.Hash != "")
 		c.After = after
 		r.mu.Lock()
 		if linkable {
@@ -262,10 +266,16 @@ func (r *Recorder) results(t *turn) []Change {
 	return out
 }
 
-// result is what path holds at a turn's end, stored, and its
-// fingerprint; linkable when the file is a regular file whose
+// result is what path holds at a turn's end, with keep stored, and its
+// fingerprint; linkable when it was kept and is a regular file whose
 // fingerprint did not move while it was read.
-func (r *Recorder) result(path string) (img Image, fp entry, linkable bool) {
+func (r *Recorder) result(path string, keep bool) (img Image, fp entry, linkable bool) {
+	if !keep {
+		if img, err := current(nil, path, false); err == nil {
+			return img, entry{}, false
+		}
+		return Image{Unknown: true}, entry{}, false
+	}
 	before, err1 := os.Lstat(path)
 	img, err := current(r.store, path, true)
 	if err != nil {
