@@ -126,6 +126,15 @@ type ToolOutputMap = {
       source?: string;
       code?: string;
     }>;
+    partial?: {
+      proposed: number;
+      applied: number[];
+      rejected: Array<{
+        index: number;
+        header: string;
+        text: string;
+      }>;
+    };
   };
   glob: {
     root: string;
@@ -207,6 +216,15 @@ type ToolOutputMap = {
       source?: string;
       code?: string;
     }>;
+    partial?: {
+      proposed: number;
+      applied: number[];
+      rejected: Array<{
+        index: number;
+        header: string;
+        text: string;
+      }>;
+    };
   };
 };
 
