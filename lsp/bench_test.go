@@ -36,8 +36,19 @@ func BenchmarkEditDiagnostics(b *testing.B) {
 			m := New(Options{Roots: []string{tc.root}, Servers: Builtins(), StartTimeout: time.Minute})
 			defer m.Close()
 			ctx := context.Background()
-			if _, err := m.Changed(ctx, tc.file, good, true); err != nil {
-				b.Fatal(err)
+			// Warm up: gopls publishes its first diagnostics after type
+			// checking the whole workspace (on this repository about 2 s
+			// after its load, more on a busy machine), which may pass the
+			// edit's bound; the benchmark times the warm server, so the
+			// warm-up asks again until an answer comes.
+			var err2 error
+			for range 10 {
+				if _, err2 = m.Changed(ctx, tc.file, good, true); err2 == nil {
+					break
+				}
+			}
+			if err2 != nil {
+				b.Fatal(err2)
 			}
 			var waits []time.Duration
 			i := 0
