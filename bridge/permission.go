@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/dsh-bridge/dsh-bridge/permission"
 	"github.com/dsh-bridge/dsh-bridge/pipeline"
@@ -107,7 +108,7 @@ func (s *Server) RequestApprovalDetail(ctx context.Context, req pipeline.Approva
 	if json.Unmarshal(raw, &resp) != nil {
 		return pipeline.Approval{Outcome: pipeline.Rejected}
 	}
-	selected := resp.hunks()
+	selected := answerHunks(raw)
 	outcome := s.outcome(ctx, ss, decision, resp, selected == nil)
 	if outcome != pipeline.AllowedOnce || selected == nil {
 		return pipeline.Approval{Outcome: outcome}
@@ -139,6 +140,12 @@ func (s *Server) outcome(ctx context.Context, ss *Session, decision permission.D
 	return pipeline.Rejected
 }
 
+// What is wrong with a selection that is not a list of integers.
+var (
+	errNotHunkList = errors.New("_meta.dsh.hunks is not a list of hunk indices")
+	errNotInteger  = errors.New("an element of _meta.dsh.hunks is not an integer hunk index")
+)
+
 // grantHunks is an allowing answer that accepted the hunks selected (the
 // response's raw _meta.dsh.hunks) of the proposal's hunks of path: a grant
 // of those alone, a rejection for none, a refusal naming what is wrong
@@ -151,9 +158,9 @@ func grantHunks(tool, path string, hunks []views.Hunk, selected json.RawMessage)
 	if len(hunks) == 0 {
 		return refuse("the call proposed no hunks to choose from")
 	}
-	var accepted []int
-	if json.Unmarshal(selected, &accepted) != nil {
-		return refuse("_meta.dsh.hunks is not a list of hunk indices")
+	accepted, err := hunkIndices(selected)
+	if err != nil {
+		return refuse(err.Error())
 	}
 	if len(accepted) == 0 {
 		return pipeline.Approval{Outcome: pipeline.Rejected, Reason: `the user rejected every hunk of tool "` + tool + `"`}

@@ -1,11 +1,13 @@
 package bridge
 
 import (
-	"github.com/dsh-bridge/dsh-bridge/model"
-
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"strconv"
 
 	"github.com/dsh-bridge/dsh-bridge/card"
+	"github.com/dsh-bridge/dsh-bridge/model"
 )
 
 // ACP v1 wire types the bridge reads and writes (the subset it uses).
@@ -211,22 +213,65 @@ type permissionResponse struct {
 		Outcome  string `json:"outcome"`
 		OptionID string `json:"optionId"`
 	} `json:"outcome"`
-	// Meta may carry _meta.dsh.hunks: the hunks accepted of a proposal
-	// (docs/meta-dsh.md). Malformed _meta is ignored, as the schema says.
-	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
-// hunks is the response's _meta.dsh.hunks, raw; nil when absent or null.
-func (r permissionResponse) hunks() json.RawMessage {
-	var m struct {
-		Dsh struct {
-			Hunks json.RawMessage `json:"hunks"`
-		} `json:"dsh"`
+// answerHunks is a permission answer's _meta.dsh.hunks, raw: the hunks
+// accepted of a proposal (docs/meta-dsh.md); nil when absent or null.
+// The keys are matched exactly (encoding/json would take "_META" or
+// "HUNKS" too). Malformed _meta is ignored, as the schema says.
+func answerHunks(answer json.RawMessage) json.RawMessage {
+	v := answer
+	for _, key := range []string{"_meta", "dsh", "hunks"} {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(v, &m) != nil {
+			return nil
+		}
+		v = m[key]
 	}
-	if len(r.Meta) == 0 || json.Unmarshal(r.Meta, &m) != nil || string(m.Dsh.Hunks) == "null" {
+	if len(v) == 0 || string(v) == "null" {
 		return nil
 	}
-	return m.Dsh.Hunks
+	return v
+}
+
+// hunkIndices decodes a selection (_meta.dsh.hunks) strictly: a JSON
+// list whose every element is a JSON integer without fraction or
+// exponent ("-0" included in the refusal, as no index is written so), in
+// the range of int. Anything else is errNotHunkList or errNotInteger:
+// encoding/json alone would take null for 0.
+func hunkIndices(selected json.RawMessage) ([]int, error) {
+	var elems []json.RawMessage
+	if json.Unmarshal(selected, &elems) != nil || elems == nil {
+		return nil, errNotHunkList
+	}
+	out := make([]int, 0, len(elems))
+	for _, e := range elems {
+		k, ok := jsonInteger(bytes.TrimSpace(e))
+		if !ok {
+			return nil, fmt.Errorf("%w: %s", errNotInteger, e)
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// jsonInteger is b as an int when b is a JSON integer: 0, or an optional
+// minus and digits not starting with 0, in the range of int.
+func jsonInteger(b []byte) (int, bool) {
+	digits := b
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || (digits[0] == '0' && len(b) > 1) {
+		return 0, false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	k, err := strconv.Atoi(string(b))
+	return k, err == nil
 }
 
 // sessionNotification is the params of session/update.

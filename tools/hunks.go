@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -91,9 +92,11 @@ const (
 // path (absolute) as it is now. Each hunk must match the file where it
 // was proposed (its context and removed lines, without fuzz): a file
 // changed there since the proposal fails with FS_STALE_VERSION, and
-// nothing is to be written.
+// nothing is to be written. The selection's path (the card's) and path
+// (the tool's) are compared cleaned: the card keeps an absolute path as
+// the model wrote it ("/ws/./a.txt"), the tool resolves it.
 func applySelection(s HunkSelection, path, before string) (string, *partialValue, error) {
-	if s.Path != path {
+	if filepath.Clean(s.Path) != filepath.Clean(path) {
 		return "", nil, fsError("FS_STALE_VERSION", fmt.Sprintf("the approved hunks change %q, not %q; nothing was written", s.Path, path))
 	}
 	accepted := make([]views.Hunk, len(s.Accepted))
