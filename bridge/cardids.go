@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/dsh-bridge/dsh-bridge/model"
@@ -14,9 +15,14 @@ import (
 // two (call_0 every time); a card that took an earlier card's id would
 // overwrite it in the editor. A call whose model id is new in the
 // session keeps it as its card id; a reused one gets the first free
-// "<id>~<n>", n from 2. The model's history keeps the model's ids as
-// sent; the log keeps both (store.ToolCall.CardID), so a load shows the
-// same cards.
+// "<id>~<n>", n from 2. The ids the session makes itself — a child's
+// calls' <task>:task:<n>, a Code Mode sub-call's <run_code>:code:<n> —
+// are reserved as they are announced, and a model id of their shape
+// never keeps its id (it gets "<id>~<n>" too), so that a model naming a
+// call after a card of the session's making, before or after that card
+// exists, takes neither's place. The model's history keeps the model's
+// ids as sent; the log keeps both (store.ToolCall.CardID, and the
+// reserved ids in its events), so a load shows the same cards.
 type cardIDs struct {
 	mu   sync.Mutex
 	used map[string]bool
@@ -29,15 +35,46 @@ func (c *cardIDs) claim(id string) string {
 	if c.used == nil {
 		c.used = map[string]bool{}
 	}
-	card := id
-	for n := 2; c.used[card]; n++ {
+	card, n := id, 2
+	if sessionMade(id) {
+		card, n = id+"~2", 3
+	}
+	for ; c.used[card]; n++ {
 		card = id + "~" + strconv.Itoa(n)
 	}
 	c.used[card] = true
 	return card
 }
 
-// seen marks the card ids of a logged conversation as taken.
+// reserve marks a card id the session made (a child's call, a Code Mode
+// sub-call) as taken.
+func (c *cardIDs) reserve(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.used == nil {
+		c.used = map[string]bool{}
+	}
+	c.used[id] = true
+}
+
+// sessionMade reports whether id has the shape of a card id the session
+// makes: "<card>:task:<n>" or "<card>:code:<n>", n decimal digits.
+func sessionMade(id string) bool {
+	for _, infix := range []string{":task:", ":code:"} {
+		i := strings.LastIndex(id, infix)
+		if i <= 0 {
+			continue
+		}
+		n := id[i+len(infix):]
+		if n != "" && strings.Trim(n, "0123456789") == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// seen marks the card ids of a logged conversation as taken: its calls'
+// and its sub-calls' (a child's calls, Code Mode's).
 func (c *cardIDs) seen(events []store.Event) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -47,6 +84,9 @@ func (c *cardIDs) seen(events []store.Event) {
 	for _, e := range events {
 		for _, tc := range e.ToolCalls {
 			c.used[tc.Card()] = true
+		}
+		if e.Kind == store.KindCodeDispatch && e.CallID != "" {
+			c.used[e.CallID] = true
 		}
 	}
 }

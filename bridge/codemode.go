@@ -58,9 +58,11 @@ func (ss *Session) setToolsMode(mode string) error {
 // through _meta.dsh.parentToolCallId, with its own approval prompt.
 var _ codemode.Observer = (*Session)(nil)
 
-// SubCallStarted announces the sub-call's pending card.
+// SubCallStarted announces the sub-call's pending card, its id reserved
+// in the session's card ids.
 func (ss *Session) SubCallStarted(outer registry.Execution, c pipeline.Call) {
 	view := ss.srv.presenter.Preview(context.Background(), c.Name, c.Args, ss.scope)
+	ss.cards.reserve(c.CallID)
 	ss.mu.Lock()
 	session, parent := ss.placeSub(outer.CallID)
 	ss.calls[c.CallID] = &callInfo{name: c.Name, args: c.Args, view: view, parent: parent, session: session}

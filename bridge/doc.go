@@ -45,7 +45,9 @@
 // session/updates — cards recomputed through the presenters from the durable
 // fields — and restores the model history and mode; a turn cut off by a
 // crash is voided. A card's toolCallId is unique in the session: the
-// model's call id, or, when the model reused it (call_0 in every answer),
+// model's call id, or, when the model reused it (call_0 in every answer)
+// or named it as the session names a child's call or a Code Mode sub-call
+// (<task>:task:<n>, <run_code>:code:<n>, which the session reserves),
 // "<id>~<n>" (cardids.go); the history keeps the model's ids, the log
 // both, so a load shows the same cards. session/list, session/close and session/delete (a
 // live session ended first, then its log and title file removed) complete

@@ -43,7 +43,7 @@ func TestHunkIndices(t *testing.T) {
 	} {
 		t.Run(tc.raw, func(t *testing.T) {
 			got, err := hunkIndices(json.RawMessage(tc.raw))
-			if !errors.Is(err, tc.err) || !slices.Equal(got, tc.want) {
+			if !errors.Is(err, tc.err) || !slices.Equal(got, tc.want) || (tc.err == errNotHunkList && errors.Is(err, errNotInteger)) {
 				t.Errorf("hunkIndices(%s) = %v, %v; want %v, %v", tc.raw, got, err, tc.want, tc.err)
 			}
 		})

@@ -143,7 +143,7 @@ func (s *Server) outcome(ctx context.Context, ss *Session, decision permission.D
 // What is wrong with a selection that is not a list of integers.
 var (
 	errNotHunkList = errors.New("_meta.dsh.hunks is not a list of hunk indices")
-	errNotInteger  = errors.New("an element of _meta.dsh.hunks is not an integer hunk index")
+	errNotInteger  = errors.New("not an integer") // an element's, with errNotHunkList
 )
 
 // grantHunks is an allowing answer that accepted the hunks selected (the

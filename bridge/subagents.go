@@ -119,10 +119,11 @@ func (ss *Session) taskProgress(c *subagent.Child) {
 }
 
 // ChildCall announces a child's call as a card of its own, nested under
-// the task's.
+// the task's, its id reserved in the session's card ids.
 func (ss *Session) ChildCall(c *subagent.Child, tc model.ToolCall) {
 	args := registry.CallArgs([]byte(tc.Arguments))
 	view := ss.srv.presenter.Preview(context.Background(), tc.Name, args, c.Scope)
+	ss.cards.reserve(tc.ID)
 	ss.mu.Lock()
 	session, parent := ss.placeSub(c.TaskCallID)
 	ss.calls[tc.ID] = &callInfo{name: tc.Name, args: args, view: view, parent: parent, session: session}

@@ -237,7 +237,8 @@ func answerHunks(answer json.RawMessage) json.RawMessage {
 // hunkIndices decodes a selection (_meta.dsh.hunks) strictly: a JSON
 // list whose every element is a JSON integer without fraction or
 // exponent ("-0" included in the refusal, as no index is written so), in
-// the range of int. Anything else is errNotHunkList or errNotInteger:
+// the range of int. Anything else is errNotHunkList, wrapping
+// errNotInteger too when an element is wrong (null, a string, 1.0):
 // encoding/json alone would take null for 0.
 func hunkIndices(selected json.RawMessage) ([]int, error) {
 	var elems []json.RawMessage
@@ -248,7 +249,7 @@ func hunkIndices(selected json.RawMessage) ([]int, error) {
 	for _, e := range elems {
 		k, ok := jsonInteger(bytes.TrimSpace(e))
 		if !ok {
-			return nil, fmt.Errorf("%w: %s", errNotInteger, e)
+			return nil, fmt.Errorf("%w: %s is %w", errNotHunkList, e, errNotInteger)
 		}
 		out = append(out, k)
 	}
