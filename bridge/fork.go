@@ -108,25 +108,24 @@ func (s *Server) forkSession(ctx context.Context, p forkParams) (newSessionResul
 // before the message; we follow the messageId draft.) A user message's
 // fork ends with it, unanswered: its next prompt follows it. An
 // assistant message's fork keeps its calls' results (so the history
-// stays well formed) and ends there. The message must be one of the
-// session's current history (not rewound away): an unknown id is
-// invalid params. A fork is of history only: the workspace's files are
-// not touched, whatever later turns of the parent changed; the turns'
-// checkpoints come with them, as a whole fork's do.
+// stays well formed) and ends there. The message must be a user or
+// assistant message of the session's current history (not rewound away,
+// not a child's answer logged with its task): any other id is invalid
+// params. The cut is at that message as the current history holds it, so
+// an id a log holds twice (a rewound message's, reused by a later prompt
+// before ids were made unique) names the live one. A fork is of history
+// only: the workspace's files are not touched, whatever later turns of
+// the parent changed; the turns' checkpoints come with them, as a whole
+// fork's do.
 func forkAtMessage(events []store.Event, id string) ([]store.Event, error) {
-	if turns, _, _ := completeTurns(events); turnOf(turns, id) < 0 {
-		return nil, acp.InvalidParams("session/fork: no message %q in this session's history", id)
+	at, ok := liveMessage(events, id)
+	if !ok {
+		return nil, acp.InvalidParams("session/fork: no user or agent message %q in this session's history", id)
 	}
-	cut := -1
-	for i, e := range events {
-		if e.MessageID == id && (e.Kind == store.KindUser || e.Kind == store.KindAssistant) {
-			cut = i + 1
-			if e.Kind == store.KindAssistant {
-				for cut < len(events) && belongsToAnswer(events[cut].Kind) {
-					cut++
-				}
-			}
-			break
+	cut := at + 1
+	if events[at].Kind == store.KindAssistant {
+		for cut < len(events) && belongsToAnswer(events[cut].Kind) {
+			cut++
 		}
 	}
 	kept := map[string]bool{} // the copied turns' user message ids
@@ -143,6 +142,24 @@ func forkAtMessage(events []store.Event, id string) ([]store.Event, error) {
 		}
 	}
 	return append(out, store.Event{Kind: store.KindTurnEnd, StopReason: stopEndTurn}), nil
+}
+
+// liveMessage is the index in events (a log, header first) of the user
+// or assistant message id of the current history: of its complete turns,
+// rewound ones left out.
+func liveMessage(events []store.Event, id string) (int, bool) {
+	if id == "" {
+		return -1, false
+	}
+	turns, _, _ := completeTurns(events)
+	for _, t := range turns {
+		for i, e := range t.events {
+			if e.MessageID == id && (e.Kind == store.KindUser || e.Kind == store.KindAssistant) {
+				return t.at[i], true
+			}
+		}
+	}
+	return -1, false
 }
 
 // belongsToAnswer reports whether an event of kind, right after an

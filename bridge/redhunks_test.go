@@ -204,6 +204,15 @@ func TestRedHunksForkAtChildMessage(t *testing.T) {
 // checks the id against the current history but cuts at the first event
 // with that id in the whole log: the fork holds the rewound message
 // ("first") instead of the current one ("third").
+//
+// Since the rewind fix, a prompt whose messageId a message of the log had
+// (rewound ones included) runs under a new id, which its answer's
+// _meta.dsh.userMessageId names (docs/meta-dsh.md, "Message ids"): m1
+// names only the rewound message, so a fork at m1 is -32602, and the
+// fork at the id the answer named holds "third". (The red team's test
+// forked at m1 and wanted "third", which the docs no longer promise; a
+// log that holds an id twice, written before the fix, is pinned by
+// TestForkAtMessageCut.)
 func TestRedHunksForkAfterRewindReusedMessageID(t *testing.T) {
 	c := rhStartIn(t, []string{
 		rhLine(map[string]any{"text": "a1"}),
@@ -217,8 +226,23 @@ func TestRedHunksForkAfterRewindReusedMessageID(t *testing.T) {
 	if r := c.call("_dsh/session/rewind", map[string]any{"sessionId": sid, "toMessageId": "m1"}); r.Error != nil {
 		t.Fatalf("rewind: %+v", r.Error)
 	}
-	c.prompt(sid, "third", map[string]any{"messageId": "m1"})
-	r := c.call("session/fork", map[string]any{"sessionId": sid, "messageId": "m1", "cwd": c.ws, "mcpServers": []any{}})
+	third := c.prompt(sid, "third", map[string]any{"messageId": "m1"})
+	var answer struct {
+		Meta struct {
+			Dsh struct {
+				UserMessageID string `json:"userMessageId"`
+			} `json:"dsh"`
+		} `json:"_meta"`
+	}
+	json.Unmarshal(third.Result, &answer)
+	thirdID := answer.Meta.Dsh.UserMessageID
+	if thirdID == "" || thirdID == "m1" {
+		t.Fatalf("the prompt reusing the rewound id m1 runs under %q, want a new id", thirdID)
+	}
+	if r := c.call("session/fork", map[string]any{"sessionId": sid, "messageId": "m1", "cwd": c.ws, "mcpServers": []any{}}); r.Error == nil || r.Error.Code != -32602 {
+		t.Errorf("session/fork at the rewound m1: %s %+v, want -32602", r.Result, r.Error)
+	}
+	r := c.call("session/fork", map[string]any{"sessionId": sid, "messageId": thirdID, "cwd": c.ws, "mcpServers": []any{}})
 	if r.Error != nil {
 		t.Fatalf("fork: %+v", r.Error)
 	}
@@ -226,23 +250,30 @@ func TestRedHunksForkAfterRewindReusedMessageID(t *testing.T) {
 		SessionID string `json:"sessionId"`
 	}
 	json.Unmarshal(r.Result, &res)
+	// The fork's history, as a load replays it (its log, a copy of the
+	// parent's, keeps the rewound turns and the rewind, as a whole fork's).
+	if r := c.call("session/close", map[string]any{"sessionId": res.SessionID}); r.Error != nil {
+		t.Fatalf("session/close of the fork: %+v", r.Error)
+	}
+	n := c.nUpdates()
+	if r := c.call("session/load", map[string]any{"sessionId": res.SessionID, "cwd": c.ws, "mcpServers": []any{}}); r.Error != nil {
+		t.Fatalf("session/load of the fork: %+v", r.Error)
+	}
 	var users []string
-	filepath.WalkDir(c.state, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.Contains(d.Name(), res.SessionID) || !strings.HasSuffix(d.Name(), ".jsonl") {
-			return nil
-		}
-		for _, line := range strings.Split(rhRead(t, path), "\n") {
-			var e struct {
-				Kind string `json:"kind"`
-				Text string `json:"text"`
+	for _, u := range c.updatesSince(n) {
+		if u.SessionID == res.SessionID && u.Kind == "user_message_chunk" {
+			var p struct {
+				Update struct {
+					Content struct {
+						Text string `json:"text"`
+					} `json:"content"`
+				} `json:"update"`
 			}
-			if json.Unmarshal([]byte(line), &e) == nil && e.Kind == "user" {
-				users = append(users, e.Text)
-			}
+			json.Unmarshal(u.Raw, &p)
+			users = append(users, p.Update.Content.Text)
 		}
-		return nil
-	})
+	}
 	if strings.Join(users, "|") != "third" {
-		t.Errorf("the fork at m1 (the current history's message \"third\") holds the user messages %q", users)
+		t.Errorf("the fork at %s (the current history's message \"third\") holds the user messages %q", thirdID, users)
 	}
 }
