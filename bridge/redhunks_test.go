@@ -87,7 +87,7 @@ func TestRedHunksAbsolutePathNotClean(t *testing.T) {
 // client without subagents sees the child's cards) overwrites the
 // child's: two tool_call announcements with one toolCallId.
 func TestRedHunksCardIDChildCollision(t *testing.T) {
-	for _, sub := range []bool{false} {
+	for _, sub := range []bool{false, true} {
 		name := "nested"
 		if sub {
 			name = "subagents"
@@ -127,7 +127,35 @@ func TestRedHunksCardIDChildCollision(t *testing.T) {
 					t.Errorf("card id %q announced %d times (cards %v)", id, k, ids)
 				}
 			}
+			rhSameCardsOnLoad(t, c, sid, n)
 		})
+	}
+}
+
+// rhSameCardsOnLoad checks that a load of session sid (closed first)
+// announces the cards its prompts did since update n, with the same ids,
+// in the same order.
+func rhSameCardsOnLoad(t *testing.T, c *rhClient, sid string, n int) {
+	t.Helper()
+	cards := func(from int) []string {
+		var ids []string
+		for _, u := range c.updatesSince(from) {
+			if u.Kind == "tool_call" {
+				ids = append(ids, u.CallID)
+			}
+		}
+		return ids
+	}
+	live := cards(n)
+	if r := c.call("session/close", map[string]any{"sessionId": sid}); r.Error != nil {
+		t.Fatalf("session/close: %+v", r.Error)
+	}
+	m := c.nUpdates()
+	if r := c.call("session/load", map[string]any{"sessionId": sid, "cwd": c.ws, "mcpServers": []any{}}); r.Error != nil {
+		t.Fatalf("session/load: %+v", r.Error)
+	}
+	if got := cards(m); strings.Join(got, " ") != strings.Join(live, " ") {
+		t.Errorf("the load announced the cards %v, live %v", got, live)
 	}
 }
 
@@ -161,6 +189,7 @@ func TestRedHunksCardIDCodeModeCollision(t *testing.T) {
 			t.Errorf("card id %q announced %d times (cards %v)", id, k, ids)
 		}
 	}
+	rhSameCardsOnLoad(t, c, sid, n)
 }
 
 // Finding (wrong): forking at the messageId of a child's answer (sent
