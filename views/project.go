@@ -2,11 +2,13 @@ package views
 
 import (
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/dsh-bridge/dsh-bridge/card"
 	"github.com/dsh-bridge/dsh-bridge/internal/safepath"
 	"github.com/dsh-bridge/dsh-bridge/jsonv"
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // Env is what a projection needs to know besides the card: the session's
@@ -38,10 +40,10 @@ type Env struct {
 
 // abs resolves p against the workspace.
 func (e Env) abs(p string) string {
-	if p == "" || filepath.IsAbs(p) || e.Cwd == "" {
+	if p == "" || e.Cwd == "" {
 		return p
 	}
-	return filepath.Join(e.Cwd, p)
+	return workspace.AbsIn(runtime.GOOS, e.Cwd, p)
 }
 
 // relTitle replaces every occurrence of the absolute path in title with the

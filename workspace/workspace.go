@@ -64,16 +64,21 @@ func (w *Workspace) Cwd() string { return w.cwd }
 // workspace directory, as Win32 takes them (the current drive's current
 // folder is the current folder). Symlinks are not followed (this is the path shown to people and
 // models).
-func (w *Workspace) Abs(p string) string {
-	if w.form.GOOS == "windows" {
-		p = onCwdDrive(p, w.cwd)
+func (w *Workspace) Abs(p string) string { return AbsIn(w.form.GOOS, w.cwd, p) }
+
+// AbsIn is Workspace.Abs for a workspace directory cwd judged as goos
+// (runtime.GOOS for the paths of this machine): what views show and what
+// the tools touch are the same cleaned path.
+func AbsIn(goos, cwd, p string) string {
+	if goos == "windows" {
+		p = onCwdDrive(p, cwd)
 	}
 	switch {
 	case filepath.IsAbs(p):
 	case rootedOnDrive(p):
-		p = filepath.VolumeName(w.cwd) + p
+		p = filepath.VolumeName(cwd) + p
 	default:
-		p = filepath.Join(w.cwd, p)
+		p = filepath.Join(cwd, p)
 	}
 	return filepath.Clean(p)
 }
