@@ -190,6 +190,24 @@ func TestRed2AnswerLinesCannotBeForged(t *testing.T) {
 	}
 }
 
+// A symbol's name is the server's text too: a document_symbols answer
+// with a 1 MiB name must not reach the model whole (the answer is capped
+// in lines, maxAnswer, not in bytes).
+func TestRed2SymbolAnswerIsCapped(t *testing.T) {
+	pos := map[string]any{"line": 0, "character": 0}
+	rng := map[string]any{"start": pos, "end": pos}
+	m, root := red2ManagerWait(t, "answer", map[string]any{"textDocument/documentSymbol": []any{
+		map[string]any{"name": strings.Repeat("n", 1<<20), "kind": 12, "range": rng, "selectionRange": rng}}}, 0, 2*time.Second)
+	defer m.Close()
+	out, err := m.Query(context.Background(), OpDocumentSymbols, filepath.Join(root, "a.red"), "x := 1\n", 1, 1, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) > 64<<10 {
+		t.Errorf("one symbol's answer is %d bytes", len(out))
+	}
+}
+
 // "Tool failures are tool results, never crashes": a location whose URI
 // is not a file URI (go.lsp.dev/uri's Filename panics on it) must be
 // left out or said, not panic the caller of Query.
