@@ -76,7 +76,7 @@ func red2ManagerWait(t *testing.T, mode string, results map[string]any, n int, w
 		}
 		env = append(env, "RED2_RESULTS="+f)
 	}
-	env = append(env, "RED2_N="+strconv.Itoa(n))
+	env = append(env, "RED2_N="+strconv.Itoa(n), "RED2_OUT="+filepath.Join(root, ".red2-out"))
 	m := New(Options{
 		Roots:        []string{root},
 		Servers:      []Server{{Language: "red", Command: []string{bin, mode}, Extensions: []string{".red"}}},
@@ -284,6 +284,28 @@ func TestRed2DiagnosticsBytesAreBounded(t *testing.T) {
 	s.mu.Unlock()
 	if total > 8<<20 {
 		t.Errorf("one server's kept diagnostics hold %d MB of its text", total>>20)
+	}
+}
+
+// workspace/configuration is answered with one value per item the
+// server names: each 3-byte "{}," item costs 32 bytes of slices and 5
+// of answer, so one 16 MiB request (maxMessage) makes ~170 MB allocated
+// and a 27 MB answer written — messages are read within bounds, what
+// they make the bridge allocate and write is not. The test asks 500000
+// items (quick under -race): a 2.5 MB answer.
+func TestRed2ConfigurationAnswerIsBounded(t *testing.T) {
+	const items = 500_000
+	m, root := red2ManagerWait(t, "config", nil, items, time.Minute)
+	defer m.Close()
+	if _, err := m.Changed(context.Background(), filepath.Join(root, "a.red"), "x := 1\n", true); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, ".red2-out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := strconv.Atoi(string(b)); n > 1<<20 {
+		t.Errorf("a request of %d configuration items got a %d-byte answer", items, n)
 	}
 }
 

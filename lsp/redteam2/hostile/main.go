@@ -15,6 +15,9 @@
 //	            for the opened file
 //	stuck       after didSave: stops reading its input and sends
 //	            workspace/configuration requests whose answers fill it
+//	config      on didOpen: a workspace/configuration request of $RED2_N
+//	            items, its answer's size written to the file $RED2_OUT,
+//	            then one diagnostic for the opened file
 //	publish     on didOpen: one diagnostic for each URI in the file
 //	            $RED2_URIS (one a line; ROOT is the workspace folder's
 //	            path), then one for the opened file
@@ -37,6 +40,7 @@ type message struct {
 	ID     *json.RawMessage `json:"id,omitempty"`
 	Method string           `json:"method,omitempty"`
 	Params json.RawMessage  `json:"params,omitempty"`
+	size   int              // the body's length
 }
 
 var (
@@ -78,7 +82,7 @@ func read(r *bufio.Reader) (message, error) {
 	if _, err := io.ReadFull(r, body); err != nil {
 		return message{}, err
 	}
-	var m message
+	m := message{size: n}
 	err = json.Unmarshal(body, &m)
 	return m, err
 }
@@ -150,6 +154,22 @@ func main() {
 				for i := 0; i < n; i++ {
 					notify("textDocument/publishDiagnostics", map[string]any{"uri": root + "/flood" + strconv.Itoa(i) + ".red", "diagnostics": diags})
 				}
+			case "config":
+				items := strings.Repeat("{},", n)
+				send(map[string]any{"jsonrpc": "2.0", "id": 77, "method": "workspace/configuration",
+					"params": json.RawMessage(`{"items":[` + strings.TrimSuffix(items, ",") + `]}`)})
+				for {
+					a, err := read(in)
+					if err != nil {
+						os.Exit(0)
+					}
+					if a.Method == "" && a.ID != nil && string(*a.ID) == "77" {
+						if err := os.WriteFile(os.Getenv("RED2_OUT"), []byte(strconv.Itoa(a.size)), 0o600); err != nil {
+							panic(err)
+						}
+						break
+					}
+				}
 			case "publish":
 				b, err := os.ReadFile(os.Getenv("RED2_URIS"))
 				if err != nil {
@@ -161,7 +181,7 @@ func main() {
 						"diagnostics": []any{map[string]any{"range": rng(0, 0), "severity": 1, "message": "from " + u}}})
 				}
 			}
-			if mode == "progress" || mode == "diagflood" || mode == "publish" {
+			if mode == "progress" || mode == "diagflood" || mode == "publish" || mode == "config" {
 				notify("textDocument/publishDiagnostics", map[string]any{"uri": p.TextDocument.URI, "version": p.TextDocument.Version,
 					"diagnostics": []any{map[string]any{"range": rng(0, 0), "severity": 1, "message": "marker"}}})
 			}
