@@ -73,26 +73,14 @@ func (s *server) sync(ctx context.Context, path, text string) (uint64, error) {
 	return since, nil
 }
 
-// notify sends a notification, bounded by writeBound: a server that
-// stops reading its input (the pipe full) would block the write forever,
-// so it is ended then (and restarted), which ends the write.
+// notify sends a notification. Its write is bounded (boundedWriter): a
+// server that stops reading its input is ended then (and restarted),
+// which ends the write.
 func (s *server) notify(conn *jsonrpc2.Conn, method string, params any) error {
-	done := make(chan error, 1)
-	go func() { done <- conn.Notify(context.Background(), method, params) }() // ends with the write, or the pipe
-	t := time.NewTimer(writeBound)
-	defer t.Stop()
-	select {
-	case err := <-done:
-		return err
-	case <-t.C:
+	if err := conn.Notify(context.Background(), method, params); err != nil {
+		return fmt.Errorf("the %s language server: %w", s.cfg.Language, err)
 	}
-	s.mu.Lock()
-	cmd, exited := s.cmd, s.exited
-	s.mu.Unlock()
-	if cmd != nil {
-		terminate(cmd, exited, 0)
-	}
-	return fmt.Errorf("the %s language server did not read its input within %v; it was stopped", s.cfg.Language, writeBound)
+	return nil
 }
 
 // fullChange is didChange's params with the whole new text: the
@@ -120,7 +108,7 @@ func (s *server) oldestLocked(keep string) string {
 		}
 	}
 	delete(s.docs, oldest)
-	delete(s.diags, oldest)
+	s.dropDiagsLocked(oldest)
 	return oldest
 }
 

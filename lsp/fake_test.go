@@ -23,7 +23,8 @@ var (
 func TestMain(m *testing.M) {
 	proctest.MainWithHelpers(m,
 		proctest.Helper{Pkg: "../internal/lsptest/fakels", Name: "fakels", Use: func(bin string) { fakels = bin }},
-		proctest.Helper{Pkg: "./testdata/hostilels", Name: "hostilels", Use: func(bin string) { hostilels = bin }})
+		proctest.Helper{Pkg: "./testdata/hostilels", Name: "hostilels", Use: func(bin string) { hostilels = bin }},
+		proctest.Helper{Pkg: "./redteam2/hostile", Name: "red2hostile", Use: func(bin string) { red2Bin = bin }})
 }
 
 // alive reports whether any pid listed in file still runs.

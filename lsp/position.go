@@ -86,9 +86,11 @@ func severityName(s protocol.DiagnosticSeverity) string {
 
 // convert turns a publication's diagnostics of path (whose text, when
 // known, places the columns) into cards, in the server's order, their
-// texts cleaned and capped (cleanText).
-func convert(path, text string, in []protocol.Diagnostic) []card.Diagnostic {
+// texts cleaned and capped (cleanText), as many as fit in maxBytes
+// (diagSize each); it returns their size.
+func convert(path, text string, in []protocol.Diagnostic, maxBytes int) ([]card.Diagnostic, int) {
 	out := make([]card.Diagnostic, 0, len(in))
+	size := 0
 	for _, d := range in {
 		line := int(d.Range.Start.Line)
 		col := int(d.Range.Start.Character) + 1
@@ -99,8 +101,19 @@ func convert(path, text string, in []protocol.Diagnostic) []card.Diagnostic {
 		if d.Code != nil {
 			code = fmt.Sprint(d.Code)
 		}
-		out = append(out, card.Diagnostic{Path: path, Line: line + 1, Column: col, Severity: severityName(d.Severity),
-			Message: cleanText(d.Message, maxMessageBytes), Source: cleanText(d.Source, maxFieldBytes), Code: cleanText(code, maxFieldBytes)})
+		c := card.Diagnostic{Path: path, Line: line + 1, Column: col, Severity: severityName(d.Severity),
+			Message: cleanText(d.Message, maxMessageBytes), Source: cleanText(d.Source, maxFieldBytes), Code: cleanText(code, maxFieldBytes)}
+		n := diagSize(c)
+		if size+n > maxBytes {
+			break
+		}
+		out = append(out, c)
+		size += n
 	}
-	return out
+	return out, size
+}
+
+// diagSize is what a kept diagnostic costs: its texts and diagOverhead.
+func diagSize(d card.Diagnostic) int {
+	return len(d.Message) + len(d.Source) + len(d.Code) + diagOverhead
 }

@@ -32,6 +32,17 @@ const (
 	maxFieldBytes   = 100
 	// maxPathBytes caps the path a URI names (PATH_MAX on Linux).
 	maxPathBytes = 4096
+	// maxFileDiagBytes caps one file's kept diagnostics in bytes (the
+	// tools show 4 KiB of a file's); maxDiagBytes a server's, but for
+	// the files the agent touched, whose lists are always kept: a
+	// publication for another file that would pass it is dropped. So a
+	// server holds at most maxDiagBytes + maxOpen*maxFileDiagBytes
+	// (3 MiB).
+	maxFileDiagBytes = 16 << 10
+	maxDiagBytes     = 2 << 20
+	// diagOverhead is what a kept diagnostic costs besides its texts (its
+	// fields, in the list and the map).
+	diagOverhead = 96
 )
 
 // Bounds of the other files' new problems a change's result gets.
@@ -68,17 +79,29 @@ func (s *server) publish(p protocol.PublishDiagnosticsParams) {
 	if d != nil {
 		text = d.text
 	}
-	_, known := s.diags[file]
+	old, known := s.diags[file]
 	switch {
 	case d == nil && len(kept) == 0:
-		delete(s.diags, file) // none: nothing to keep for a file the agent has not touched
+		s.dropDiagsLocked(file) // none: nothing to keep for a file the agent has not touched
 		return
 	case d == nil && !known && len(s.diags) >= maxDiagFiles:
 		return
 	}
+	ds, size := convert(file, text, kept, maxFileDiagBytes)
+	if d == nil && s.diagBytes-old.bytes+size > maxDiagBytes {
+		s.dropDiagsLocked(file) // its last list is not its current one
+		return
+	}
 	now := time.Now()
-	s.diags[file] = published{diags: convert(file, text, kept), version: int32(p.Version), seq: s.seq, at: now}
+	s.diagBytes += size - old.bytes
+	s.diags[file] = published{diags: ds, bytes: size, version: int32(p.Version), seq: s.seq, at: now}
 	s.pubAt = now
+}
+
+// dropDiagsLocked forgets file's diagnostics.
+func (s *server) dropDiagsLocked(file string) {
+	s.diagBytes -= s.diags[file].bytes
+	delete(s.diags, file)
 }
 
 // inRoots reports whether the clean absolute path p lies in one of the
@@ -125,26 +148,6 @@ func uriPath(goos, raw string) (string, bool) {
 		return "", false
 	}
 	return strings.ToUpper(p[:1]) + ":" + strings.ReplaceAll(path.Clean(p[2:]), "/", `\`), true
-}
-
-// cleanText is a server's text as it may be shown: control and
-// bidirectional-override characters taken out (white space ones become
-// spaces), cut at max bytes (on a character's boundary, "…" said).
-func cleanText(s string, max int) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case unicode.IsSpace(r) && unicode.IsControl(r):
-			r = ' '
-		case unicode.IsControl(r), unicode.Is(unicode.Bidi_Control, r), r == '\u2028', r == '\u2029':
-			continue
-		}
-		if b.Len()+utf8.RuneLen(r) > max {
-			return strings.TrimSpace(b.String()) + "…"
-		}
-		b.WriteRune(r)
-	}
-	return strings.TrimSpace(b.String())
 }
 
 // othersLocked is the diagnostics known now of the files other than

@@ -8,45 +8,24 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 	"unicode"
 )
 
-var (
-	red2Once sync.Once
-	red2Bin  string
-	red2Err  error
-)
+// red2Bin is the hostile server's binary, built by TestMain (in its
+// folder of helpers, removed after the tests).
+var red2Bin string
 
-// red2Hostile is the hostile server's binary, built once.
+// red2Hostile is the hostile server's binary.
 func red2Hostile(t *testing.T) string {
 	t.Helper()
-	red2Once.Do(func() {
-		dir, err := os.MkdirTemp("", "red2-hostile-")
-		if err != nil {
-			red2Err = err
-			return
-		}
-		red2Bin = filepath.Join(dir, "hostile")
-		if runtime.GOOS == "windows" {
-			red2Bin += ".exe"
-		}
-		out, err := exec.Command("go", "build", "-o", red2Bin, "./redteam2/hostile").CombinedOutput()
-		if err != nil {
-			red2Err = err
-			red2Bin = string(out)
-		}
-	})
-	if red2Err != nil {
-		t.Fatalf("building the hostile server: %v\n%s", red2Err, red2Bin)
+	if red2Bin == "" {
+		t.Fatal("the hostile server was not built")
 	}
 	return red2Bin
 }
@@ -367,5 +346,47 @@ func TestRed2SameFileColumnIsCharacters(t *testing.T) {
 	}
 	if g[1] != "1" || g[2] != "4" {
 		t.Errorf("the symbol at 1:4 (characters) of the file asked about is given as %s:%s", g[1], g[2])
+	}
+}
+
+// TestManager_WritesToAServerThatStopsReadingAreBounded: every write
+// to a server is bounded (boundedWriter), whoever writes: the
+// connection's reader answering a flood of small requests the server no
+// longer reads (20000 answers: more than a pipe holds) while a question
+// waits for its answer or for the send lock, and a change more than a
+// pipe holds. The calls' own bounds are a minute and more: each returns,
+// with why, only because the stalled write ends the server.
+func TestManager_WritesToAServerThatStopsReadingAreBounded(t *testing.T) {
+	tests := []struct {
+		name string
+		call func(m *Manager, path string) error
+	}{
+		{"the reader's answers", func(m *Manager, path string) error {
+			_, err := m.Query(context.Background(), OpDefinition, path, "x := 1\n", 1, 1, "")
+			return err
+		}},
+		{"a megabyte's change", func(m *Manager, path string) error {
+			_, err := m.Changed(context.Background(), path, strings.Repeat("x", 1<<20), true)
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, root := red2ManagerWait(t, "stuckmany", nil, 20000, time.Minute)
+			path := filepath.Join(root, "a.red")
+			// The first call's didSave makes the server stop reading; the
+			// second meets it stopped.
+			if _, err := m.Changed(context.Background(), path, "x := 1\n", false); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			if !red2Returns(func() { err = tt.call(m, path) }, 30*time.Second) {
+				t.Errorf("the call did not return: its writes are not bounded (the bound is %v)", writeBound)
+				red2Kill(m)
+			} else if err == nil {
+				t.Errorf("the call to a server that stopped reading succeeded")
+			}
+			m.Close()
+		})
 	}
 }

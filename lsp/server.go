@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -19,8 +18,9 @@ import (
 	"github.com/dsh-bridge/dsh-bridge/card"
 )
 
-// writeBound bounds one message's write to a server (an 8 MiB file
-// takes a few milliseconds to a server that reads).
+// writeBound bounds one write to a server (boundedWriter; a message is
+// at most three: an 8 MiB file takes a few milliseconds to a server
+// that reads).
 const writeBound = 2 * time.Second
 
 // maxOpen bounds the files a server holds open; the least recently
@@ -37,6 +37,7 @@ type doc struct {
 // published is a file's last diagnostics.
 type published struct {
 	diags   []card.Diagnostic
+	bytes   int   // their size (diagSize)
 	version int32 // the document version they are of; 0: not said
 	seq     uint64
 	at      time.Time
@@ -49,24 +50,25 @@ type server struct {
 	timeout time.Duration
 	send    sync.Mutex // orders a document's notifications
 
-	mu       sync.Mutex
-	ready    chan struct{} // nil: never started; closed when the current start is over
-	up       bool          // started and initialized
-	loaded   bool          // it has published diagnostics or ended all its progress: its initial load is over
-	loadedAt time.Time
-	started  time.Time // when the current process started
-	dead     error     // given up (reported once); never started again
-	conn     *jsonrpc2.Conn
-	cmd      *exec.Cmd
-	exited   chan struct{} // closed when cmd has exited
-	framing  *codec        // the current connection's reader
-	restarts int
-	docs     map[string]*doc
-	diags    map[string]published
-	pubAt    time.Time       // the last kept publication's
-	progress map[string]bool // open $/progress tokens
-	seq      uint64          // counts publications and progress events
-	wake     chan struct{}   // closed and renewed on every event
+	mu        sync.Mutex
+	ready     chan struct{} // nil: never started; closed when the current start is over
+	up        bool          // started and initialized
+	loaded    bool          // it has published diagnostics or ended all its progress: its initial load is over
+	loadedAt  time.Time
+	started   time.Time // when the current process started
+	dead      error     // given up (reported once); never started again
+	conn      *jsonrpc2.Conn
+	cmd       *exec.Cmd
+	exited    chan struct{} // closed when cmd has exited
+	framing   *codec        // the current connection's reader
+	restarts  int
+	docs      map[string]*doc
+	diags     map[string]published
+	diagBytes int             // of diags (diagSize)
+	pubAt     time.Time       // the last kept publication's
+	progress  map[string]bool // open $/progress tokens
+	seq       uint64          // counts publications and progress events
+	wake      chan struct{}   // closed and renewed on every event
 }
 
 func newServer(m *Manager, cfg Server) *server {
@@ -133,7 +135,7 @@ func (s *server) run(ctx context.Context) {
 			s.ready = make(chan struct{})
 		default: // down made it
 		}
-		s.diags = map[string]published{}
+		s.diags, s.diagBytes = map[string]published{}, 0
 		s.restarts++
 		n := s.restarts
 		s.eventLocked()
@@ -264,7 +266,11 @@ func (s *server) start(ctx context.Context) (retry bool, err error) {
 		close(exited)
 	}()
 	framing := &codec{}
-	conn := jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(pipe{stdout, stdin}, framing),
+	in := &boundedWriter{w: stdin, bound: writeBound, stop: func() {
+		_ = stdin.Close()
+		terminate(cmd, exited, 0)
+	}}
+	conn := jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(pipe{stdout, in}, framing),
 		jsonrpc2.HandlerWithError(s.handle))
 	go func() { // the connection ends with the process, and the process with the connection
 		select {
@@ -415,68 +421,6 @@ func (s *server) initializeParams() *protocol.InitializeParams {
 		p.RootPath = s.m.opts.Roots[0]
 	}
 	return p
-}
-
-// handle answers the server's requests and takes its notifications.
-func (s *server) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
-	var params json.RawMessage
-	if req.Params != nil {
-		params = *req.Params
-	}
-	s.m.opts.Log.Debug("language server says", "server", s.cfg.Language, "method", req.Method, "params", truncate(params))
-	switch req.Method {
-	case protocol.MethodTextDocumentPublishDiagnostics:
-		var p protocol.PublishDiagnosticsParams
-		if err := json.Unmarshal(params, &p); err == nil {
-			s.publish(p)
-		}
-		return nil, nil
-	case protocol.MethodProgress:
-		var p struct {
-			Token json.RawMessage `json:"token"`
-			Value struct {
-				Kind string `json:"kind"`
-			} `json:"value"`
-		}
-		if err := json.Unmarshal(params, &p); err == nil {
-			s.mu.Lock()
-			switch p.Value.Kind {
-			case "begin":
-				s.progress[string(p.Token)] = true
-			case "end":
-				delete(s.progress, string(p.Token))
-				if !s.loaded && len(s.progress) == 0 {
-					s.loaded, s.loadedAt = true, time.Now()
-				}
-			}
-			s.eventLocked()
-			s.mu.Unlock()
-		}
-		return nil, nil
-	case protocol.MethodWorkspaceConfiguration:
-		var p struct {
-			Items []struct {
-				Section string `json:"section"`
-			} `json:"items"`
-		}
-		_ = json.Unmarshal(params, &p)
-		out := make([]any, len(p.Items)) // null: the server's defaults
-		for i, it := range p.Items {
-			if c, ok := s.cfg.Configuration[it.Section]; ok {
-				out[i] = c
-			}
-		}
-		return out, nil
-	case protocol.MethodWorkspaceWorkspaceFolders:
-		return s.initializeParams().WorkspaceFolders, nil
-	case protocol.MethodWorkDoneProgressCreate, protocol.MethodClientRegisterCapability,
-		protocol.MethodClientUnregisterCapability, protocol.MethodWindowShowMessageRequest:
-		return nil, nil
-	}
-	if req.Notif {
-		return nil, nil // window/logMessage, telemetry/event, …: nothing to do
-	}
-	return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "dsh-bridge does not answer " + req.Method}
 }
 
 // waitReady waits, bounded, until the server is up: through its start,

@@ -15,6 +15,8 @@
 //	            for the opened file
 //	stuck       after didSave: stops reading its input and sends
 //	            workspace/configuration requests whose answers fill it
+//	stuckmany   after didSave: stops reading its input and sends $RED2_N
+//	            workspace/configuration requests of one item each
 //	config      on didOpen: a workspace/configuration request of $RED2_N
 //	            items, its answer's size written to the file $RED2_OUT,
 //	            then one diagnostic for the opened file
@@ -189,6 +191,15 @@ func main() {
 		case "textDocument/didSave":
 			if mode == "stuck" {
 				stick()
+			}
+			if mode == "stuckmany" {
+				for i := 0; i < n; i++ {
+					send(map[string]any{"jsonrpc": "2.0", "id": 1000 + i, "method": "workspace/configuration",
+						"params": map[string]any{"items": []any{map[string]any{"section": "x"}}}})
+				}
+				for {
+					time.Sleep(time.Hour)
+				}
 			}
 			continue
 		}
