@@ -33,11 +33,19 @@
 // got meanwhile. No server for a file's language: it returns at once.
 //
 // A server is an adversary. Its diagnostics are kept only for plain file
-// URIs inside the roots, capped in files, per file and in length, their
-// texts cleaned of control characters (the tools judge each path again,
-// as a read). Its messages are read within bounds (a custom codec:
-// maxMessage, header lines); any framing or protocol error stops the
-// process, which is then restarted as after a crash.
+// URIs inside the roots, capped in files, per file, in length and in
+// bytes (per file and per server), their texts cleaned of control
+// characters (the tools judge each path again, as a read). A [Manager.Query]
+// answer is its text too: names and paths cleaned to one line and
+// capped, a hover cleaned (its lines kept) and capped, the whole answer
+// capped; locations that name no local file are left out. Its messages
+// are read within bounds (a custom codec: maxMessage, header lines), and
+// what they make the client keep or write is bounded too ($/progress
+// tokens, workspace/configuration items); any framing or protocol error
+// stops the process, which is then restarted as after a crash. Every
+// write to it (requests, notifications, the answers to its requests) is
+// bounded: a server that stops reading its input is stopped, and
+// restarted.
 //
 // A server that exits is restarted with backoff (MaxRestarts times); a
 // program that is missing, a server that does not answer initialize

@@ -248,3 +248,25 @@ func TestCleanText(t *testing.T) {
 		})
 	}
 }
+
+// TestCleanLines: a hover keeps its lines and tabs, loses every other
+// control and bidirectional character, and says where it was cut.
+func TestCleanLines(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, want string
+		max            int
+	}{
+		{"markdown", "```go\nfunc f()\n```\n\tdoc", "```go\nfunc f()\n```\n\tdoc", 100},
+		{"line endings", "a\r\nb\rc\u2028d", "a\nb\nc\nd", 100},
+		{"escape sequences and bell", "T\x1b]0;pwned\x07 x", "T]0;pwned x", 100},
+		{"bidi and NUL", "a\u202eb\x00c\u2066", "abc", 100},
+		{"vertical tab and form feed", "a\vb\fc", "a b c", 100},
+		{"cut", "abcdef", "abc\n… (cut at 3 bytes)", 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := cleanLines(tc.in, tc.max); got != tc.want {
+				t.Errorf("cleanLines(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
+			}
+		})
+	}
+}

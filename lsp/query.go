@@ -3,13 +3,17 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/dsh-bridge/dsh-bridge/workspace"
 )
 
 // The operations of Query.
@@ -21,14 +25,34 @@ const (
 	OpWorkspaceSymbols = "workspace_symbols"
 )
 
-// maxAnswer caps the lines of a Query's answer.
-const maxAnswer = 200
+// Caps of a Query's answer, the server's text: each name and path is
+// cleaned to one line (cleanText), a hover keeps its lines (cleanLines).
+const (
+	maxAnswer      = 200      // lines
+	maxAnswerBytes = 32 << 10 // the whole answer
+	maxNameBytes   = 200      // a symbol's name, or its container's
+	maxHoverBytes  = 16 << 10
+	maxIndent      = 8  // nesting levels a symbol list shows
+	answerTail     = 80 // room for the answer's last lines: how many more, how many left out
+)
+
+// ErrPosition wraps the refusal of a line or column outside the file.
+var ErrPosition = errors.New("no such position")
 
 // Query asks path's server (path holds text; line and col are 1-based,
 // col in characters) one of the Op questions; query is
-// workspace_symbols' search text. The answer is text for the model:
-// locations as path:line:col, one a line.
+// workspace_symbols' search text. The answer is text for the model,
+// capped (maxAnswer lines, maxAnswerBytes): locations as path:line:col,
+// one a line, the column in characters in path itself, in UTF-16 units
+// plus one in other files (their text is not read here); locations that
+// are not local files are left out, and said. A line or column outside
+// text is refused (ErrPosition) for the questions at a position.
 func (m *Manager) Query(ctx context.Context, op, path, text string, line, col int, query string) (string, error) {
+	if op == OpDefinition || op == OpReferences || op == OpHover {
+		if err := checkPosition(text, line, col); err != nil {
+			return "", err
+		}
+	}
 	s := m.server(path)
 	if s == nil {
 		return "", fmt.Errorf("%w for %s", ErrNoServer, path)
@@ -37,7 +61,9 @@ func (m *Manager) Query(ctx context.Context, op, path, text string, line, col in
 		return "", err
 	}
 	doc := protocol.TextDocumentIdentifier{URI: uri.File(path)}
-	pos := protocol.Position{Line: uint32(max(line, 1) - 1), Character: toUTF16(lineText(text, max(line, 1)-1), col)}
+	line = max(line, 1) // checked above when it is used
+	pos := protocol.Position{Line: uint32(line - 1), Character: toUTF16(lineText(text, line-1), col)}
+	pl := placer{path: path, text: text, form: workspace.FormOf(runtime.GOOS)}
 	at := protocol.TextDocumentPositionParams{TextDocument: doc, Position: pos}
 	var raw json.RawMessage
 	switch op {
@@ -45,18 +71,18 @@ func (m *Manager) Query(ctx context.Context, op, path, text string, line, col in
 		if err := s.call(ctx, protocol.MethodTextDocumentDefinition, &protocol.DefinitionParams{TextDocumentPositionParams: at}, &raw); err != nil {
 			return "", err
 		}
-		return answer(locations(raw), "No definition found."), nil
+		return answer(pl.locations(raw), "No definition found."), nil
 	case OpReferences:
 		p := &protocol.ReferenceParams{TextDocumentPositionParams: at, Context: protocol.ReferenceContext{IncludeDeclaration: true}}
 		if err := s.call(ctx, protocol.MethodTextDocumentReferences, p, &raw); err != nil {
 			return "", err
 		}
-		return answer(locations(raw), "No references found."), nil
+		return answer(pl.locations(raw), "No references found."), nil
 	case OpHover:
 		if err := s.call(ctx, protocol.MethodTextDocumentHover, &protocol.HoverParams{TextDocumentPositionParams: at}, &raw); err != nil {
 			return "", err
 		}
-		if h := hoverText(raw); h != "" {
+		if h := cleanLines(hoverText(raw), maxHoverBytes); h != "" {
 			return h, nil
 		}
 		return "No hover information.", nil
@@ -64,31 +90,79 @@ func (m *Manager) Query(ctx context.Context, op, path, text string, line, col in
 		if err := s.call(ctx, protocol.MethodTextDocumentDocumentSymbol, &protocol.DocumentSymbolParams{TextDocument: doc}, &raw); err != nil {
 			return "", err
 		}
-		return answer(symbols(raw, path), "No symbols found."), nil
+		return answer(pl.symbols(raw), "No symbols found."), nil
 	case OpWorkspaceSymbols:
 		if err := s.call(ctx, protocol.MethodWorkspaceSymbol, &protocol.WorkspaceSymbolParams{Query: query}, &raw); err != nil {
 			return "", err
 		}
-		return answer(symbols(raw, path), "No symbols found."), nil
+		return answer(pl.symbols(raw), "No symbols found."), nil
 	}
 	return "", fmt.Errorf("unknown operation %q", op)
 }
 
-func answer(lines []string, none string) string {
-	if len(lines) == 0 {
-		return none
+// checkPosition refuses a 1-based line past text's lines, or a line or
+// column below 1 (a column past its line's end is the end).
+func checkPosition(text string, line, col int) error {
+	lines := strings.Count(text, "\n") + 1
+	switch {
+	case line < 1 || col < 1:
+		return fmt.Errorf("%w: line and column count from 1 (line %d, column %d)", ErrPosition, line, col)
+	case line > lines:
+		return fmt.Errorf("%w: line %d is past the end of the file (%d lines)", ErrPosition, line, lines)
 	}
-	if len(lines) > maxAnswer {
-		n := len(lines) - maxAnswer
-		lines = append(lines[:maxAnswer], "… and "+strconv.Itoa(n)+" more")
-	}
-	return strings.Join(lines, "\n")
+	return nil
 }
 
-// place is path:line:col of an LSP position (the column counted as
-// UTF-16 units plus one: the other files' text is not read here).
-func place(u protocol.DocumentURI, p protocol.Position) string {
-	return uri.URI(u).Filename() + ":" + strconv.Itoa(int(p.Line)+1) + ":" + strconv.Itoa(int(p.Character)+1)
+// lines is a Query's answer: its lines, and the locations left out
+// because they name no local file.
+type lines struct {
+	out     []string
+	skipped int
+}
+
+func answer(l lines, none string) string {
+	if len(l.out) == 0 && l.skipped == 0 {
+		return none
+	}
+	var b strings.Builder
+	for i, line := range l.out {
+		if i == maxAnswer || b.Len()+len(line)+1 > maxAnswerBytes-answerTail {
+			b.WriteString("… and " + strconv.Itoa(len(l.out)-i) + " more")
+			break
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	if l.skipped > 0 {
+		b.WriteString("(" + strconv.Itoa(l.skipped) + " not in a local file, left out)")
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// placer writes the locations of an answer about path, whose text is
+// known.
+type placer struct {
+	path, text string
+	form       workspace.Form
+}
+
+// place is path:line:col of a location, ok false when its URI names no
+// local file (uriPath). The column is characters in the file asked
+// about, UTF-16 units plus one in others.
+func (pl placer) place(u protocol.DocumentURI, p protocol.Position) (string, bool) {
+	file, ok := uriPath(runtime.GOOS, string(u))
+	if !ok {
+		return "", false
+	}
+	return pl.at(file, p), true
+}
+
+func (pl placer) at(file string, p protocol.Position) string {
+	col := int(p.Character) + 1
+	if pl.form.Of(file) == pl.form.Of(pl.path) {
+		col = fromUTF16(lineText(pl.text, int(p.Line)), p.Character)
+	}
+	return cleanText(file, maxPathBytes) + ":" + strconv.Itoa(int(p.Line)+1) + ":" + strconv.Itoa(col)
 }
 
 // sortPlaces orders path:line:col strings by path, then line and column
@@ -118,7 +192,7 @@ func sortPlaces(out []string) {
 }
 
 // locations reads Location | Location[] | LocationLink[] | null.
-func locations(raw json.RawMessage) []string {
+func (pl placer) locations(raw json.RawMessage) lines {
 	type loc struct {
 		URI       protocol.DocumentURI `json:"uri"`
 		Range     *protocol.Range      `json:"range"`
@@ -129,21 +203,28 @@ func locations(raw json.RawMessage) []string {
 	if json.Unmarshal(raw, &list) != nil {
 		var one loc
 		if json.Unmarshal(raw, &one) != nil || one.URI == "" {
-			return nil
+			return lines{}
 		}
 		list = []loc{one}
 	}
-	var out []string
-	for _, l := range list {
-		switch {
-		case l.TargetURI != "" && l.Target != nil:
-			out = append(out, place(l.TargetURI, l.Target.Start))
-		case l.URI != "" && l.Range != nil:
-			out = append(out, place(l.URI, l.Range.Start))
+	var l lines
+	add := func(u protocol.DocumentURI, p protocol.Position) {
+		if s, ok := pl.place(u, p); ok {
+			l.out = append(l.out, s)
+		} else {
+			l.skipped++
 		}
 	}
-	sortPlaces(out)
-	return out
+	for _, x := range list {
+		switch {
+		case x.TargetURI != "" && x.Target != nil:
+			add(x.TargetURI, x.Target.Start)
+		case x.URI != "" && x.Range != nil:
+			add(x.URI, x.Range.Start)
+		}
+	}
+	sortPlaces(l.out)
+	return l
 }
 
 // hoverText reads a Hover's contents: MarkupContent, a MarkedString, or
@@ -192,19 +273,19 @@ func kindName(k protocol.SymbolKind) string {
 	return "symbol"
 }
 
-// symbols reads DocumentSymbol[] (nested; path is their file) or
-// SymbolInformation[].
-func symbols(raw json.RawMessage, path string) []string {
+// symbols reads DocumentSymbol[] (nested; pl.path is their file) or
+// SymbolInformation[]; a symbol whose location names no local file is
+// listed without one.
+func (pl placer) symbols(raw json.RawMessage) lines {
 	type sym struct {
-		Name           string               `json:"name"`
-		Kind           protocol.SymbolKind  `json:"kind"`
-		Container      string               `json:"containerName"`
-		SelectionRange *protocol.Range      `json:"selectionRange"`
-		Location       *protocol.Location   `json:"location"`
-		Children       []json.RawMessage    `json:"children"`
-		URI            protocol.DocumentURI `json:"-"`
+		Name           string              `json:"name"`
+		Kind           protocol.SymbolKind `json:"kind"`
+		Container      string              `json:"containerName"`
+		SelectionRange *protocol.Range     `json:"selectionRange"`
+		Location       *protocol.Location  `json:"location"`
+		Children       []json.RawMessage   `json:"children"`
 	}
-	var out []string
+	var l lines
 	var walk func(list []json.RawMessage, depth int)
 	walk = func(list []json.RawMessage, depth int) {
 		for _, r := range list {
@@ -215,20 +296,23 @@ func symbols(raw json.RawMessage, path string) []string {
 			where := ""
 			switch {
 			case s.Location != nil:
-				where = place(s.Location.URI, s.Location.Range.Start)
+				var ok bool
+				if where, ok = pl.place(s.Location.URI, s.Location.Range.Start); !ok {
+					where = "(not in a local file)"
+				}
 			case s.SelectionRange != nil:
-				where = place(uri.File(path), s.SelectionRange.Start)
+				where = pl.at(pl.path, s.SelectionRange.Start)
 			}
-			name := s.Name
-			if s.Container != "" {
-				name = s.Container + "." + name
+			name := cleanText(s.Name, maxNameBytes)
+			if c := cleanText(s.Container, maxNameBytes); c != "" {
+				name = c + "." + name
 			}
-			out = append(out, strings.Repeat("  ", depth)+kindName(s.Kind)+" "+name+" "+where)
+			l.out = append(l.out, strings.Repeat("  ", min(depth, maxIndent))+kindName(s.Kind)+" "+name+" "+where)
 			walk(s.Children, depth+1)
 		}
 	}
 	var list []json.RawMessage
 	_ = json.Unmarshal(raw, &list)
 	walk(list, 0)
-	return out
+	return l
 }
