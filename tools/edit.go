@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"regexp"
 	"strings"
 
 	"github.com/dsh-bridge/dsh-bridge/card"
@@ -94,8 +95,17 @@ func diffsFromMeta(meta jsonv.Value) ([]card.FileDiff, []card.Diagnostic, bool) 
 }
 
 func envelope(path, body string) string {
-	return "<path>" + path + "</path>\n<type>file</type>\n<content>\n" + body + "\n</content>"
+	return "<path>" + neutral(path) + "</path>\n<type>file</type>\n<content>\n" + body + "\n</content>"
 }
+
+// envelopeTag is the start of one of the envelope's tags (<path>,
+// </content>, …), spaced or in any case.
+var envelopeTag = regexp.MustCompile(`(?i)<(\s*/?\s*(?:path|type|content)\b)`)
+
+// neutral is a text placed in or after the envelope (a file's name, a
+// language server's diagnostics) with the envelope's tags written
+// "&lt;path>": it cannot close the envelope and open a forged one.
+func neutral(s string) string { return envelopeTag.ReplaceAllString(s, "&lt;$1") }
 
 func newWrite(h Host, w *workspace.Workspace, chk Checker) (*registry.Tool, error) {
 	t, err := registry.Define(registry.TypedTool[writeArgs, writeValue]{
@@ -322,14 +332,14 @@ func newEdit(h Host, w *workspace.Workspace, chk Checker) (*registry.Tool, error
 			return editValue{Path: path, Before: before, After: after, Diagnostics: afterChange(ctx, chk, h, w, path, after)}, nil
 		},
 		Render: func(a editArgs, v editValue) ([]card.Content, error) {
-			diags := diagnosticsBlock(v.Path, v.Diagnostics)
+			diags, path := diagnosticsBlock(v.Path, v.Diagnostics), neutral(v.Path)
 			if v.Partial != nil {
-				return []card.Content{card.Text(v.Partial.text(v.Path) + diags)}, nil
+				return []card.Content{card.Text(v.Partial.text(path) + diags)}, nil
 			}
 			if a.ReplaceAll {
-				return []card.Content{card.Text("The file " + v.Path + " has been updated. All occurrences were successfully replaced." + diags)}, nil
+				return []card.Content{card.Text("The file " + path + " has been updated. All occurrences were successfully replaced." + diags)}, nil
 			}
-			return []card.Content{card.Text("The file " + v.Path + " has been updated successfully." + diags)}, nil
+			return []card.Content{card.Text("The file " + path + " has been updated successfully." + diags)}, nil
 		},
 		PresentationMeta: func(_ editArgs, v editValue, _ jsonv.Value) (jsonv.Value, error) {
 			return diffsMeta(appliedDiffs(v.Path, v.Before, v.After), v.Diagnostics)

@@ -53,7 +53,8 @@ const (
 )
 
 // diagnosticsBlock is the text an edit's result gets for ds ("" none):
-// path's problems, then the new ones of other files.
+// path's problems, then the new ones of other files; the envelope's
+// tags in their texts are neutralised (neutral).
 func diagnosticsBlock(path string, ds []card.Diagnostic) string {
 	own, others := splitDiags(path, ds)
 	out := ""
@@ -63,7 +64,7 @@ func diagnosticsBlock(path string, ds []card.Diagnostic) string {
 	if len(others) > 0 {
 		out += "\n\nNew problems in other files (they may import it):\n" + card.DiagnosticsText(others, maxOtherDiagnostics, maxOtherDiagnosticsBytes)
 	}
-	return out
+	return neutral(out)
 }
 
 func splitDiags(path string, ds []card.Diagnostic) (own, others []card.Diagnostic) {
@@ -233,6 +234,9 @@ func newLSPTools(h Host, w *workspace.Workspace, chk Checker) ([]*registry.Tool,
 			text, err := readChecked(ctx, h, path)
 			if err != nil {
 				return "", err
+			}
+			if n := strings.Count(text, "\n") + 1; a.Line > n && a.Operation != "document_symbols" && a.Operation != "workspace_symbols" {
+				return "", fmt.Errorf("line %d is past the end of %s (%d lines)", a.Line, path, n)
 			}
 			out, err := chk.Query(ctx, a.Operation, path, text, a.Line, a.Column, a.Query)
 			if err != nil {
