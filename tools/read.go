@@ -106,6 +106,9 @@ func formatRead(v readValue, capped bool) string {
 	// One allocation of exactly the text's size: the text is most of what
 	// a read costs the bridge, and the history keeps it (a builder's
 	// slack would be kept with it).
+	// The path is a file's name, which a workspace may choose: its
+	// envelope tags are neutralised as edit's are.
+	v.Path = neutral(v.Path)
 	var b strings.Builder
 	b.Grow(readTextSize(v, footer))
 	b.WriteString("<path>")
