@@ -36,6 +36,7 @@ go test -c $overlay -o "$out/" $pkgs
 # The helpers some packages' tests start (proctest.MainWithHelper), built
 # here: there is no Go toolchain under Wine.
 go build -o "$out/helpers/" ./cmd/dsh-highlight ./cmd/dsh-code ./cmd/dsh-markdown ./internal/lsptest/fakels ./lsp/testdata/hostilels
+go build -o "$out/helpers/red2hostile.exe" ./lsp/redteam2/hostile
 export DSH_TEST_HELPERS="Z:$out/helpers"
 if [ -n "${DSH_WINE_RG:-}" ]; then
 	export WINEPATH="Z:$(dirname "$DSH_WINE_RG")"

@@ -15,11 +15,10 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/dsh-bridge/dsh-bridge/internal/lsptest/lspframe"
 )
 
 func main() {
@@ -66,27 +65,10 @@ type message struct {
 	Method string          `json:"method"`
 }
 
-// read reads one Content-Length framed message.
+// read reads one framed message.
 func read(r *bufio.Reader) (message, error) {
-	length := -1
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return message{}, err
-		}
-		line = strings.TrimSpace(line)
-		if line == "" {
-			break
-		}
-		if v, ok := strings.CutPrefix(line, "Content-Length:"); ok {
-			length, _ = strconv.Atoi(strings.TrimSpace(v))
-		}
-	}
-	if length < 0 {
-		return message{}, io.ErrUnexpectedEOF
-	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(r, body); err != nil {
+	body, err := lspframe.Read(r)
+	if err != nil {
 		return message{}, err
 	}
 	var m message
@@ -94,7 +76,4 @@ func read(r *bufio.Reader) (message, error) {
 	return m, nil
 }
 
-func write(v any) {
-	b, _ := json.Marshal(v)
-	fmt.Fprintf(os.Stdout, "Content-Length: %d\r\n\r\n%s", len(b), b)
-}
+func write(v any) { _ = lspframe.Write(os.Stdout, v) }

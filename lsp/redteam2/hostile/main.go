@@ -28,14 +28,13 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
-	"io"
-	"net/textproto"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/dsh-bridge/dsh-bridge/internal/lsptest/lspframe"
 )
 
 type message struct {
@@ -51,15 +50,9 @@ var (
 )
 
 func send(v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
 	outMu.Lock()
 	defer outMu.Unlock()
-	fmt.Fprintf(out, "Content-Length: %d\r\n\r\n", len(b))
-	out.Write(b)
-	out.Flush()
+	_ = lspframe.Write(out, v) // a client gone is the test's to see
 }
 
 func reply(id *json.RawMessage, result any) {
@@ -71,20 +64,11 @@ func notify(method string, params any) {
 }
 
 func read(r *bufio.Reader) (message, error) {
-	tp := textproto.NewReader(r)
-	h, err := tp.ReadMIMEHeader()
+	body, err := lspframe.Read(r)
 	if err != nil {
 		return message{}, err
 	}
-	n, err := strconv.Atoi(h.Get("Content-Length"))
-	if err != nil {
-		return message{}, err
-	}
-	body := make([]byte, n)
-	if _, err := io.ReadFull(r, body); err != nil {
-		return message{}, err
-	}
-	m := message{size: n}
+	m := message{size: len(body)}
 	err = json.Unmarshal(body, &m)
 	return m, err
 }

@@ -20,11 +20,12 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dsh-bridge/dsh-bridge/internal/lsptest/lspframe"
 )
 
 func main() {
@@ -130,27 +131,10 @@ type message struct {
 	} `json:"params"`
 }
 
-// read reads one Content-Length framed message.
+// read reads one framed message.
 func read(r *bufio.Reader) (message, error) {
-	length := -1
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return message{}, err
-		}
-		line = strings.TrimSpace(line)
-		if line == "" {
-			break
-		}
-		if v, ok := strings.CutPrefix(line, "Content-Length:"); ok {
-			length, _ = strconv.Atoi(strings.TrimSpace(v))
-		}
-	}
-	if length < 0 {
-		return message{}, io.ErrUnexpectedEOF
-	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(r, body); err != nil {
+	body, err := lspframe.Read(r)
+	if err != nil {
 		return message{}, err
 	}
 	var m message
@@ -159,9 +143,7 @@ func read(r *bufio.Reader) (message, error) {
 }
 
 func send(out *bufio.Writer, v any) {
-	b, _ := json.Marshal(v)
-	fmt.Fprintf(out, "Content-Length: %d\r\n\r\n%s", len(b), b)
-	if out.Flush() != nil {
+	if lspframe.Write(out, v) != nil {
 		os.Exit(1) // the client is gone
 	}
 }
