@@ -322,12 +322,6 @@ func (c *rhClient) setAsk(f func(params json.RawMessage) any) {
 	c.mu.Unlock()
 }
 
-func (c *rhClient) askedN() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.asked)
-}
-
 // rhAllowHunks answers allow_once (or opt) with _meta.dsh.hunks = raw JSON.
 func rhAllowHunks(opt, raw string) func(json.RawMessage) any {
 	return func(json.RawMessage) any {
