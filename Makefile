@@ -218,7 +218,12 @@ WINE_PKGS := jsonv registry pipeline card store internal/winjob internal/fsprobe
 	views model tools checkpoint subagent instructions plan ask commands prompt highlight \
 	highlight/chromatok lsp acp internal/folders internal/credentials internal/bufpool \
 	internal/batchwrite internal/heapgoal
-WINE_SKIP := ^(TestRepoRisks|TestGitPreimages|TestIgnore_AgreesWithGit|TestManager_RealServers|TestManager_ImportersNewErrors)$$
+# TestManager_WritesToAServerThatStopsReadingAreBounded (lsp): under
+# Wine a write blocked on a pipe whose reading server was killed is not
+# always failed (the whole lsp run failed so 1 time in 3 on 2026-12-08;
+# the test alone passed each time); Linux runs it, and real Windows fails
+# such a write once the reader's process is gone.
+WINE_SKIP := ^(TestRepoRisks|TestGitPreimages|TestIgnore_AgreesWithGit|TestManager_RealServers|TestManager_ImportersNewErrors|TestManager_WritesToAServerThatStopsReadingAreBounded)$$
 test-wine: deps-wine
 	WINEPREFIX=$(WINE_PREFIX) DSH_WINE_RG=$(WINE_RG) WINE_TEST_FLAGS='-test.skip=$(WINE_SKIP)' internal/wine/test.sh $(WINE_PKGS)
 	DSH_WINE_PREFIX=$(WINE_PREFIX) DSH_WINE_RG=$(WINE_RG) $(GO) test -count=1 -timeout 10m -run '^TestWineSession$$' ./internal/wine/
