@@ -29,7 +29,10 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	// The command's output and the burn's reports both go to stderr: a
+	// developer tool keeps stdout free, as every program here but the
+	// bridge's protocol does.
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stderr, os.Stderr))
 }
 
 // exitLimit is the exit status when the hard limit ended the command.

@@ -27,7 +27,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, "dist:", err)
 		os.Exit(2)
 	}
-	os.Exit(run(".", *out, *registry, targets, *vsix, os.Stdout, os.Stderr))
+	// What it built is listed on stderr with the rest: stdout stays free.
+	os.Exit(run(".", *out, *registry, targets, *vsix, os.Stderr, os.Stderr))
 }
 
 // failure is a target that did not build, or whose binary is wrong.

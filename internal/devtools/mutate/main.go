@@ -71,11 +71,11 @@ func main() {
 			status = "SURVIVED"
 			survived = append(survived, m.Name+": "+detail)
 		}
-		fmt.Printf("%-8s %s (%s %s)\n", status, m.Name, m.Pkg+m.Make, m.File)
+		fmt.Fprintf(os.Stderr, "%-8s %s (%s %s)\n", status, m.Name, m.Pkg+m.Make, m.File)
 	}
-	fmt.Printf("\n%d of %d mutations caught\n", caught, planted)
+	fmt.Fprintf(os.Stderr, "\n%d of %d mutations caught\n", caught, planted)
 	if len(survived) > 0 {
-		fmt.Println("survivors:\n  " + strings.Join(survived, "\n  "))
+		fmt.Fprintln(os.Stderr, "survivors:\n  "+strings.Join(survived, "\n  "))
 		os.Exit(1)
 	}
 }
